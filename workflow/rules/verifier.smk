@@ -1,0 +1,2 @@
+# Rules of the 'verifier' stage. Directive order: input, output, log, benchmark, params,
+# threads, resources, conda, script. Config reaches scripts only through params.
