@@ -1,0 +1,1 @@
+"""Report inputs the stages do not produce themselves: provenance and per-claim traces."""
