@@ -12,13 +12,16 @@ GOLD_ABSTRACT = pa.struct([("doc_id", pa.string()), ("label", pa.string())])
 
 CLAIMS = TableSchema(
     name="claims",
-    version=1,
+    version=2,
     doc="""One row per claim. `label` is the canonical claim label (FEVER/FEVEROUS:
 SUPPORTS / REFUTES / NOT ENOUGH INFO; SciFact: SUPPORT / CONTRADICT per abstract in
 `gold_abstracts`, claim-level `label` = NOINFO when it has no gold abstract, else the label
 of its first gold abstract). `evidence_groups` lists the gold evidence sets as unit ids;
 a claim is covered by a set when all its ids are submitted. `source_file`/`source_line`
-point at the record this row came from (1-based line).""",
+point at the record this row came from (1-based line). `unresolved_ids` (v2): gold unit ids
+that did not resolve to a unit of the ingested corpus, kept in `evidence_groups` and counted
+here (reader flag ``on_unresolved="count"``); ``[]`` when every id resolved; null when the
+claims were loaded without a corpus (resolution not checked, e.g. FEVER without wiki-pages).""",
     schema=pa.schema([
         ("dataset", pa.string()),
         ("claim_id", pa.string()),
@@ -29,6 +32,7 @@ point at the record this row came from (1-based line).""",
         ("cited_doc_ids", pa.list_(pa.string())),
         ("source_file", pa.string()),
         ("source_line", pa.int64()),
+        ("unresolved_ids", pa.list_(pa.string())),
     ]),
 )
 

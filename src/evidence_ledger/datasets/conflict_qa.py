@@ -1,0 +1,47 @@
+"""NQ-CC / TQA-CC reader-output records (context-conflict merge, DiffGR).
+
+In:  jsonl, one record per question: ``question`` (str), ``answer`` (list of gold strings),
+     ``generated_passage`` / ``retrieved_passage`` / ``response`` (lists of strings), and an
+     optional ``id``.
+Out: CONFLICT_QA_RECORDS rows in file order (``tables.conflict_inputs``); ``question_id`` is
+     the ``id`` field when present, else the 1-based line number.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+
+from ..errors import InputError
+from ..tables.conflict_inputs import CONFLICT_QA_RECORDS
+from .records import iter_jsonl, require
+
+DATASETS = ("nqcc", "tqacc")
+LIST_FIELDS = (("answer", "answers"), ("generated_passage", "generated_passages"),
+               ("retrieved_passage", "retrieved_passages"), ("response", "responses"))
+
+
+def read_conflict_qa(path, dataset: str) -> pa.Table:
+    """Read one reader-output jsonl. A list field holding a non-string, an empty ``answer``
+    list, or a duplicate question id raises ``InputError`` (file, line, field)."""
+    if dataset not in DATASETS:
+        raise ValueError(f"dataset must be one of {DATASETS}, got {dataset!r}")
+    path = Path(path)
+    rows, seen = [], {}
+    for line, rec in iter_jsonl(path):
+        question = require(rec, "question", str, path, line)
+        qid = str(require(rec, "id", (str, int), path, line)) if "id" in rec else str(line)
+        row = {"dataset": dataset, "question_id": qid, "question": question,
+               "source_file": str(path), "source_line": line}
+        for field, column in LIST_FIELDS:
+            values = require(rec, field, list, path, line)
+            if not all(isinstance(v, str) for v in values):
+                raise InputError(path, line, field, "expected a list of strings")
+            row[column] = values
+        if not row["answers"]:
+            raise InputError(path, line, "answer", "empty gold answer list")
+        if qid in seen:
+            raise InputError(path, line, "id", f"duplicate question id {qid} (first on line {seen[qid]})")
+        seen[qid] = line
+        rows.append(row)
+    return CONFLICT_QA_RECORDS.from_rows(rows)

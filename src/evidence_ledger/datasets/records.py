@@ -1,0 +1,104 @@
+"""Shared record-level helpers for the readers: jsonl iteration, field checks, id resolution.
+
+In:  a path to a jsonl file, or one decoded record plus its (path, line).
+Out: ``(line_no, record)`` pairs, checked field values, or claims rows with their gold ids
+resolved against a set of unit ids.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import InputError
+
+ON_UNRESOLVED = ("error", "count")
+
+
+def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_no, record)`` for every non-blank line (1-based line numbers).
+
+    A line that is not valid JSON, or whose JSON is not an object, raises ``InputError``
+    with field ``<json>``. Blank lines (only whitespace) carry no record and are skipped.
+    """
+    path = Path(path)
+    with path.open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, line_no, "<json>", f"malformed JSON line: {exc.msg} (column {exc.colno})") from None
+            if not isinstance(record, dict):
+                raise InputError(path, line_no, "<json>", f"expected a JSON object, got {type(record).__name__}")
+            yield line_no, record
+
+
+def require(record: dict, field: str, types, path, line: int):
+    """``record[field]`` checked against ``types`` (a type or tuple); missing or mistyped raises."""
+    if field not in record:
+        raise InputError(path, line, field, "missing field")
+    value = record[field]
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in _as_tuple(types)):
+        names = "/".join(t.__name__ for t in _as_tuple(types))
+        raise InputError(path, line, field, f"expected {names}, got {type(value).__name__} {value!r:.80}")
+    return value
+
+
+def _as_tuple(types):
+    return types if isinstance(types, tuple) else (types,)
+
+
+def check_label(label, allowed: tuple[str, ...], path, line: int, field: str = "label") -> str:
+    """Return ``label`` if it is one of ``allowed`` (exact spelling), else raise ``InputError``."""
+    if label not in allowed:
+        raise InputError(path, line, field, f"unknown label {label!r}; expected one of {list(allowed)}")
+    return label
+
+
+def check_on_unresolved(mode: str) -> str:
+    if mode not in ON_UNRESOLVED:
+        raise ValueError(f"on_unresolved must be one of {ON_UNRESOLVED}, got {mode!r}")
+    return mode
+
+
+def resolve_gold_ids(rows: list[dict], unit_ids, on_unresolved: str = "error",
+                     field: str = "evidence") -> list[dict]:
+    """Fill each claims row's ``unresolved_ids`` by checking its gold ids against ``unit_ids``.
+
+    ``unit_ids`` None means no corpus was given: resolution is not checked and
+    ``unresolved_ids`` is None (ids kept as released). Otherwise every id of every evidence
+    group must be in ``unit_ids``; the first one that is not raises ``InputError`` (file, line
+    of the claim, ``field``) under ``on_unresolved="error"``, or is listed (once, in group
+    order) in ``unresolved_ids`` under ``"count"``. Rows are updated in place and returned.
+    """
+    check_on_unresolved(on_unresolved)
+    for row in rows:
+        if unit_ids is None:
+            row["unresolved_ids"] = None
+            continue
+        missing: list[str] = []
+        for group in row["evidence_groups"]:
+            for uid in group:
+                if uid not in unit_ids and uid not in missing:
+                    if on_unresolved == "error":
+                        raise InputError(row["source_file"], row["source_line"], field,
+                                         f"gold evidence id {uid!r} does not resolve to any unit of the corpus")
+                    missing.append(uid)
+        row["unresolved_ids"] = missing
+    return rows
+
+
+def dedupe_groups(groups: list[list[str]]) -> list[list[str]]:
+    """Drop repeated ids inside a group and groups with the same id set, keeping first occurrences."""
+    seen: set[frozenset[str]] = set()
+    out: list[list[str]] = []
+    for group in groups:
+        ids = list(dict.fromkeys(group))
+        key = frozenset(ids)  # coverage is set containment: [A, B] and [B, A] are one group
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(ids)
+    return out

@@ -1,0 +1,58 @@
+"""Ingested inputs of the knowledge-conflict benchmarks (WikiContradict, NQ-CC / TQA-CC).
+
+These are per-benchmark tables, written by the ingest stage and read by the conflict stage:
+``results/ingest/wikicontradict/instances.parquet`` (WIKICONTRADICT_INSTANCES) and
+``results/ingest/{nqcc,tqacc}/records.parquet`` (CONFLICT_QA_RECORDS).
+"""
+import pyarrow as pa
+
+from . import TableSchema
+
+WIKICONTRADICT_INSTANCES = TableSchema(
+    name="wikicontradict_instances",
+    version=1,
+    doc="""One row per WikiContradict instance (released RAG-QA CSV, one CSV row each).
+`question_id` is the CSV `question_ID` as a string. `contradict_type` is `explicit`
+(CSV `Explicit`) or `implicit` (CSV `Implicit (reasoning required)`). `same_passage` is
+True when CSV `samepassage` == `Same` (both contexts come from one passage). `title`/`url`
+are the Wikipedia article. `passage1_standalone`/`passage2_standalone` hold the stand-alone
+passage versions from the full JSON release when it was given, else null.
+`source_file`/`source_line` point at the first physical line of the CSV record (1-based).""",
+    schema=pa.schema([
+        ("question_id", pa.string()),
+        ("question", pa.string()),
+        ("context1", pa.string()),
+        ("context2", pa.string()),
+        ("answer1", pa.string()),
+        ("answer2", pa.string()),
+        ("contradict_type", pa.string()),
+        ("same_passage", pa.bool_()),
+        ("title", pa.string()),
+        ("url", pa.string()),
+        ("passage1_standalone", pa.string()),
+        ("passage2_standalone", pa.string()),
+        ("source_file", pa.string()),
+        ("source_line", pa.int64()),
+    ]),
+)
+
+CONFLICT_QA_RECORDS = TableSchema(
+    name="conflict_qa_records",
+    version=1,
+    doc="""One row per NQ-CC / TQA-CC reader-output record (one jsonl line). `dataset` is
+`nqcc` or `tqacc`. `question_id` is the record's `id` field when present, else its
+1-based line number as a string. `answers` = the gold answer list (`answer`),
+`generated_passages` / `retrieved_passages` / `responses` = the record's
+`generated_passage` / `retrieved_passage` / `response` lists, kept verbatim and in order.""",
+    schema=pa.schema([
+        ("dataset", pa.string()),
+        ("question_id", pa.string()),
+        ("question", pa.string()),
+        ("answers", pa.list_(pa.string())),
+        ("generated_passages", pa.list_(pa.string())),
+        ("retrieved_passages", pa.list_(pa.string())),
+        ("responses", pa.list_(pa.string())),
+        ("source_file", pa.string()),
+        ("source_line", pa.int64()),
+    ]),
+)
