@@ -1,0 +1,169 @@
+"""WikiContradict metrics: judged rates, conflict detection (5.2) and judge agreement.
+
+In:  pandas frames of judged responses (one row per model x instance x template with
+     ``conflict_type`` in {explicit, implicit} and ``judge_label`` in ``judge.LABELS`` or
+     ``unparseable``); for agreement, judge labels and human labels for the same items.
+Out: tidy frames, one row per group, with counts and rates (rates are fractions in [0, 1]).
+
+Rules:
+* Rates divide by **all** judged responses of the group (``n``), unparseable included, so
+  ``correct + partial + incorrect + unparseable`` rates sum to 1 and an unparseable judge
+  never inflates a rate. ``n_parsed`` is reported beside them.
+* Every (model, template) gets three rows: ``explicit``, ``implicit`` and ``all``.
+* Judge agreement treats *correct* as the positive class. An unparseable judgement counts
+  as a "not correct" prediction (it is not silently dropped) and is shown in its own column
+  of the confusion matrix. Precision / recall / F1 are NaN when their denominator is zero.
+
+Human-label file (JSON Lines, one object per line; ``load_human_labels``):
+``item_id`` (str, unique), ``instance_id`` (str, a WikiContradict question id), ``template``
+(str, a template id), ``model`` (str, the model that wrote the response), ``response``
+(str), ``human_label`` (one of ``correct``, ``partially correct``, ``incorrect``).
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError
+from .judge import LABELS, UNPARSEABLE
+
+CONFLICT_TYPES = ("explicit", "implicit")
+_COUNT_COLUMNS = {"correct": "n_correct", "partially correct": "n_partial", "incorrect": "n_incorrect",
+                  UNPARSEABLE: "n_unparseable"}
+HUMAN_LABEL_FIELDS = ("item_id", "instance_id", "template", "model", "response", "human_label")
+
+
+def _label_counts(labels: pd.Series) -> dict:
+    unknown = set(labels) - set(_COUNT_COLUMNS)
+    if unknown:
+        raise ValueError(f"unknown judge labels {sorted(unknown)}; expected {list(_COUNT_COLUMNS)}")
+    n = int(len(labels))
+    out = {"n": n}
+    for label, col in _COUNT_COLUMNS.items():
+        out[col] = int((labels == label).sum())
+    out["n_parsed"] = n - out["n_unparseable"]
+    for label, col in _COUNT_COLUMNS.items():
+        rate_col = col.replace("n_", "") + "_rate"
+        out[rate_col] = out[col] / n if n else math.nan
+    return out
+
+
+def judged_rates(judged: pd.DataFrame, template_order: list[str] | None = None) -> pd.DataFrame:
+    """Correct / partial / incorrect / unparseable counts and rates per model x template x type.
+
+    ``judged`` needs columns ``model``, ``template``, ``conflict_type``, ``judge_label``.
+    Output rows are sorted by model, template (``template_order`` if given, else as strings)
+    and conflict type (explicit, implicit, all).
+    """
+    bad = set(judged["conflict_type"]) - set(CONFLICT_TYPES)
+    if bad:
+        raise ValueError(f"unknown conflict types {sorted(bad)}; expected {list(CONFLICT_TYPES)}")
+    rows = []
+    for (model, template), grp in judged.groupby(["model", "template"], sort=True):
+        for ctype in (*CONFLICT_TYPES, "all"):
+            sub = grp if ctype == "all" else grp[grp["conflict_type"] == ctype]
+            rows.append({"model": model, "template": template, "conflict_type": ctype,
+                         **_label_counts(sub["judge_label"])})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    order = {t: i for i, t in enumerate(template_order or sorted(out["template"].unique()))}
+    out["_t"] = out["template"].map(order)
+    out["_c"] = out["conflict_type"].map({"explicit": 0, "implicit": 1, "all": 2})
+    return out.sort_values(["model", "_t", "_c"], kind="stable").drop(columns=["_t", "_c"]).reset_index(drop=True)
+
+
+def conflict_detection_rates(detections: pd.DataFrame) -> pd.DataFrame:
+    """Template 5.2 conflict-detection rate per model x conflict type (and ``all``).
+
+    ``detections`` needs ``model``, ``conflict_type``, ``detection`` in {yes, no, unparseable}.
+    ``detection_rate`` = n_yes / n (unparseable in the denominator).
+    """
+    bad = set(detections["detection"]) - {"yes", "no", UNPARSEABLE}
+    if bad:
+        raise ValueError(f"unknown detection values {sorted(bad)}")
+    rows = []
+    for model, grp in detections.groupby("model", sort=True):
+        for ctype in (*CONFLICT_TYPES, "all"):
+            sub = grp if ctype == "all" else grp[grp["conflict_type"] == ctype]
+            n = int(len(sub))
+            n_yes = int((sub["detection"] == "yes").sum())
+            n_no = int((sub["detection"] == "no").sum())
+            rows.append({"model": model, "conflict_type": ctype, "n": n, "n_yes": n_yes, "n_no": n_no,
+                         "n_unparseable": n - n_yes - n_no,
+                         "detection_rate": n_yes / n if n else math.nan})
+    return pd.DataFrame(rows)
+
+
+def load_human_labels(path: str | Path) -> pd.DataFrame:
+    """Read the human-label JSONL (schema in the module docstring), validating every line.
+
+    Raises ``InputError`` (file, line, field) for bad JSON, a missing/mistyped field, a
+    label outside ``judge.LABELS`` or a repeated ``item_id``. Rows keep file order.
+    """
+    path = Path(path)
+    rows, seen = [], {}
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, lineno, None, f"not valid JSON: {exc.msg}") from exc
+            if not isinstance(rec, dict):
+                raise InputError(path, lineno, None, "expected a JSON object")
+            for key in HUMAN_LABEL_FIELDS:
+                val = rec.get(key)
+                if isinstance(val, int) and not isinstance(val, bool) and key in ("item_id", "instance_id"):
+                    val = str(val)
+                if not isinstance(val, str) or (key != "response" and not val):
+                    raise InputError(path, lineno, key, "missing or not a string")
+                rec[key] = val
+            if rec["human_label"] not in LABELS:
+                raise InputError(path, lineno, "human_label", f"{rec['human_label']!r} is not one of {list(LABELS)}")
+            if rec["item_id"] in seen:
+                raise InputError(path, lineno, "item_id", f"duplicate of line {seen[rec['item_id']]}")
+            seen[rec["item_id"]] = lineno
+            rows.append({k: rec[k] for k in HUMAN_LABEL_FIELDS})
+    if not rows:
+        raise InputError(path, None, None, "no human labels in file")
+    return pd.DataFrame(rows, columns=list(HUMAN_LABEL_FIELDS))
+
+
+def judge_agreement(pairs: pd.DataFrame) -> tuple[dict, pd.DataFrame]:
+    """Agreement of judge labels with human labels on the same items.
+
+    ``pairs`` needs ``human_label`` (in LABELS) and ``judge_label`` (in LABELS or unparseable).
+    Returns (summary, confusion): summary has ``n``, ``n_unparseable``, ``tp``, ``fp``, ``fn``,
+    ``precision``, ``recall``, ``f1`` of the class *correct*, and ``accuracy`` (three-way
+    agreement over all n); confusion has one row per human label and one column per judge
+    label (``unparseable`` last), with counts.
+    """
+    human, judge = pairs["human_label"], pairs["judge_label"]
+    if set(human) - set(LABELS):
+        raise ValueError(f"unknown human labels {sorted(set(human) - set(LABELS))}")
+    if set(judge) - set(_COUNT_COLUMNS):
+        raise ValueError(f"unknown judge labels {sorted(set(judge) - set(_COUNT_COLUMNS))}")
+    tp = int(((human == "correct") & (judge == "correct")).sum())
+    fp = int(((human != "correct") & (judge == "correct")).sum())
+    fn = int(((human == "correct") & (judge != "correct")).sum())
+    precision = tp / (tp + fp) if tp + fp else math.nan
+    recall = tp / (tp + fn) if tp + fn else math.nan
+    if math.isnan(precision) or math.isnan(recall) or precision + recall == 0:
+        f1 = math.nan if (math.isnan(precision) or math.isnan(recall)) else 0.0
+    else:
+        f1 = 2 * precision * recall / (precision + recall)
+    n = int(len(pairs))
+    summary = {"n": n, "n_unparseable": int((judge == UNPARSEABLE).sum()), "tp": tp, "fp": fp, "fn": fn,
+               "precision": precision, "recall": recall, "f1": f1,
+               "accuracy": float((human == judge).sum()) / n if n else math.nan}
+    judge_cols = [*LABELS, UNPARSEABLE]
+    confusion = pd.DataFrame(
+        [[int(((human == h) & (judge == j)).sum()) for j in judge_cols] for h in LABELS],
+        index=pd.Index(list(LABELS), name="human_label"), columns=judge_cols,
+    ).reset_index()
+    return summary, confusion
