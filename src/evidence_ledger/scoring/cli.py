@@ -1,0 +1,122 @@
+"""``python -m evidence_ledger score {fever,feverous,scifact,diffgr}``: score official files.
+
+Each sub-command prints one JSON object on stdout (fractions in [0, 1]) and exits 0; on
+malformed input it prints ``error: FILE:LINE: field 'F': message`` on stderr and exits 2.
+Warnings (degenerate inputs scored as 0.0) go to stderr.
+
+  score fever    --gold GOLD.jsonl --predictions PRED.jsonl [--max-evidence 5]
+  score feverous --gold DEV.jsonl --predictions PRED.jsonl [--max-evidence 5] [--max-evidence-cell 25]
+  score scifact  --gold claims_dev.jsonl --predictions PRED.jsonl [--max-sentences 3]
+  score diffgr   --hybrid H.jsonl --generated-only G.jsonl --retrieved-only R.jsonl --closed-book C.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+
+from evidence_ledger.errors import InputError
+
+from . import diffgr, fever, feverous, scifact
+
+EXIT_INPUT_ERROR = 2
+
+
+def _run_fever(args) -> dict:
+    return fever.score_files(args.gold, args.predictions, args.max_evidence).as_dict()
+
+
+def _run_feverous(args) -> dict:
+    return feverous.score_files(args.gold, args.predictions, args.max_evidence, args.max_evidence_cell).as_dict()
+
+
+def _run_scifact(args) -> dict:
+    return scifact.score_files(args.gold, args.predictions, args.max_sentences)
+
+
+def _run_diffgr(args) -> dict:
+    return diffgr.score_files(args.hybrid, args.generated_only, args.retrieved_only, args.closed_book)
+
+
+def run_score(args) -> int:
+    """Run the selected scorer, print its JSON result; exit code 2 on malformed input."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = _warning_to_stderr
+        try:
+            result = args.score_func(args)
+        except InputError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_INPUT_ERROR
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_INPUT_ERROR
+    print(json.dumps(result, sort_keys=False))
+    return 0
+
+
+def _warning_to_stderr(message, category, filename, lineno, file=None, line=None):
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``score`` command (with its four scorers) to a ``add_subparsers()`` object."""
+    score = subparsers.add_parser(
+        "score", help="score official submission files (prints JSON)",
+        description="Score official submission files with the official semantics; prints one JSON object.")
+    sub = score.add_subparsers(dest="benchmark", required=True)
+
+    p = sub.add_parser("fever", help="FEVER score (sheffieldnlp/fever-scorer semantics)",
+                       description="Prints {strict_score, label_accuracy, precision, recall, f1}. Predictions "
+                                   "are matched to gold by id, or by position when gold ids are absent or "
+                                   "not unique (the official blind mode).")
+    p.add_argument("--gold", required=True, help="gold JSONL (id, label, evidence groups)")
+    p.add_argument("--predictions", required=True, help="JSONL with predicted_label, predicted_evidence")
+    p.add_argument("--max-evidence", type=int, default=fever.MAX_EVIDENCE,
+                   help="predicted evidence items scored (default %(default)s)")
+    p.set_defaults(func=run_score, score_func=_run_fever)
+
+    p = sub.add_parser("feverous", help="FEVEROUS score (Raldir/FEVEROUS semantics)",
+                       description="Prints {strict_score, label_accuracy, precision, recall, f1}. Gold is the "
+                                   "official dev/train JSONL (header line allowed); predicted_evidence items "
+                                   "are id strings or [page, type, position] triples.")
+    p.add_argument("--gold", required=True)
+    p.add_argument("--predictions", required=True)
+    p.add_argument("--max-evidence", type=int, default=feverous.MAX_EVIDENCE,
+                   help="non-cell items scored (default %(default)s)")
+    p.add_argument("--max-evidence-cell", type=int, default=feverous.MAX_EVIDENCE_CELL,
+                   help="cell / item / table_caption / header_cell items scored (default %(default)s)")
+    p.set_defaults(func=run_score, score_func=_run_feverous)
+
+    p = sub.add_parser("scifact", help="SciFact abstract/sentence P/R/F1 (allenai/scifact semantics)",
+                       description="Prints {abstract_label_only, abstract_rationalized, sentence_selection, "
+                                   "sentence_label}, each {precision, recall, f1}. Claims missing from the "
+                                   "predictions count in recall.")
+    p.add_argument("--gold", required=True, help="claims_*.jsonl")
+    p.add_argument("--predictions", required=True, help="JSONL {id, evidence: {doc_id: {sentences, label}}}")
+    p.add_argument("--max-sentences", type=int, default=scifact.MAX_ABSTRACT_SENTS,
+                   help="rationale sentences per abstract for abstract-level scoring (default %(default)s)")
+    p.set_defaults(func=run_score, score_func=_run_scifact)
+
+    p = sub.add_parser("diffgr", help="DiffGR per context-conflicting subset (RetrieveOrGenerated semantics)",
+                       description="Prints {aig: {diffgr, gen_ans, ir_ans, llm_ans, others, n}, air: {...}} "
+                                   "from four reader-output JSONL files matched by question.")
+    p.add_argument("--hybrid", required=True, help="answers given both contexts (carries answer + passages)")
+    p.add_argument("--generated-only", required=True, help="answers given the generated context only")
+    p.add_argument("--retrieved-only", required=True, help="answers given the retrieved context only")
+    p.add_argument("--closed-book", required=True, help="answers given no context")
+    p.set_defaults(func=run_score, score_func=_run_diffgr)
+    return score
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry (``python -m evidence_ledger.scoring.cli score ...``)."""
+    parser = argparse.ArgumentParser(prog="python -m evidence_ledger")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""FEVER scoring with the semantics of sheffieldnlp/fever-scorer ``fever_score(max_evidence=5)``.
+
+In:  per claim the gold label, the gold evidence groups as lists of ``(page, line)`` pairs,
+     the predicted label and the predicted evidence as an ordered list of ``(page, line)``.
+Out: per-claim indicators (:class:`ClaimScore`) and the corpus scores
+     ``strict_score, label_accuracy, precision, recall, f1`` (fractions in [0, 1]).
+
+Rules (the official code's, edge cases included):
+* labels compare case-insensitively;
+* only the first ``max_evidence`` (5) predicted items count; duplicates occupy slots;
+* strict: label right AND (gold label NOT ENOUGH INFO, or some complete gold group is inside
+  the first 5 items). The NEI exemption lives in :func:`evidence_eligible`, so
+  ``strict == label_correct and evidence_eligible`` for every claim;
+* precision and recall only count claims whose *gold* label is not NEI. Precision per claim
+  = hits / len(first 5 items) (1.0 for an empty list), recall per claim = 1 if a complete
+  group is within the first 5 (1.0 if the gold evidence list is empty); corpus values are the
+  means, precision 1.0 / recall 0.0 when no claim counts;
+* F1 = 2PR / (P + R). The official code divides by zero when P = R = 0; here F1 is 0.0 and a
+  warning is issued.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict, dataclass
+from typing import Iterable, Sequence
+
+from evidence_ledger.errors import InputError
+
+from .records import match_records, read_jsonl, require
+
+NEI = "NOT ENOUGH INFO"
+LABELS = ("SUPPORTS", "REFUTES", NEI)
+MAX_EVIDENCE = 5
+
+Sentence = tuple  # (page: str, line: int)
+
+
+def is_correct_label(gold_label: str, predicted_label: str) -> bool:
+    """Predicted label equals the gold label, ignoring case (INVALID is never correct)."""
+    return gold_label.upper() == predicted_label.upper()
+
+
+def is_nei(gold_label: str) -> bool:
+    return gold_label.upper() == NEI
+
+
+def gold_sentence_groups(evidence: Sequence[Sequence[Sequence]]) -> list[list[Sentence]]:
+    """Official gold groups ``[[ann_id, ev_id, page, line], ...]`` -> ``[[(page, line), ...], ...]``.
+
+    NEI groups keep their ``(None, None)`` entries, as in the official code (they never
+    match a prediction and are never scored).
+    """
+    return [[(item[2], item[3]) for item in group] for group in evidence]
+
+
+def unit_id_to_sentence(unit_id: str) -> Sentence:
+    """Pipeline FEVER unit id ``"{page}::{line}"`` -> ``(page, line)`` with an int line.
+
+    The page is everything before the last ``::`` (page titles may contain ``::``).
+    """
+    page, sep, line = unit_id.rpartition("::")
+    if not sep or not line.lstrip("-").isdigit():
+        raise ValueError(f"FEVER unit id {unit_id!r} is not of the form 'page::line'")
+    return (page, int(line))
+
+
+def _contains_group(group: Sequence[Sentence], submitted: Sequence[Sentence]) -> bool:
+    return all(tuple(item) in submitted for item in group)
+
+
+def evidence_eligible(gold_label: str, gold_groups: Sequence[Sequence[Sentence]],
+                      predicted_evidence: Sequence[Sentence], max_evidence: int | None = MAX_EVIDENCE) -> bool:
+    """The evidence condition of the strict score on its own.
+
+    True for a gold-NEI claim (FEVER scores no evidence for NEI); otherwise True when some
+    gold group is entirely inside the first ``max_evidence`` predicted items. A non-NEI
+    claim with no gold groups is never eligible (as in the official code); an empty group
+    is trivially contained.
+    """
+    if is_nei(gold_label):
+        return True
+    submitted = [tuple(p) for p in predicted_evidence[:max_evidence]]
+    return any(_contains_group(group, submitted) for group in gold_groups)
+
+
+def is_strictly_correct(gold_label: str, predicted_label: str, gold_groups: Sequence[Sequence[Sentence]],
+                        predicted_evidence: Sequence[Sentence], max_evidence: int | None = MAX_EVIDENCE) -> bool:
+    """FEVER score of one claim: label right and evidence eligible (NEI needs no evidence)."""
+    return is_correct_label(gold_label, predicted_label) and evidence_eligible(
+        gold_label, gold_groups, predicted_evidence, max_evidence)
+
+
+def evidence_macro_precision(gold_label: str, gold_groups: Sequence[Sequence[Sentence]],
+                             predicted_evidence: Sequence[Sentence],
+                             max_evidence: int | None = MAX_EVIDENCE) -> tuple[float, int]:
+    """``(precision, counted)`` of one claim: counted = 0 for gold NEI (precision 0 then).
+
+    Precision = predicted items (first ``max_evidence``, duplicates included) that are any
+    gold sentence, divided by their number; 1.0 when nothing was predicted.
+    """
+    if is_nei(gold_label):
+        return 0.0, 0
+    gold_items = {tuple(item) for group in gold_groups for item in group if item[1] is not None}
+    submitted = [tuple(p) for p in predicted_evidence[:max_evidence]]
+    if not submitted:
+        return 1.0, 1
+    hits = sum(1.0 for item in submitted if item in gold_items)
+    return hits / len(submitted), 1
+
+
+def evidence_macro_recall(gold_label: str, gold_groups: Sequence[Sequence[Sentence]],
+                          predicted_evidence: Sequence[Sentence],
+                          max_evidence: int | None = MAX_EVIDENCE) -> tuple[float, int]:
+    """``(recall, counted)`` of one claim: counted = 0 for gold NEI.
+
+    1.0 if the gold evidence list is empty or a complete group is within the first
+    ``max_evidence`` items; 0.0 otherwise (incomplete groups are worth nothing).
+    """
+    if is_nei(gold_label):
+        return 0.0, 0
+    if len(gold_groups) == 0:
+        return 1.0, 1
+    submitted = [tuple(p) for p in predicted_evidence[:max_evidence]]
+    if any(_contains_group(group, submitted) for group in gold_groups):
+        return 1.0, 1
+    return 0.0, 1
+
+
+def f1_from_precision_recall(precision: float, recall: float) -> float:
+    """2PR / (P + R); 0.0 with a warning when P = R = 0 (the official code divides by zero)."""
+    if precision + recall == 0:
+        warnings.warn("evidence precision and recall are both 0: F1 set to 0.0 "
+                      "(the official scorer raises ZeroDivisionError here)", stacklevel=2)
+        return 0.0
+    return 2.0 * precision * recall / (precision + recall)
+
+
+@dataclass(frozen=True)
+class ClaimScore:
+    """Per-claim indicators; ``strict == label_correct and evidence_eligible`` always."""
+
+    label_correct: bool
+    evidence_eligible: bool
+    strict: bool
+    precision: float
+    precision_counted: int
+    recall: float
+    recall_counted: int
+
+
+def score_claim(gold_label: str, gold_groups: Sequence[Sequence[Sentence]], predicted_label: str,
+                predicted_evidence: Sequence[Sentence], max_evidence: int | None = MAX_EVIDENCE) -> ClaimScore:
+    """All per-claim quantities of the official scorer for one claim."""
+    label_correct = is_correct_label(gold_label, predicted_label)
+    eligible = evidence_eligible(gold_label, gold_groups, predicted_evidence, max_evidence)
+    precision, p_counted = evidence_macro_precision(gold_label, gold_groups, predicted_evidence, max_evidence)
+    recall, r_counted = evidence_macro_recall(gold_label, gold_groups, predicted_evidence, max_evidence)
+    return ClaimScore(label_correct, eligible, label_correct and eligible, precision, p_counted, recall, r_counted)
+
+
+@dataclass(frozen=True)
+class CorpusScore:
+    strict_score: float
+    label_accuracy: float
+    precision: float
+    recall: float
+    f1: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def corpus_score(claims: Iterable[ClaimScore]) -> CorpusScore:
+    """Aggregate per-claim scores as ``fever_score`` does (also used for FEVEROUS).
+
+    Strict score and label accuracy are means over all claims (0.0 with a warning when there
+    are no claims; the official code divides by zero). Precision is the mean over counted
+    claims (1.0 when none), recall likewise (0.0 when none).
+    """
+    claims = list(claims)
+    if not claims:
+        warnings.warn("no claims to score: all scores set to 0.0 (the official scorer divides by zero)",
+                      stacklevel=2)
+        return CorpusScore(0.0, 0.0, 0.0, 0.0, 0.0)
+    total = len(claims)
+    strict = sum(1.0 for c in claims if c.strict) / total
+    accuracy = sum(1.0 for c in claims if c.label_correct) / total
+    p_hits = sum(c.precision_counted for c in claims)
+    r_hits = sum(c.recall_counted for c in claims)
+    precision = sum(c.precision for c in claims) / p_hits if p_hits > 0 else 1.0
+    recall = sum(c.recall for c in claims) / r_hits if r_hits > 0 else 0.0
+    return CorpusScore(strict, accuracy, precision, recall, f1_from_precision_recall(precision, recall))
+
+
+def fever_score(claims: Iterable[tuple[str, Sequence, str, Sequence]],
+                max_evidence: int | None = MAX_EVIDENCE) -> CorpusScore:
+    """Corpus FEVER scores of ``(gold_label, gold_groups, predicted_label, predicted_evidence)`` tuples."""
+    return corpus_score(score_claim(g, groups, p, ev, max_evidence) for g, groups, p, ev in claims)
+
+
+# --- official files ------------------------------------------------------------------
+
+
+def _label(record: dict, field: str, path, line: int) -> str:
+    value = require(record, field, path, line)
+    if not isinstance(value, str) or value.upper() not in LABELS:
+        raise InputError(path, line, field, f"unknown label {value!r}; expected one of {list(LABELS)}")
+    return value
+
+
+def parse_predicted_evidence(value, path, line: int) -> list[Sentence]:
+    """Official ``predicted_evidence``: a list of ``[page<str>, line<int>]`` pairs."""
+    if not isinstance(value, list):
+        raise InputError(path, line, "predicted_evidence", "must be a list of [page, line] pairs")
+    out = []
+    for k, item in enumerate(value):
+        if (not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str)
+                or not isinstance(item[1], int) or isinstance(item[1], bool)):
+            raise InputError(path, line, "predicted_evidence",
+                             f"item {k} is {item!r}; expected a [page<string>, line<int>] pair")
+        out.append((item[0], item[1]))
+    return out
+
+
+def parse_gold_evidence(value, path, line: int) -> list[list[Sentence]]:
+    """Official gold ``evidence``: groups of ``[annotation_id, evidence_id, page, line]``."""
+    if not isinstance(value, list) or not all(isinstance(g, list) for g in value):
+        raise InputError(path, line, "evidence", "must be a list of evidence groups")
+    for group in value:
+        for item in group:
+            if not isinstance(item, list) or len(item) != 4:
+                raise InputError(path, line, "evidence",
+                                 f"item {item!r} is not [annotation_id, evidence_id, page, line]")
+    return gold_sentence_groups(value)
+
+
+def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE) -> CorpusScore:
+    """Score an official FEVER predictions JSONL against a gold JSONL (see ``match_records``)."""
+    gold = read_jsonl(gold_path)
+    predictions = read_jsonl(predictions_path)
+    for line, rec in predictions:
+        require(rec, "predicted_evidence", predictions_path, line)
+    _, pairs = match_records(gold, predictions, gold_path, predictions_path)
+    scores = []
+    for (g_line, g_rec), (p_line, p_rec) in pairs:
+        gold_label = _label(g_rec, "label", gold_path, g_line)
+        groups = parse_gold_evidence(require(g_rec, "evidence", gold_path, g_line), gold_path, g_line)
+        predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
+        predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
+        scores.append(score_claim(gold_label, groups, predicted_label, predicted, max_evidence))
+    return corpus_score(scores)

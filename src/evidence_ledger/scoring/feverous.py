@@ -1,0 +1,200 @@
+"""FEVEROUS scoring with the semantics of Raldir/FEVEROUS ``feverous_score(max_evidence=5, max_evidence_cell=25)``.
+
+In:  per claim the gold label, the gold evidence sets (the ``content`` lists of the official
+     ``evidence``) as ``(page, type, position)`` triples, the predicted label and the
+     predicted evidence (ordered triples, or released id strings split by
+     :func:`split_element_id`).
+Out: per-claim indicators (:class:`evidence_ledger.scoring.fever.ClaimScore`) and the corpus
+     scores ``strict_score, label_accuracy, precision, recall, f1``.
+
+Rules (the official code's):
+* ids split on ``_`` into (page, type, position); ``table_caption`` and ``header_cell`` are
+  two-token types (detected, as officially, by the substring anywhere in the id);
+* truncation in prediction order keeps at most 25 items of the cell-like types {cell, item,
+  table_caption, header_cell} and at most 5 of all other types (sentence, title, section,
+  ...); the two budgets are independent and duplicates consume budget; every metric is
+  computed on the kept items;
+* strict: label right AND some gold set entirely inside the kept items. **No NEI
+  exemption**: NEI claims need evidence too (a claim without gold sets is never eligible);
+* precision and recall are over **all** claims, NEI included: precision = kept items that
+  are any gold element / kept items (1.0 for an empty list); recall = 1 if a complete gold
+  set is kept (1.0 for a claim with no gold sets);
+* F1 = 2PR/(P+R), 0.0 with a warning when P = R = 0 (the official code divides by zero).
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from evidence_ledger.errors import InputError
+
+from .fever import ClaimScore, CorpusScore, corpus_score, is_correct_label
+from .records import match_records, read_jsonl, require
+
+NEI = "NOT ENOUGH INFO"
+LABELS = ("SUPPORTS", "REFUTES", NEI)
+MAX_EVIDENCE = 5
+MAX_EVIDENCE_CELL = 25
+CELL_LIKE_TYPES = frozenset({"cell", "item", "table_caption", "header_cell"})
+
+Element = tuple  # (page: str, type: str, position: str)
+
+
+def split_element_id(element_id: str) -> Element:
+    """Released id -> ``(page, type, position)`` exactly as the official evaluate.py splits it.
+
+    ``"Korean Air_cell_1_19_0"`` -> ``("Korean Air", "cell", "1_19_0")``;
+    ``"Page_header_cell_0_0_1"`` -> ``("Page", "header_cell", "0_0_1")``;
+    ``"Page_title"`` -> ``("Page", "title", "")``.
+    """
+    parts = element_id.split("_")
+    if len(parts) < 2:
+        raise ValueError(f"FEVEROUS element id {element_id!r} has no '_<type>' part")
+    if "table_caption" not in element_id and "header_cell" not in element_id:
+        return (parts[0], parts[1], "_".join(parts[2:]))
+    return (parts[0], "_".join(parts[1:3]), "_".join(parts[3:]))
+
+
+def truncate_evidence(predicted: Sequence[Element], max_evidence: int | None = MAX_EVIDENCE,
+                      max_evidence_cell: int | None = MAX_EVIDENCE_CELL) -> list[Element]:
+    """Keep, in order, the first ``max_evidence_cell`` cell-like and ``max_evidence`` other items.
+
+    ``None`` disables a budget. Duplicates consume budget like any item.
+    """
+    kept = []
+    n_cell = n_other = 0
+    for element in predicted:
+        if element[1] in CELL_LIKE_TYPES:
+            if max_evidence_cell is not None:
+                if n_cell >= max_evidence_cell:
+                    continue
+                n_cell += 1
+        else:
+            if max_evidence is not None:
+                if n_other >= max_evidence:
+                    continue
+                n_other += 1
+        kept.append(tuple(element))
+    return kept
+
+
+def evidence_eligible(gold_sets: Sequence[Sequence[Element]], kept: Sequence[Element]) -> bool:
+    """Some gold set entirely inside the kept predictions (no NEI exemption)."""
+    kept = [tuple(e) for e in kept]
+    return any(all(tuple(e) in kept for e in gold_set) for gold_set in gold_sets)
+
+
+def is_strictly_correct(gold_label: str, predicted_label: str, gold_sets: Sequence[Sequence[Element]],
+                        kept: Sequence[Element]) -> bool:
+    """FEVEROUS score of one claim (``kept`` = already truncated predictions)."""
+    return is_correct_label(gold_label, predicted_label) and evidence_eligible(gold_sets, kept)
+
+
+def evidence_macro_precision(gold_sets: Sequence[Sequence[Element]], kept: Sequence[Element]) -> tuple[float, float]:
+    """``(precision, 1.0)``: every claim counts; 1.0 for an empty prediction list."""
+    gold_items = {tuple(e) for s in gold_sets for e in s if e[0] is not None}
+    if not kept:
+        return 1.0, 1.0
+    return sum(1.0 for e in kept if tuple(e) in gold_items) / len(kept), 1.0
+
+
+def evidence_macro_recall(gold_sets: Sequence[Sequence[Element]], kept: Sequence[Element]) -> tuple[float, float]:
+    """``(recall, 1.0)``: 1.0 with no gold sets or a complete set kept, else 0.0."""
+    if len(gold_sets) == 0:
+        return 1.0, 1.0
+    return (1.0 if evidence_eligible(gold_sets, kept) else 0.0), 1.0
+
+
+def score_claim(gold_label: str, gold_sets: Sequence[Sequence[Element]], predicted_label: str,
+                predicted_evidence: Sequence[Element], max_evidence: int | None = MAX_EVIDENCE,
+                max_evidence_cell: int | None = MAX_EVIDENCE_CELL) -> ClaimScore:
+    """All per-claim quantities of the official scorer for one claim (truncation included)."""
+    kept = truncate_evidence(predicted_evidence, max_evidence, max_evidence_cell)
+    label_correct = is_correct_label(gold_label, predicted_label)
+    eligible = evidence_eligible(gold_sets, kept)
+    precision, p_counted = evidence_macro_precision(gold_sets, kept)
+    recall, r_counted = evidence_macro_recall(gold_sets, kept)
+    return ClaimScore(label_correct, eligible, label_correct and eligible,
+                      precision, int(p_counted), recall, int(r_counted))
+
+
+def feverous_score(claims: Iterable[tuple[str, Sequence, str, Sequence]], max_evidence: int | None = MAX_EVIDENCE,
+                   max_evidence_cell: int | None = MAX_EVIDENCE_CELL) -> CorpusScore:
+    """Corpus FEVEROUS scores of ``(gold_label, gold_sets, predicted_label, predicted_evidence)`` tuples."""
+    return corpus_score(score_claim(g, sets, p, ev, max_evidence, max_evidence_cell) for g, sets, p, ev in claims)
+
+
+# --- official files ------------------------------------------------------------------
+
+
+def _label(record: dict, field: str, path, line: int) -> str:
+    value = require(record, field, path, line)
+    if not isinstance(value, str) or value.upper() not in LABELS:
+        raise InputError(path, line, field, f"unknown label {value!r}; expected one of {list(LABELS)}")
+    return value
+
+
+def is_header_record(record: dict) -> bool:
+    """The empty first line of the official dev/train jsonl (``id`` and ``label`` empty)."""
+    return record.get("id", "") in ("", None) and record.get("label", "") in ("", None)
+
+
+def parse_gold_sets(value, path, line: int) -> list[list[Element]]:
+    """Official gold ``evidence``: a list of ``{"content": [ids], "context": {...}}``."""
+    if not isinstance(value, list):
+        raise InputError(path, line, "evidence", "must be a list of evidence sets")
+    sets = []
+    for k, evidence_set in enumerate(value):
+        if not isinstance(evidence_set, dict) or not isinstance(evidence_set.get("content"), list):
+            raise InputError(path, line, "evidence", f"set {k} has no 'content' list")
+        try:
+            sets.append([split_element_id(e) for e in evidence_set["content"]])
+        except (ValueError, AttributeError) as exc:
+            raise InputError(path, line, "evidence", f"set {k}: {exc}") from None
+    return sets
+
+
+def parse_predicted_evidence(value, path, line: int) -> list[Element]:
+    """``predicted_evidence`` as released id strings or ``[page, type, position]`` string triples."""
+    if not isinstance(value, list):
+        raise InputError(path, line, "predicted_evidence", "must be a list")
+    out = []
+    for k, item in enumerate(value):
+        if isinstance(item, str):
+            try:
+                out.append(split_element_id(item))
+            except ValueError as exc:
+                raise InputError(path, line, "predicted_evidence", f"item {k}: {exc}") from None
+        elif isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item):
+            out.append(tuple(item))
+        else:
+            raise InputError(path, line, "predicted_evidence",
+                             f"item {k} is {item!r}; expected an id string or a [page, type, position] "
+                             f"triple of strings")
+    return out
+
+
+def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE,
+                max_evidence_cell: int | None = MAX_EVIDENCE_CELL) -> CorpusScore:
+    """Score a FEVEROUS predictions JSONL against the official dev/train JSONL (header line allowed)."""
+    gold = read_jsonl(gold_path)
+    if gold and is_header_record(gold[0][1]):
+        gold = gold[1:]
+    predictions = read_jsonl(predictions_path)
+    for line, rec in predictions:
+        require(rec, "predicted_evidence", predictions_path, line)
+    _, pairs = match_records(gold, predictions, gold_path, predictions_path)
+    scores = []
+    for (g_line, g_rec), (p_line, p_rec) in pairs:
+        gold_label = _label(g_rec, "label", gold_path, g_line)
+        sets = parse_gold_sets(require(g_rec, "evidence", gold_path, g_line), gold_path, g_line)
+        predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
+        predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
+        scores.append(score_claim(gold_label, sets, predicted_label, predicted, max_evidence, max_evidence_cell))
+    return corpus_score(scores)
+
+
+__all__ = [
+    "CELL_LIKE_TYPES", "ClaimScore", "CorpusScore", "evidence_eligible", "evidence_macro_precision",
+    "evidence_macro_recall", "feverous_score", "is_correct_label", "is_strictly_correct", "score_claim",
+    "score_files", "split_element_id", "truncate_evidence",
+]

@@ -1,0 +1,246 @@
+"""SciFact scoring with the semantics of allenai/scifact (``verisci/evaluate/pipeline.py``,
+``lib/metrics.py``) and of its leaderboard evaluator (allenai/scifact-evaluator ``eval.py``).
+
+In:  per claim the gold evidence ``{doc_id: GoldAbstract(label, rationales)}`` and the
+     predictions ``{doc_id: PredictedAbstract(label, sentences)}`` (sentences in predicted
+     order). Labels: ``SUPPORT`` / ``CONTRADICT``.
+Out: per-abstract and per-claim counts (:class:`Counts`) and the four metrics
+     ``abstract_label_only``, ``abstract_rationalized``, ``sentence_selection``,
+     ``sentence_label``, each ``{"precision", "recall", "f1"}``.
+
+Rules:
+* abstract level: every predicted abstract is *retrieved*; it is *correct (label only)* when
+  it is a gold abstract and its label equals the gold label, *correct (rationalized)* when in
+  addition some gold rationale set is inside its first 3 predicted sentences; *relevant* =
+  number of gold abstracts of the claim (claims absent from the predictions still count);
+* sentence level: every predicted sentence (untruncated) is retrieved; a predicted sentence of
+  a gold abstract is correct (selection) when it belongs to a gold rationale all of whose
+  sentences were predicted; correct (label) when in addition the abstract label is right;
+  relevant = gold rationale sentences;
+* P = correct / retrieved, R = correct / relevant, F1 = 2PR/(P+R), each 0.0 on a zero
+  denominator (the evaluator's ``safe_divide``);
+* a predicted label other than SUPPORT / CONTRADICT is an error (the pipeline's own NOINFO /
+  INVALID answers are handled by the indicator tables, where they are simply not submitted).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from evidence_ledger.errors import InputError
+
+from .records import match_records, read_jsonl, require
+
+LABELS = ("SUPPORT", "CONTRADICT")
+NOINFO = "NOINFO"
+MAX_ABSTRACT_SENTS = 3
+
+
+@dataclass(frozen=True)
+class GoldAbstract:
+    label: str
+    rationales: tuple  # tuple of frozensets of sentence indices
+
+
+@dataclass(frozen=True)
+class PredictedAbstract:
+    label: str
+    sentences: tuple  # predicted sentence indices, in predicted order
+
+
+def contains_rationale(gold_rationales: Iterable[frozenset], predicted_sentences: Sequence[int],
+                       max_sentences: int | None = MAX_ABSTRACT_SENTS) -> bool:
+    """Some gold rationale set is a subset of the first ``max_sentences`` predicted sentences."""
+    submitted = set(predicted_sentences[:max_sentences])
+    return any(set(r) <= submitted for r in gold_rationales)
+
+
+def count_rationale_sentences(gold_rationales: Sequence[frozenset], predicted_sentences: Iterable[int]) -> int:
+    """Predicted sentences (as a set) that lie in a gold rationale whose sentences were all predicted.
+
+    A sentence in two gold rationales is malformed gold (the official code asserts).
+    """
+    predicted = set(predicted_sentences)
+    n_correct = 0
+    for ix in predicted:
+        containing = [r for r in gold_rationales if ix in r]
+        if len(containing) > 1:
+            raise ValueError(f"sentence {ix} belongs to two gold rationales")
+        if containing and set(containing[0]) <= predicted:
+            n_correct += 1
+    return n_correct
+
+
+def abstract_label_correct(gold: Mapping[str, GoldAbstract], doc_id: str, predicted_label: str) -> bool:
+    """The abstract is a gold abstract of the claim and the predicted label equals its label."""
+    return doc_id in gold and gold[doc_id].label == predicted_label
+
+
+def abstract_eligible(gold: Mapping[str, GoldAbstract], doc_id: str, predicted_sentences: Sequence[int],
+                      max_sentences: int | None = MAX_ABSTRACT_SENTS) -> bool:
+    """Evidence condition alone: gold abstract and a complete gold rationale in the first 3 sentences."""
+    return doc_id in gold and contains_rationale(gold[doc_id].rationales, predicted_sentences, max_sentences)
+
+
+@dataclass
+class Counts:
+    """Additive scoring counts (per abstract, per claim or per corpus)."""
+
+    abstract_relevant: int = 0
+    abstract_retrieved: int = 0
+    abstract_correct_label_only: int = 0
+    abstract_correct_rationalized: int = 0
+    sentence_relevant: int = 0
+    sentence_retrieved: int = 0
+    sentence_correct_selection: int = 0
+    sentence_correct_label: int = 0
+
+    def __add__(self, other: "Counts") -> "Counts":
+        return Counts(*(a + b for a, b in zip(self.as_tuple(), other.as_tuple())))
+
+    def as_tuple(self) -> tuple:
+        return (self.abstract_relevant, self.abstract_retrieved, self.abstract_correct_label_only,
+                self.abstract_correct_rationalized, self.sentence_relevant, self.sentence_retrieved,
+                self.sentence_correct_selection, self.sentence_correct_label)
+
+
+def predicted_abstract_counts(gold: Mapping[str, GoldAbstract], doc_id: str, prediction: PredictedAbstract,
+                              max_sentences: int | None = MAX_ABSTRACT_SENTS) -> Counts:
+    """Counts contributed by one predicted abstract (retrieved and correct, no relevant)."""
+    label_correct = abstract_label_correct(gold, doc_id, prediction.label)
+    rationalized = label_correct and contains_rationale(gold[doc_id].rationales, prediction.sentences, max_sentences)
+    n_selection = count_rationale_sentences(gold[doc_id].rationales, prediction.sentences) if doc_id in gold else 0
+    return Counts(
+        abstract_retrieved=1,
+        abstract_correct_label_only=int(label_correct),
+        abstract_correct_rationalized=int(rationalized),
+        sentence_retrieved=len(prediction.sentences),
+        sentence_correct_selection=n_selection,
+        sentence_correct_label=n_selection if label_correct else 0,
+    )
+
+
+def relevant_counts(gold: Mapping[str, GoldAbstract]) -> Counts:
+    """Counts of one claim that do not depend on predictions: gold abstracts and rationale sentences."""
+    return Counts(abstract_relevant=len(gold),
+                  sentence_relevant=sum(len(r) for a in gold.values() for r in a.rationales))
+
+
+def claim_counts(gold: Mapping[str, GoldAbstract], predictions: Mapping[str, PredictedAbstract] | None,
+                 max_sentences: int | None = MAX_ABSTRACT_SENTS) -> Counts:
+    """All counts of one claim; ``predictions`` None or {} for a claim that predicts nothing."""
+    counts = relevant_counts(gold)
+    for doc_id, prediction in (predictions or {}).items():
+        counts = counts + predicted_abstract_counts(gold, doc_id, prediction, max_sentences)
+    return counts
+
+
+def precision_recall_f1(correct: int, retrieved: int, relevant: int) -> dict:
+    """``{"precision", "recall", "f1"}`` with 0.0 on any zero denominator."""
+    precision = correct / retrieved if retrieved else 0.0
+    recall = correct / relevant if relevant else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1}
+
+
+def metrics_from_counts(c: Counts) -> dict:
+    """The four official metrics from corpus counts."""
+    return {
+        "abstract_label_only": precision_recall_f1(c.abstract_correct_label_only, c.abstract_retrieved,
+                                                   c.abstract_relevant),
+        "abstract_rationalized": precision_recall_f1(c.abstract_correct_rationalized, c.abstract_retrieved,
+                                                     c.abstract_relevant),
+        "sentence_selection": precision_recall_f1(c.sentence_correct_selection, c.sentence_retrieved,
+                                                  c.sentence_relevant),
+        "sentence_label": precision_recall_f1(c.sentence_correct_label, c.sentence_retrieved,
+                                              c.sentence_relevant),
+    }
+
+
+def scifact_score(gold_claims: Mapping[str, Mapping[str, GoldAbstract]],
+                  predictions: Mapping[str, Mapping[str, PredictedAbstract]],
+                  max_sentences: int | None = MAX_ABSTRACT_SENTS) -> dict:
+    """Corpus metrics; one contribution per gold claim (claims missing from ``predictions`` count)."""
+    unknown = sorted(set(predictions) - set(gold_claims))
+    if unknown:
+        raise KeyError(f"predictions for claims not in the gold data: {unknown[:5]}")
+    total = Counts()
+    for claim_id, gold in gold_claims.items():
+        total = total + claim_counts(gold, predictions.get(claim_id), max_sentences)
+    return metrics_from_counts(total)
+
+
+# --- official files ------------------------------------------------------------------
+
+
+def _sentence_list(value, path, line: int, field: str) -> tuple:
+    if not isinstance(value, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in value):
+        raise InputError(path, line, field, f"sentences must be a list of integers, got {value!r}")
+    return tuple(value)
+
+
+def parse_gold_evidence(value, path, line: int) -> dict[str, GoldAbstract]:
+    """Official ``evidence``: ``{doc_id: [{"sentences": [...], "label": L}, ...]}`` (one label per abstract)."""
+    if not isinstance(value, dict):
+        raise InputError(path, line, "evidence", "must be an object {doc_id: [rationales]}")
+    gold = {}
+    for doc_id, rationales in value.items():
+        if not isinstance(rationales, list) or not rationales:
+            raise InputError(path, line, "evidence", f"abstract {doc_id}: expected a non-empty list of rationales")
+        labels = {r.get("label") for r in rationales if isinstance(r, dict)}
+        if len(labels) != 1 or not labels <= set(LABELS):
+            raise InputError(path, line, "evidence",
+                             f"abstract {doc_id}: rationale labels {sorted(map(str, labels))}; expected one of "
+                             f"{list(LABELS)} shared by all rationales")
+        sets = tuple(frozenset(_sentence_list(r.get("sentences"), path, line, "evidence")) for r in rationales)
+        seen: set = set()
+        for s in sets:
+            if seen & s:
+                raise InputError(path, line, "evidence", f"abstract {doc_id}: a sentence is in two rationales")
+            seen |= s
+        gold[str(doc_id)] = GoldAbstract(labels.pop(), sets)
+    return gold
+
+
+def parse_predicted_evidence(value, path, line: int) -> dict[str, PredictedAbstract]:
+    """Official prediction ``evidence``: ``{doc_id: {"sentences": [...], "label": SUPPORT|CONTRADICT}}``."""
+    if not isinstance(value, dict):
+        raise InputError(path, line, "evidence", "must be an object {doc_id: {sentences, label}}")
+    out = {}
+    for doc_id, pred in value.items():
+        if not isinstance(pred, dict):
+            raise InputError(path, line, "evidence", f"abstract {doc_id}: expected {{sentences, label}}")
+        label = pred.get("label")
+        if label not in LABELS:
+            raise InputError(path, line, "evidence",
+                             f"abstract {doc_id}: label {label!r} not allowed; expected one of {list(LABELS)}")
+        out[str(doc_id)] = PredictedAbstract(label, _sentence_list(pred.get("sentences"), path, line, "evidence"))
+    return out
+
+
+def read_gold(path) -> dict[str, dict[str, GoldAbstract]]:
+    """``claims_*.jsonl`` -> ``{claim_id: {doc_id: GoldAbstract}}`` in file order."""
+    gold = {}
+    for line, rec in read_jsonl(path):
+        claim_id = str(require(rec, "id", path, line))
+        if claim_id in gold:
+            raise InputError(path, line, "id", f"claim id {claim_id} occurs twice")
+        gold[claim_id] = parse_gold_evidence(require(rec, "evidence", path, line), path, line)
+    return gold
+
+
+def score_files(gold_path, predictions_path, max_sentences: int | None = MAX_ABSTRACT_SENTS) -> dict:
+    """Score an official SciFact predictions JSONL against ``claims_*.jsonl`` (matched by id)."""
+    gold_records = read_jsonl(gold_path)
+    gold = read_gold(gold_path)
+    predictions_records = read_jsonl(predictions_path)
+    for line, rec in predictions_records:
+        require(rec, "id", predictions_path, line)
+    _, pairs = match_records(gold_records, predictions_records, gold_path, predictions_path, allow_missing=True)
+    predictions = {}
+    for (_, g_rec), pred in pairs:
+        if pred is not None:
+            p_line, p_rec = pred
+            predictions[str(g_rec["id"])] = parse_predicted_evidence(
+                require(p_rec, "evidence", predictions_path, p_line), predictions_path, p_line)
+    return scifact_score(gold, predictions, max_sentences)
