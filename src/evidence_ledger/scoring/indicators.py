@@ -1,0 +1,252 @@
+"""Per-unit indicator tables: the scorers applied to the pipeline's central tables.
+
+In:  CLAIMS rows (gold: ``label``, ``evidence_groups`` as unit ids, ``gold_abstracts``),
+     EVIDENCE rows (``scored_unit_ids`` per dataset / claim / doc / source / budget) and
+     PARSED rows (``strict_label`` / ``lenient_label`` per answer observation).
+Out: EVIDENCE_INDICATORS, ANSWER_INDICATORS and RELEVANT rows (``tables.scoring``), so that
+     for every claim ``strict_ab = label_correct_a * eligible_b`` (FEVER, FEVEROUS) and
+     SciFact ``C_ab = sum label_correct_a * eligible_b`` over claim x abstract, ``P_a = sum
+     submitted_a``, ``R = sum n_relevant``.
+
+Unit ids: FEVER ``"{page}::{line}"`` -> ``(page, line)`` pairs; FEVEROUS released ids split
+into ``(page, type, position)`` as the official evaluate.py does; SciFact
+``"{doc_id}:{sentence}"`` -> sentence index within ``doc_id``.
+
+Bad input raises ``ValueError`` naming the row: an evidence or answer row for a claim that
+is not in the claims table, a duplicated row, a label outside the dataset's label set (or
+INVALID), a FEVER/FEVEROUS (source, budget) that lacks some claim, a SciFact unit id of
+another abstract.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+from . import fever, feverous, scifact
+
+WIKI_DATASETS = ("fever", "feverous")
+DATASETS = ("fever", "feverous", "scifact")
+INVALID = "INVALID"
+PARSERS = ("strict", "lenient")
+SCIFACT_LABELS = ("SUPPORT", "CONTRADICT", "NOINFO")
+WIKI_LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+
+
+def _check_dataset(dataset: str) -> None:
+    if dataset not in DATASETS:
+        raise ValueError(f"scoring indicators: unknown dataset {dataset!r}; expected one of {list(DATASETS)}")
+
+
+def _claims_by_id(claims: Iterable[Mapping]) -> dict[str, Mapping]:
+    out: dict[str, Mapping] = {}
+    for row in claims:
+        key = str(row["claim_id"])
+        if key in out:
+            raise ValueError(f"claims table: claim_id {key!r} occurs twice")
+        out[key] = row
+    return out
+
+
+def scifact_unit_sentence(unit_id: str, doc_id: str) -> int:
+    """``"{doc_id}:{sent}"`` -> sent; an id of another abstract is an error."""
+    doc, sep, sent = unit_id.rpartition(":")
+    if not sep or not sent.isdigit():
+        raise ValueError(f"SciFact unit id {unit_id!r} is not of the form 'doc_id:sentence'")
+    if doc != doc_id:
+        raise ValueError(f"SciFact unit id {unit_id!r} submitted for abstract {doc_id!r}")
+    return int(sent)
+
+
+def scifact_gold_abstracts(claim: Mapping) -> dict[str, scifact.GoldAbstract]:
+    """CLAIMS row -> ``{doc_id: GoldAbstract}``; rationales are the evidence groups of that abstract."""
+    rationales: dict[str, list[frozenset]] = {}
+    for group in claim["evidence_groups"] or []:
+        docs = {u.rpartition(":")[0] for u in group}
+        if len(docs) != 1:
+            raise ValueError(f"claim {claim['claim_id']}: SciFact evidence group {list(group)} spans abstracts {docs}")
+        doc = docs.pop()
+        rationales.setdefault(doc, []).append(frozenset(scifact_unit_sentence(u, doc) for u in group))
+    gold = {}
+    for abstract in claim["gold_abstracts"] or []:
+        doc = str(abstract["doc_id"])
+        gold[doc] = scifact.GoldAbstract(abstract["label"], tuple(rationales.get(doc, ())))
+    return gold
+
+
+def evidence_eligible(dataset: str, claim: Mapping, doc_id: str, scored_unit_ids: Sequence[str], *,
+                      max_evidence: int = fever.MAX_EVIDENCE, max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL,
+                      max_sentences: int = scifact.MAX_ABSTRACT_SENTS) -> bool:
+    """The benchmark's evidence condition on a scored prefix, for one claim (x abstract)."""
+    if dataset == "fever":
+        groups = [[fever.unit_id_to_sentence(u) for u in g] for g in claim["evidence_groups"] or []]
+        submitted = [fever.unit_id_to_sentence(u) for u in scored_unit_ids]
+        return fever.evidence_eligible(claim["label"], groups, submitted, max_evidence)
+    if dataset == "feverous":
+        sets = [[feverous.split_element_id(u) for u in g] for g in claim["evidence_groups"] or []]
+        kept = feverous.truncate_evidence([feverous.split_element_id(u) for u in scored_unit_ids],
+                                          max_evidence, max_evidence_cell)
+        return feverous.evidence_eligible(sets, kept)
+    _check_dataset(dataset)
+    sentences = [scifact_unit_sentence(u, doc_id) for u in scored_unit_ids]
+    return scifact.abstract_eligible(scifact_gold_abstracts(claim), doc_id, sentences, max_sentences)
+
+
+def evidence_indicator_rows(claims: Iterable[Mapping], evidence: Iterable[Mapping], *,
+                            max_evidence: int = fever.MAX_EVIDENCE,
+                            max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL,
+                            max_sentences: int = scifact.MAX_ABSTRACT_SENTS) -> list[dict]:
+    """EVIDENCE rows -> EVIDENCE_INDICATORS rows, sorted by (dataset, source, budget, claim, doc).
+
+    FEVER/FEVEROUS: every (source, budget) present must cover every claim of ``claims``
+    (a missing claim would silently shrink a denominator).
+    """
+    by_id = _claims_by_id(claims)
+    rows, seen = [], set()
+    for ev in evidence:
+        dataset = ev["dataset"]
+        _check_dataset(dataset)
+        claim_id, doc_id = str(ev["claim_id"]), str(ev["doc_id"])
+        key = (dataset, ev["source"], ev["budget"], claim_id, doc_id)
+        if claim_id not in by_id:
+            raise ValueError(f"evidence row {key}: claim {claim_id!r} is not in the claims table")
+        if key in seen:
+            raise ValueError(f"evidence row {key} occurs twice")
+        seen.add(key)
+        scored = list(ev["scored_unit_ids"] or [])
+        try:
+            eligible = evidence_eligible(dataset, by_id[claim_id], doc_id, scored, max_evidence=max_evidence,
+                                         max_evidence_cell=max_evidence_cell, max_sentences=max_sentences)
+        except ValueError as exc:
+            raise ValueError(f"evidence row {key}: {exc}") from None
+        rows.append({
+            "dataset": dataset, "evidence_source": ev["source"], "evidence_budget": ev["budget"],
+            "claim_id": claim_id, "doc_id": doc_id, "eligible": bool(eligible),
+            "n_scored": len(scored), "unresolved": int(ev["unresolved"]),
+        })
+    _check_complete(rows, by_id, "evidence_source", "evidence_budget", "evidence")
+    rows.sort(key=lambda r: (r["dataset"], r["evidence_source"], r["evidence_budget"], r["claim_id"], r["doc_id"]))
+    return rows
+
+
+def _check_complete(rows: list[dict], by_id: Mapping, source_key: str, budget_key: str, what: str,
+                    extra_keys: Sequence[str] = ()) -> None:
+    """FEVER/FEVEROUS: each condition must have a row for every claim."""
+    covered: dict[tuple, set] = {}
+    for r in rows:
+        if r["dataset"] in WIKI_DATASETS:
+            cond = (r["dataset"], r[source_key], r[budget_key], *(r[k] for k in extra_keys))
+            covered.setdefault(cond, set()).add(r["claim_id"])
+    for cond, ids in sorted(covered.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        missing = sorted(set(by_id) - ids)
+        if missing:
+            raise ValueError(f"{what} condition {cond} lacks {len(missing)} of {len(by_id)} claims, "
+                             f"e.g. {missing[:5]}")
+
+
+def answer_indicator(dataset: str, claim: Mapping, doc_id: str, predicted_label: str) -> tuple[str, bool, bool]:
+    """``(gold_label, label_correct, submitted)`` of one answer.
+
+    FEVER/FEVEROUS: gold = claim label, correct = case-insensitive equality (INVALID never),
+    submitted always. SciFact (unit = claim x abstract): gold = the abstract's gold label or
+    NOINFO for a non-gold abstract; correct = gold abstract and equal label; submitted = a valid
+    SUPPORT/CONTRADICT label (NOINFO and INVALID do not enter P).
+    """
+    if dataset in WIKI_DATASETS:
+        if predicted_label.upper() not in WIKI_LABELS and predicted_label != INVALID:
+            raise ValueError(f"predicted label {predicted_label!r} is not one of {list(WIKI_LABELS)} or INVALID")
+        gold = claim["label"]
+        return gold, fever.is_correct_label(gold, predicted_label), True
+    _check_dataset(dataset)
+    if predicted_label not in SCIFACT_LABELS and predicted_label != INVALID:
+        raise ValueError(f"predicted label {predicted_label!r} is not one of {list(SCIFACT_LABELS)} or INVALID")
+    gold_abstracts = {str(a["doc_id"]): a["label"] for a in claim["gold_abstracts"] or []}
+    gold = gold_abstracts.get(doc_id, scifact.NOINFO)
+    correct = doc_id in gold_abstracts and predicted_label == gold
+    return gold, correct, predicted_label in scifact.LABELS
+
+
+def answer_indicator_rows(claims: Iterable[Mapping], parsed: Iterable[Mapping],
+                          parsers: Sequence[str] = PARSERS) -> list[dict]:
+    """PARSED rows -> ANSWER_INDICATORS rows, one per observation and parser (strict, lenient).
+
+    Sorted by (dataset, system, format, replicate, parser, source, budget, claim, doc).
+    """
+    by_id = _claims_by_id(claims)
+    rows, seen = [], set()
+    for p in parsed:
+        dataset = p["dataset"]
+        _check_dataset(dataset)
+        claim_id, doc_id = str(p["claim_id"]), str(p["doc_id"])
+        key = (p["model"], dataset, claim_id, doc_id, p["source"], p["budget"], p["format"], int(p["replicate"]))
+        if claim_id not in by_id:
+            raise ValueError(f"parsed answer {key}: claim {claim_id!r} is not in the claims table")
+        if key in seen:
+            raise ValueError(f"parsed answer {key} occurs twice")
+        seen.add(key)
+        for parser in parsers:
+            predicted = p[f"{parser}_label"]
+            try:
+                gold, correct, submitted = answer_indicator(dataset, by_id[claim_id], doc_id, predicted)
+            except ValueError as exc:
+                raise ValueError(f"parsed answer {key}, {parser}_label: {exc}") from None
+            rows.append({
+                "dataset": dataset, "system": p["model"], "format": p["format"], "replicate": int(p["replicate"]),
+                "parser": parser, "answer_source": p["source"], "answer_budget": p["budget"],
+                "claim_id": claim_id, "doc_id": doc_id, "gold_label": gold, "predicted_label": predicted,
+                "label_correct": bool(correct), "submitted": bool(submitted),
+            })
+    _check_complete(rows, by_id, "answer_source", "answer_budget", "answer",
+                    extra_keys=("system", "format", "replicate", "parser"))
+    rows.sort(key=lambda r: (r["dataset"], r["system"], r["format"], r["replicate"], r["parser"],
+                             r["answer_source"], r["answer_budget"], r["claim_id"], r["doc_id"]))
+    return rows
+
+
+def relevant_rows(claims: Iterable[Mapping]) -> list[dict]:
+    """CLAIMS -> RELEVANT: SciFact ``n_relevant`` = gold abstracts (retrieved or not); FEVER/FEVEROUS 1."""
+    rows = []
+    for claim in claims:
+        dataset = claim["dataset"]
+        _check_dataset(dataset)
+        n = len(claim["gold_abstracts"] or []) if dataset == "scifact" else 1
+        rows.append({"dataset": dataset, "claim_id": str(claim["claim_id"]), "gold_label": claim["label"],
+                     "n_relevant": n})
+    rows.sort(key=lambda r: (r["dataset"], r["claim_id"]))
+    return rows
+
+
+# --- Parquet adapters (used by scripts/score_*.py) ----------------------------------
+
+
+def score_evidence_tables(evidence_path, sample_path, indicators_path, relevant_path, *,
+                          max_evidence: int = fever.MAX_EVIDENCE, max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL,
+                          max_sentences: int = scifact.MAX_ABSTRACT_SENTS) -> tuple[int, int]:
+    """EVIDENCE + sample (CLAIMS) Parquet -> EVIDENCE_INDICATORS and RELEVANT Parquet; returns row counts."""
+    from evidence_ledger.tables import read_table, write_table
+    from evidence_ledger.tables.evidence import EVIDENCE
+    from evidence_ledger.tables.ingest import CLAIMS
+    from evidence_ledger.tables.scoring import EVIDENCE_INDICATORS, RELEVANT
+
+    claims = read_table(sample_path, CLAIMS).to_pylist()
+    evidence = read_table(evidence_path, EVIDENCE,
+                          columns=["dataset", "claim_id", "doc_id", "source", "budget", "scored_unit_ids",
+                                   "unresolved"]).to_pylist()
+    rows = evidence_indicator_rows(claims, evidence, max_evidence=max_evidence,
+                                   max_evidence_cell=max_evidence_cell, max_sentences=max_sentences)
+    relevant = relevant_rows(claims)
+    write_table(EVIDENCE_INDICATORS.from_rows(rows), indicators_path, EVIDENCE_INDICATORS)
+    write_table(RELEVANT.from_rows(relevant), relevant_path, RELEVANT)
+    return len(rows), len(relevant)
+
+
+def score_answer_tables(parsed_path, sample_path, indicators_path, parsers: Sequence[str] = PARSERS) -> int:
+    """PARSED + sample (CLAIMS) Parquet -> ANSWER_INDICATORS Parquet; returns the row count."""
+    from evidence_ledger.tables import read_table, write_table
+    from evidence_ledger.tables.generation import PARSED
+    from evidence_ledger.tables.ingest import CLAIMS
+    from evidence_ledger.tables.scoring import ANSWER_INDICATORS
+
+    claims = read_table(sample_path, CLAIMS).to_pylist()
+    parsed = read_table(parsed_path, PARSED).to_pylist()
+    rows = answer_indicator_rows(claims, parsed, parsers)
+    write_table(ANSWER_INDICATORS.from_rows(rows), indicators_path, ANSWER_INDICATORS)
+    return len(rows)
