@@ -254,3 +254,26 @@ def family_sizes(family_ids: Iterable[str]) -> dict[int, int]:
     for size in counts.values():
         out[size] += 1
     return dict(sorted(out.items()))
+
+
+def family_population(tables) -> tuple[list[str], list[str], list[list[str]]]:
+    """(ids, texts, cited ids) of the union of several CLAIMS tables (e.g. FEVEROUS dev + pool).
+
+    A claim id present in several tables must carry the same claim text (it is kept once, at
+    its first occurrence); different texts raise ``ValueError`` naming both source files.
+    """
+    ids, texts, cited, where = [], [], [], {}
+    for table in tables:
+        for row in table.select(["claim_id", "claim", "cited_doc_ids", "source_file", "source_line"]).to_pylist():
+            cid = row["claim_id"]
+            if cid in where:
+                first_text, first_src = where[cid]
+                if first_text != row["claim"]:
+                    raise ValueError(f"claim id {cid} has different texts in {first_src} and "
+                                     f"{row['source_file']}:{row['source_line']}")
+                continue
+            where[cid] = (row["claim"], f"{row['source_file']}:{row['source_line']}")
+            ids.append(cid)
+            texts.append(row["claim"])
+            cited.append(row["cited_doc_ids"] or [])
+    return ids, texts, cited

@@ -51,8 +51,85 @@ def enabled(study):
 
 # --- ingest -------------------------------------------------------------------------
 
+CLAIM_DATASETS = ("fever", "feverous", "scifact")
+CONFLICT_QA_DATASETS = ("nqcc", "tqacc")
+# the corpus file of each claim dataset, under config data.<dataset>.<key>
+CORPUS_KEY = {"fever": "wiki", "feverous": "wiki", "scifact": "corpus"}
+
+
+def ingest_splits(dataset):
+    """Configured claim splits of a dataset (config ``data.<dataset>.claims`` keys, config order)."""
+    return list(config["data"].get(dataset, {}).get("claims", {}))
+
+
+def ingest_claims_outputs(dataset):
+    return [f"results/ingest/{dataset}/claims_{split}.parquet" for split in ingest_splits(dataset)]
+
+
+def ingest_on_unresolved(dataset):
+    return config["data"][dataset].get("on_unresolved", "error")
+
+
+def ingest_inputs(dataset):
+    """Named inputs of ingest_<dataset>: ``claims`` (split order) and the corpus when configured."""
+    section = config["data"][dataset]
+    inputs = {"claims": [data_path(p) for p in section["claims"].values()]}
+    corpus = section.get(CORPUS_KEY[dataset])
+    if corpus:
+        inputs[CORPUS_KEY[dataset]] = data_path(corpus)
+    return inputs
+
+
+def wikicontradict_inputs():
+    section = config["data"]["wikicontradict"]
+    inputs = {"csv": data_path(section["rag_qa_csv"])}
+    if section.get("full_json"):
+        inputs["full_json"] = data_path(section["full_json"])
+    return inputs
+
+
+def ingest_final_outputs():
+    """Every ingest table of the datasets named in ``data`` (conflict ones behind their study switch)."""
+    targets = []
+    for dataset in CLAIM_DATASETS:
+        if dataset in config["data"]:
+            targets += ingest_claims_outputs(dataset)
+            targets += [f"results/ingest/{dataset}/units.parquet", f"results/ingest/{dataset}/documents.parquet"]
+    if "wikicontradict" in config["data"] and enabled("wikicontradict"):
+        targets.append("results/ingest/wikicontradict/instances.parquet")
+    for dataset in CONFLICT_QA_DATASETS:
+        if dataset in config["data"] and enabled("diffgr"):
+            targets.append(f"results/ingest/{dataset}/records.parquet")
+    return targets
+
 
 # --- sampling -----------------------------------------------------------------------
+
+
+def family_claim_inputs(dataset):
+    """Ingested claims of the family population (config ``families.splits.<dataset>``)."""
+    return [f"results/ingest/{dataset}/claims_{split}.parquet" for split in config["families"]["splits"][dataset]]
+
+
+def sample_inputs(dataset):
+    """Named inputs of sample_claims: ``claims`` of the sampled split; FEVEROUS with reserved ids
+    also ``families`` and ``reserved`` (the reserved-id file)."""
+    settings = config["sampling"][dataset]
+    inputs = {"claims": f"results/ingest/{dataset}/claims_{settings['split']}.parquet"}
+    if settings.get("exclude_reserved_families"):
+        inputs["families"] = f"results/families/{dataset}/families.parquet"
+        inputs["reserved"] = data_path(config["data"][dataset]["reserved_ids"])
+    return inputs
+
+
+def sampling_final_outputs():
+    """Sample and families of every dataset configured under ``sampling`` (Study 2 only)."""
+    if not enabled("study2"):
+        return []
+    targets = []
+    for dataset in config["sampling"]:
+        targets += [f"results/sampling/{dataset}/sample.parquet", f"results/families/{dataset}/families.parquet"]
+    return targets
 
 
 # --- retrieval ----------------------------------------------------------------------

@@ -1,2 +1,68 @@
 # Rules of the 'sampling' stage. Directive order: input, output, log, benchmark, params,
 # threads, resources, conda, script. Config reaches scripts only through params.
+
+
+rule build_families:
+    input:
+        claims=lambda wc: family_claim_inputs(wc.dataset),
+    output:
+        families="results/families/{dataset}/families.parquet",
+        links="results/families/{dataset}/family_links.parquet",
+        summary=report(
+            "results/families/{dataset}/families_summary.tsv",
+            caption="../report/families.rst",
+            category="Sampling",
+            subcategory="{dataset}",
+        ),
+    log:
+        "logs/sampling/families_{dataset}.log",
+    benchmark:
+        "logs/sampling/families_{dataset}.benchmark.tsv"
+    params:
+        negation_tokens=config["families"]["negation_tokens"],
+        top_k=config["families"]["top_k"],
+        threshold=config["families"]["near_duplicate_threshold"],
+    wildcard_constraints:
+        dataset="fever|feverous|scifact",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/build_families.py"
+
+
+rule sample_claims:
+    input:
+        unpack(lambda wc: sample_inputs(wc.dataset)),
+    output:
+        sample="results/sampling/{dataset}/sample.parquet",
+        summary=report(
+            "results/sampling/{dataset}/sample_summary.tsv",
+            caption="../report/sample_summary.rst",
+            category="Sampling",
+            subcategory="{dataset}",
+        ),
+    log:
+        "logs/sampling/sample_{dataset}.log",
+    benchmark:
+        "logs/sampling/sample_{dataset}.benchmark.tsv"
+    params:
+        method=lambda wc: config["sampling"][wc.dataset]["method"],
+        salt=lambda wc: config["sampling"][wc.dataset].get("salt", ""),
+        n=lambda wc: config["sampling"][wc.dataset].get("n"),
+    wildcard_constraints:
+        dataset="fever|feverous|scifact",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/sample_claims.py"
+
+
+FINAL_OUTPUTS["sampling"] = sampling_final_outputs

@@ -149,3 +149,16 @@ def read_fever_wiki(wiki) -> tuple[pa.Table, pa.Table]:
             docs.append({"dataset": DATASET, "doc_id": page, "title": title,
                          "text": " ".join(s for _, s in sentences)})
     return UNITS.from_rows(units), DOCUMENTS.from_rows(docs)
+
+
+def ingest_fever(claims_by_split: dict, wiki=None, on_unresolved: str = "error"):
+    """(claims table per split, UNITS, DOCUMENTS); ``wiki`` None = claims-only load (empty
+    UNITS/DOCUMENTS, gold ids kept with ``unresolved_ids`` null)."""
+    if wiki is None:
+        units, docs = UNITS.empty(), DOCUMENTS.empty()
+        unit_ids = None
+    else:
+        units, docs = read_fever_wiki(wiki)
+        unit_ids = set(units.column("unit_id").to_pylist())
+    claims = {split: read_fever_claims(path, unit_ids, on_unresolved) for split, path in claims_by_split.items()}
+    return claims, units, docs

@@ -189,3 +189,15 @@ def read_id_list(path) -> list[str]:
             if text:
                 out.setdefault(text, None)
     return list(out)
+
+
+def ingest_feverous(claims_by_split: dict, wiki_db=None, on_unresolved: str = "error"):
+    """(claims table per split, UNITS, DOCUMENTS); ``wiki_db`` None = claims-only load."""
+    if wiki_db is None:
+        units, docs = UNITS.empty(), DOCUMENTS.empty()
+        unit_ids = None
+    else:
+        units, docs = read_feverous_wiki(wiki_db)
+        unit_ids = set(units.column("unit_id").to_pylist())
+    claims = {split: read_feverous_claims(path, unit_ids, on_unresolved) for split, path in claims_by_split.items()}
+    return claims, units, docs

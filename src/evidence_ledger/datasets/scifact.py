@@ -97,3 +97,15 @@ def read_scifact_corpus(path) -> tuple[pa.Table, pa.Table]:
         docs.append({"dataset": DATASET, "doc_id": doc_id, "title": title,
                      "text": " ".join(s.strip() for s in abstract)})
     return UNITS.from_rows(units), DOCUMENTS.from_rows(docs)
+
+
+def ingest_scifact(claims_by_split: dict, corpus=None, on_unresolved: str = "error"):
+    """(claims table per split, UNITS, DOCUMENTS); ``corpus`` None = claims-only load."""
+    if corpus is None:
+        units, docs = UNITS.empty(), DOCUMENTS.empty()
+        unit_ids = None
+    else:
+        units, docs = read_scifact_corpus(corpus)
+        unit_ids = set(units.column("unit_id").to_pylist())
+    claims = {split: read_scifact_claims(path, unit_ids, on_unresolved) for split, path in claims_by_split.items()}
+    return claims, units, docs
