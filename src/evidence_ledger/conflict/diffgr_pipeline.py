@@ -1,0 +1,316 @@
+"""Context-conflict merge evaluation (Tan et al., 2024): reader prompts, length control, DiffGR.
+
+In:  NQ-CC / TQA-CC records (``tables.conflict_inputs.CONFLICT_QA_RECORDS``: question, gold
+     answers, generated passages, retrieved passages) and reader answers.
+Out: reader prompts for the four reader runs (hybrid in both context orders, generated-only,
+     retrieved-only, closed-book); per-question length statistics; per-question CC rows and
+     DiffGR per subset with bootstrap intervals over questions.
+
+How the original code (RetrieveOrGenerated) does it, and what is followed here:
+* Among several generated passages of a question, the one whose word count is closest to
+  the retrieved passage's is used (first one on a tie; ``find_gen_ctx_length_similar_to_ret_cxt.py``).
+  The original counts spaCy tokens that are neither space nor punctuation; spaCy is not a
+  dependency here, so :func:`count_words` counts maximal runs of letters/digits (a decimal
+  number such as ``3.5`` or ``1,000`` is one word). Contractions split as in spaCy
+  (``don't`` -> 2); abbreviations with inner periods (``U.S.``) count 2 where spaCy counts 1.
+* The reader prompt is ``prompt`` with ``{background}`` = the passages, each prefixed by a
+  newline and with its own newlines replaced by spaces (the original ``rmreturn``), and
+  ``{query}`` = the question; the closed-book run uses ``closed_book_prompt`` (``{query}`` only).
+  The hybrid run lists the generated passage first (``generated_first``) or the retrieved
+  passage first (``retrieved_first``): the order is a factor of the evaluation.
+* Length control: per question, ``length_rel_diff = |words(gen) - words(ret)| / words(ret)``
+  (0 when both are empty, infinity when only the retrieved passage is empty); a pair is
+  *within* the threshold when ``length_rel_diff <= threshold`` (default 0.03).
+* The CC sets, the hybrid-answer classes and DiffGR come from ``evidence_ledger.scoring.diffgr``
+  (the official rules); this module only arranges the reader runs and resamples questions.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Iterable, Sequence
+
+import numpy as np
+
+RUNS = ("hybrid", "generated", "retrieved", "closed_book")
+ORDERS = ("generated_first", "retrieved_first")
+_WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
+
+
+def count_words(text: str) -> int:
+    """Number of words: maximal runs of letters/digits; ``3.5`` and ``1,000`` count once."""
+    return len(_WORD.findall(text or ""))
+
+
+def select_generated_passage(generated: Sequence[str], retrieved: str) -> int:
+    """Index of the generated passage whose word count is closest to the retrieved passage's.
+
+    Ties go to the earliest passage (the original's strict ``<``). Raises ``ValueError`` on
+    an empty list.
+    """
+    if not generated:
+        raise ValueError("no generated passage to choose from")
+    target = count_words(retrieved)
+    deltas = [abs(count_words(g) - target) for g in generated]
+    return int(min(range(len(deltas)), key=lambda i: (deltas[i], i)))
+
+
+def length_rel_diff(gen_words: int, ret_words: int) -> float:
+    """``|gen - ret| / ret``; 0.0 when both are 0, ``inf`` when only ``ret`` is 0."""
+    if ret_words == 0:
+        return 0.0 if gen_words == 0 else math.inf
+    return abs(gen_words - ret_words) / ret_words
+
+
+def format_background(passages: Sequence[str]) -> str:
+    """The original reader's background: each passage as ``"\\n" + passage`` with its own
+    line breaks (``\\n\\n`` then ``\\n``) replaced by a space and outer whitespace stripped."""
+    out = ""
+    for p in passages:
+        out += "\n" + p.replace("\n\n", " ").replace("\n", " ").strip()
+    return out
+
+
+def render_reader_prompt(prompt: str, closed_book_prompt: str, question: str,
+                         passages: Sequence[str]) -> str:
+    """The reader's user prompt: ``closed_book_prompt`` when there is no passage."""
+    if not passages:
+        return closed_book_prompt.format(query=question)
+    return prompt.format(query=question, background=format_background(passages))
+
+
+def run_passages(run: str, order: str, generated: str, retrieved: str) -> list[str]:
+    """Passages of one reader run, in order. ``order`` matters only for ``hybrid``."""
+    if run == "hybrid":
+        if order == "generated_first":
+            return [generated, retrieved]
+        if order == "retrieved_first":
+            return [retrieved, generated]
+        raise ValueError(f"unknown context order {order!r}; use one of {ORDERS}")
+    if run == "generated":
+        return [generated]
+    if run == "retrieved":
+        return [retrieved]
+    if run == "closed_book":
+        return []
+    raise ValueError(f"unknown reader run {run!r}; use one of {RUNS}")
+
+
+def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt: str,
+                        orders: Sequence[str]) -> tuple[list[dict], list[dict]]:
+    """Reader prompts for every question and run, plus per-question length statistics.
+
+    ``records`` are CONFLICT_QA_RECORDS rows (``question_id``, ``question``, ``answers``,
+    ``generated_passages``, ``retrieved_passages``); the first retrieved passage is used (the
+    original's ``ctxs_num 1``) and the generated passage closest to it in length.
+    Returns ``(prompts, lengths)``: prompt rows ``(question_id, run, order, prompt)`` with
+    ``order == ""`` for the single-context and closed-book runs; length rows
+    ``(question_id, generated_index, gen_words, ret_words, length_rel_diff)``.
+    A record without a generated or retrieved passage raises ``ValueError`` naming it.
+    """
+    for o in orders:
+        if o not in ORDERS:
+            raise ValueError(f"unknown context order {o!r}; use one of {ORDERS}")
+    prompts, lengths = [], []
+    for rec in records:
+        qid = rec["question_id"]
+        gens, rets = list(rec["generated_passages"]), list(rec["retrieved_passages"])
+        if not gens or not rets:
+            raise ValueError(f"question {qid}: needs at least one generated and one retrieved passage "
+                             f"(has {len(gens)} generated, {len(rets)} retrieved)")
+        retrieved = rets[0]
+        gi = select_generated_passage(gens, retrieved)
+        generated = gens[gi]
+        gw, rw = count_words(generated), count_words(retrieved)
+        lengths.append({"question_id": qid, "generated_index": gi, "gen_words": gw, "ret_words": rw,
+                        "length_rel_diff": length_rel_diff(gw, rw)})
+        plan = [("hybrid", o) for o in orders] + [("generated", ""), ("retrieved", ""), ("closed_book", "")]
+        for run, order in plan:
+            passages = run_passages(run, order, generated, retrieved)
+            prompts.append({"question_id": qid, "run": run, "order": order,
+                            "prompt": render_reader_prompt(prompt, closed_book_prompt, rec["question"], passages)})
+    return prompts, lengths
+
+
+def length_summary(rel_diffs: Sequence[float], threshold: float) -> dict:
+    """``n_pairs``, ``n_within`` (``rel_diff <= threshold``), ``share_within``, median and mean
+    of the relative difference (finite values only for the mean; NaN when empty)."""
+    arr = np.asarray(list(rel_diffs), dtype=float)
+    n = int(arr.size)
+    within = int((arr <= threshold).sum())
+    finite = arr[np.isfinite(arr)]
+    return {"n_pairs": n, "n_within": within, "share_within": within / n if n else math.nan,
+            "median_rel_diff": float(np.median(arr)) if n else math.nan,
+            "mean_rel_diff": float(finite.mean()) if finite.size else math.nan}
+
+
+def diffgr_from_counts(gen_ans, ir_ans):
+    """``(gen - ir) / (gen + ir)`` elementwise on counts; NaN where both are 0.
+
+    (The point estimate in the report comes from the scoring module, which returns 0.0 with
+    a warning on a zero denominator; for bootstrap draws a NaN is dropped and counted.)
+    """
+    gen = np.asarray(gen_ans, dtype=float)
+    ir = np.asarray(ir_ans, dtype=float)
+    den = gen + ir
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (gen - ir) / np.where(den > 0, den, 1.0), np.nan)
+
+
+# ----------------------------------------------------------------------------- end to end
+def reader_request_rows(records: Sequence[dict], model: str, dataset: str, prompt: str, closed_book_prompt: str,
+                        orders: Sequence[str], max_new_tokens: int, seed: int,
+                        threshold: float) -> tuple[list[dict], list[dict]]:
+    """Request rows (DIFFGR_READER_ANSWERS columns up to ``request_id``) and DIFFGR_LENGTHS rows."""
+    from .requests import greedy_sampling, request_columns
+
+    sampling = greedy_sampling(max_new_tokens, seed)
+    prompts, lengths = plan_reader_prompts(records, prompt, closed_book_prompt, orders)
+    rows = [{"model": model, "dataset": dataset, "question_id": p["question_id"], "run": p["run"],
+             "order": p["order"], **request_columns(p["prompt"], sampling)} for p in prompts]
+    length_rows = [{"dataset": dataset, **ln, "within_threshold": bool(ln["length_rel_diff"] <= threshold)}
+                   for ln in lengths]
+    return rows, length_rows
+
+
+def reader_answer_rows(request_rows: Sequence[dict], generations: Sequence) -> list[dict]:
+    """DIFFGR_READER_ANSWERS rows: request + verbatim response, ``answer`` = stripped response."""
+    from .requests import provenance_columns
+
+    if len(request_rows) != len(generations):
+        raise ValueError(f"{len(request_rows)} requests but {len(generations)} generations")
+    return [{**r, "raw_response": g.text, "answer": g.text.strip(), **provenance_columns(g)}
+            for r, g in zip(request_rows, generations)]
+
+
+def merged_items(answer_rows: Sequence[dict], records: Sequence[dict], length_rows: Sequence[dict],
+                 order: str) -> list[tuple[str, "object"]]:
+    """``(question_id, scoring.diffgr.MergedItem)`` per question for one hybrid context order.
+
+    The passages are the ones the readers saw (first retrieved, chosen generated). A question
+    missing any of its four reader answers raises ``ValueError`` naming it.
+    """
+    from ..scoring.diffgr import MergedItem
+
+    answers: dict[tuple[str, str], str] = {}
+    for a in answer_rows:
+        if a["run"] == "hybrid" and a["order"] != order:
+            continue
+        answers[(a["question_id"], a["run"])] = a["answer"]
+    chosen = {ln["question_id"]: ln["generated_index"] for ln in length_rows}
+    out = []
+    for rec in records:
+        qid = rec["question_id"]
+        missing = [run for run in RUNS if (qid, run) not in answers]
+        if missing:
+            raise ValueError(f"question {qid}: no reader answer for runs {missing} (order {order})")
+        out.append((qid, MergedItem(
+            question=rec["question"], answers=tuple(rec["answers"]),
+            generated_passage=rec["generated_passages"][chosen[qid]],
+            retrieved_passage=rec["retrieved_passages"][0],
+            gen_ans=answers[(qid, "generated")], ir_ans=answers[(qid, "retrieved")],
+            com_ans=answers[(qid, "hybrid")], llm_ans=answers[(qid, "closed_book")],
+        )))
+    return out
+
+
+_STAGE_COUNTERS = (("n_unknown", "unknown"), ("n_not_in_context", "not_in_context"),
+                   ("n_parametric", "parametric"), ("n_both_right", "both_right"), ("n_both_wrong", "both_wrong"))
+
+
+def cc_stage(item) -> str:
+    """Where the official CC construction (``scoring.diffgr.build_conflict_sets``) puts one item."""
+    from ..scoring.diffgr import build_conflict_sets
+
+    sets = build_conflict_sets([item])
+    if sets.aig:
+        return "AIG"
+    if sets.air:
+        return "AIR"
+    for counter, stage in _STAGE_COUNTERS:
+        if getattr(sets, counter):
+            return stage
+    raise AssertionError("build_conflict_sets placed the item nowhere")  # pragma: no cover
+
+
+def cc_item_rows(model: str, dataset: str, order: str, items: Sequence[tuple[str, object]],
+                 removed: set[str] = frozenset()) -> list[dict]:
+    """DIFFGR_CC_ITEMS rows; questions in ``removed`` (length restriction) get ``length_removed``."""
+    from ..scoring.diffgr import classify_hybrid_answer
+
+    rows = []
+    for qid, item in items:
+        stage = "length_removed" if qid in removed else cc_stage(item)
+        rows.append({"model": model, "dataset": dataset, "order": order, "question_id": qid, "stage": stage,
+                     "hybrid_class": classify_hybrid_answer(item) if stage in ("AIG", "AIR") else "",
+                     "gen_ans": item.gen_ans, "ir_ans": item.ir_ans, "llm_ans": item.llm_ans,
+                     "com_ans": item.com_ans})
+    return rows
+
+
+def bootstrap_diffgr(gen: Sequence[int], ir: Sequence[int], draws: int, seed: int,
+                     level: float = 0.95) -> dict:
+    """Percentile bootstrap interval of DiffGR over questions.
+
+    ``gen`` / ``ir`` are per-question 0/1 indicators (hybrid answer classified Gen-Ans /
+    IR-Ans) of one subset. Questions are resampled with replacement ``draws`` times
+    (seeded PCG64 via ``evidence_ledger.bootstrap``); a draw with Gen + IR = 0 has no DiffGR
+    and is dropped and counted (``n_undefined``). Empty input -> NaN interval.
+    """
+    n = len(gen)
+    if n == 0 or draws <= 0:
+        return {"ci_low": math.nan, "ci_high": math.nan, "n_draws": int(max(draws, 0)), "n_undefined": 0}
+    sums = _resampled_sums(np.column_stack([np.asarray(gen, dtype=np.int64), np.asarray(ir, dtype=np.int64)]),
+                           draws, seed)
+    values = diffgr_from_counts(sums[:, 0], sums[:, 1])
+    ok = values[~np.isnan(values)]
+    alpha = (1.0 - level) / 2.0
+    if ok.size == 0:
+        return {"ci_low": math.nan, "ci_high": math.nan, "n_draws": int(draws), "n_undefined": int(draws)}
+    lo, hi = np.quantile(ok, [alpha, 1.0 - alpha])
+    return {"ci_low": float(lo), "ci_high": float(hi), "n_draws": int(draws),
+            "n_undefined": int(draws - ok.size)}
+
+
+def _resampled_sums(values: np.ndarray, draws: int, seed: int) -> np.ndarray:
+    """(draws, k) column sums of ``values`` (n, k) over questions resampled with replacement."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    n = values.shape[0]
+    out = np.empty((draws, values.shape[1]), dtype=np.int64)
+    batch = max(1, min(draws, 2_000_000 // max(n, 1)))
+    for start in range(0, draws, batch):
+        size = min(batch, draws - start)
+        idx = rng.integers(0, n, size=(size, n))
+        counts = np.stack([np.bincount(row, minlength=n) for row in idx])
+        out[start:start + size] = counts @ values
+    return out
+
+
+SUBSETS = (("AIG", "aig"), ("AIR", "air"))
+
+
+def diffgr_summary_rows(model: str, dataset: str, order: str, items: Sequence[tuple[str, object]],
+                        removed: set[str], draws: int, seed: int, level: float) -> list[dict]:
+    """One row per subset (AIG, AIR): shares, DiffGR (scoring module), neither rate, interval,
+    and the CC-construction counts (the same for both subset rows)."""
+    from ..scoring.diffgr import build_conflict_sets, classify_hybrid_answer, subset_preference
+
+    kept = [item for qid, item in items if qid not in removed]
+    sets = build_conflict_sets(kept)
+    counts = {"n_questions": len(items), "n_length_removed": len(items) - len(kept), "n_merged": sets.n_merged,
+              "n_unknown": sets.n_unknown, "n_not_in_context": sets.n_not_in_context,
+              "n_parametric": sets.n_parametric, "n_both_right": sets.n_both_right,
+              "n_both_wrong": sets.n_both_wrong}
+    rows = []
+    for name, attr in SUBSETS:
+        subset_items = getattr(sets, attr)
+        pref = subset_preference(subset_items, name)
+        classes = [classify_hybrid_answer(i) for i in subset_items]
+        boot = bootstrap_diffgr([c == "Gen-Ans" for c in classes], [c == "IR-Ans" for c in classes],
+                                draws, seed, level)
+        rows.append({"model": model, "dataset": dataset, "order": order, "subset": name, "n": pref["n"],
+                     "gen_ans": pref["gen_ans"], "ir_ans": pref["ir_ans"], "llm_ans": pref["llm_ans"],
+                     "others": pref["others"], "neither_rate": pref["llm_ans"] + pref["others"],
+                     "diffgr": pref["diffgr"], "diffgr_defined": bool(pref["gen_ans"] + pref["ir_ans"] > 0),
+                     **boot, "level": level, **counts})
+    return rows

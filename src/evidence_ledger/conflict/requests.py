@@ -1,0 +1,83 @@
+"""Chat requests of the conflict stage and their generation through the shared backends + cache.
+
+In:  user prompts (str) with decoding settings from config; a model entry of ``models:``.
+Out: request columns (messages, sampling, ``request_id``) for the stage's request tables, and
+     generated texts with provenance, via ``generation.cache.generate_cached`` (no second
+     backend or cache here).
+
+``request_id`` = sha256 of the canonical JSON of (messages, sampling parameters incl. seed
+and max_new_tokens): it names a request independently of the model, so identical prompts
+share it; the cache key (model identity + rendered prompt + sampling) is recorded beside it.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Callable, Mapping, Sequence
+
+from ..generation.backends.base import ChatRequest, SamplingSpec, canonical_json
+
+log = logging.getLogger(__name__)
+
+
+def greedy_sampling(max_new_tokens: int, seed: int) -> SamplingSpec:
+    """Greedy decoding (temperature 0; top-p/top-k unused) with at most ``max_new_tokens``."""
+    return SamplingSpec(temperature=0.0, top_p=1.0, top_k=0, repetition_penalty=1.0,
+                        max_new_tokens=int(max_new_tokens), seed=int(seed))
+
+
+def user_messages(prompt: str) -> list[dict]:
+    return [{"role": "user", "content": prompt}]
+
+
+def request_id(messages: Sequence[Mapping[str, str]], sampling: SamplingSpec) -> str:
+    """sha256 hex of (messages, sampling) - see module docstring."""
+    payload = {"messages": [[m["role"], m["content"]] for m in messages], "sampling": sampling.as_dict()}
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def request_columns(prompt: str, sampling: SamplingSpec) -> dict:
+    """Columns ``messages``, sampling fields and ``request_id`` of one request row."""
+    msgs = user_messages(prompt)
+    return {"messages": msgs, **sampling.as_dict(), "request_id": request_id(msgs, sampling)}
+
+
+def chat_request_from_row(row: Mapping) -> ChatRequest:
+    """Rebuild the ``ChatRequest`` of a request row written with :func:`request_columns`."""
+    sampling = SamplingSpec(temperature=float(row["temperature"]), top_p=float(row["top_p"]),
+                            top_k=int(row["top_k"]), repetition_penalty=float(row["repetition_penalty"]),
+                            max_new_tokens=int(row["max_new_tokens"]), seed=int(row["seed"]))
+    return ChatRequest.from_messages(row["messages"], sampling)
+
+
+def provenance_columns(gen) -> dict:
+    """Provenance columns of a ``CachedGeneration`` (cache key, tokens, backend, model identity)."""
+    ident = gen.identity
+    return {"cache_key": gen.cache_key, "n_output_tokens": int(gen.n_output_tokens),
+            "finish_reason": gen.finish_reason, "backend": ident.get("backend", ""),
+            "model_id": ident.get("model_id", ""), "model_revision": ident.get("model_revision", ""),
+            "weights_hash": ident.get("weights_hash", "")}
+
+
+def generate_for_rows(rows: Sequence[Mapping], model_name: str, model_cfg: Mapping, backend_name: str,
+                      backend_options: Mapping, cache_dir: str, local_dir: str | None = None,
+                      batch_size: int = 64, tag: str = "conflict",
+                      progress: Callable[[int], None] | None = None) -> list:
+    """Generate (or read from the cache) the response of every request row, in row order.
+
+    ``model_cfg`` is the model's ``models:`` config entry; ``local_dir`` a locally built model
+    directory that, when it exists, wins over the Hub id (see ``model_spec_from_config``).
+    """
+    from ..generation.backends.base import load_backend, model_spec_from_config
+    from ..generation.cache import ResponseCache, generate_cached
+
+    requests = [chat_request_from_row(r) for r in rows]
+    if not requests:
+        return []
+    spec = model_spec_from_config(model_name, dict(model_cfg), local_dir=local_dir)
+    backend = load_backend(backend_name, spec, **dict(backend_options or {}))
+    try:
+        return generate_cached(backend, requests, ResponseCache(cache_dir), batch_size=batch_size,
+                               tag=tag, progress=progress)
+    finally:
+        backend.close()
