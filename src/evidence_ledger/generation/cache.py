@@ -1,0 +1,164 @@
+"""Response cache for any chat generation: Parquet shards keyed by a sha256 of the request.
+
+In:  a backend (:mod:`.backends.base`) and generic :class:`ChatRequest` objects (messages +
+     :class:`SamplingSpec` incl. seed and max_new_tokens) - the label task of Study 2 and the
+     free-text generations of WikiContradict (<= 250 tokens) / DiffGR (<= 10 tokens) alike.
+Out: one :class:`CachedGeneration` per request, in request order.
+
+Cache key (:func:`cache_key`) = sha256 of the canonical JSON of
+  * the backend identity: model name, Hub id + revision or the local weights hash, dtype,
+    ``chat_template_kwargs``, backend name, chat-template hash, output-relevant backend
+    settings (vLLM prefix caching);
+  * the full messages and the exact rendered prompt text;
+  * the sampling parameters, the seed and max_new_tokens.
+Library versions and the device are recorded with every entry but are not part of the key.
+
+Storage: a directory of Parquet files (``CACHE_ENTRIES`` schema). :func:`generate_cached`
+generates only keys missing from the directory, in fixed batches, and writes one new shard
+file per batch atomically (temporary file + rename), so a killed run leaves only complete
+shards; the next run reads them and resumes with the first missing request. A rerun with
+nothing changed generates nothing. Identical requests in one call are generated once.
+Shard file names contain the writer's tag and a hash of the keys they hold; reading
+de-duplicates by key (first shard in name order wins), so a key is never returned twice
+even if two writers raced on it.
+
+Usage for a new task (e.g. free-text conflict generation)::
+
+    backend = load_backend("vllm", model_spec_from_config(name, config["models"][name]))
+    reqs = [ChatRequest.from_messages(msgs, SamplingSpec(0.0, 1.0, 0, 1.0, 250, seed)) for ...]
+    outs = generate_cached(backend, reqs, ResponseCache("results/cache/generation/qwen3"))
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..tables import read_table, write_table
+from ..tables.generation import CACHE_ENTRIES
+from .backends.base import Backend, ChatRequest, canonical_json
+
+log = logging.getLogger(__name__)
+
+
+def cache_key(identity: dict, request: ChatRequest, prompt: str) -> str:
+    """sha256 hex of everything that determines the output of ``request`` on this backend."""
+    payload = {
+        "identity": identity,
+        "messages": [list(m) for m in request.messages],
+        "prompt": prompt,
+        "sampling": request.sampling.as_dict(),
+    }
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class CachedGeneration:
+    cache_key: str
+    text: str
+    n_prompt_tokens: int
+    n_output_tokens: int
+    finish_reason: str
+    identity: dict
+    from_cache: bool
+
+
+class ResponseCache:
+    """A directory of cache shards (``*.parquet``); hidden temporary files are ignored."""
+
+    def __init__(self, directory: str | os.PathLike):
+        self.directory = Path(directory)
+
+    def shard_paths(self) -> list[Path]:
+        if not self.directory.is_dir():
+            return []
+        return sorted(p for p in self.directory.glob("*.parquet") if not p.name.startswith("."))
+
+    def load(self, keys: Iterable[str] | None = None) -> dict[str, dict]:
+        """key -> entry row for every cached key (restricted to ``keys`` when given)."""
+        wanted = set(keys) if keys is not None else None
+        found: dict[str, dict] = {}
+        for path in self.shard_paths():
+            for row in read_table(path, CACHE_ENTRIES).to_pylist():
+                k = row["cache_key"]
+                if (wanted is None or k in wanted) and k not in found:
+                    found[k] = row
+        return found
+
+    def append(self, rows: Sequence[dict], tag: str) -> Path:
+        """Write ``rows`` as one new shard, atomically. Returns the shard path."""
+        digest = hashlib.sha256("\n".join(r["cache_key"] for r in rows).encode()).hexdigest()[:16]
+        path = self.directory / f"{tag}-{digest}.parquet"
+        write_table(pa.Table.from_pylist(list(rows), schema=CACHE_ENTRIES.schema), path, CACHE_ENTRIES)
+        return path
+
+
+def generate_cached(
+    backend: Backend,
+    requests: Sequence[ChatRequest],
+    cache: ResponseCache,
+    batch_size: int = 256,
+    tag: str = "run",
+    progress: Callable[[int], None] | None = None,
+) -> list[CachedGeneration]:
+    """Answer ``requests`` from ``cache``, generating (and caching) only the missing ones.
+
+    Missing unique keys are generated in their first-occurrence order, ``batch_size`` per
+    backend call, one shard written after each call. ``progress(n)`` is called with the
+    number of requests completed by each batch.
+    """
+    identity = backend.identity()
+    provenance = backend.provenance()
+    identity_json = canonical_json({**identity, **provenance})
+    prompts = [backend.render(r.message_dicts()) for r in requests]
+    keys = [cache_key(identity, r, p) for r, p in zip(requests, prompts)]
+    cached = cache.load(keys)
+    todo: list[int] = []
+    seen = set(cached)
+    for i, k in enumerate(keys):
+        if k not in seen:
+            seen.add(k)
+            todo.append(i)
+    log.info("%d requests, %d unique keys, %d cached, %d to generate",
+             len(requests), len(set(keys)), len(set(keys) & set(cached)), len(todo))
+    fresh: set[str] = set()
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start:start + batch_size]
+        gens = backend.generate([prompts[i] for i in batch], [requests[i].sampling for i in batch])
+        rows = [
+            {
+                "cache_key": keys[i],
+                "text": g.text,
+                "n_prompt_tokens": int(g.n_prompt_tokens),
+                "n_output_tokens": int(g.n_output_tokens),
+                "finish_reason": g.finish_reason,
+                "identity_json": identity_json,
+            }
+            for i, g in zip(batch, gens)
+        ]
+        cache.append(rows, f"{tag}-{start // batch_size:06d}")
+        for row in rows:
+            cached[row["cache_key"]] = row
+            fresh.add(row["cache_key"])
+        if progress:
+            progress(len(batch))
+    out = []
+    for k in keys:
+        row = cached[k]
+        out.append(CachedGeneration(
+            cache_key=k,
+            text=row["text"],
+            n_prompt_tokens=row["n_prompt_tokens"],
+            n_output_tokens=row["n_output_tokens"],
+            finish_reason=row["finish_reason"],
+            identity=json.loads(row["identity_json"]),
+            from_cache=k not in fresh,
+        ))
+    return out

@@ -1,0 +1,212 @@
+"""Request planning for Study 2: one request row per (unit, source, budget, format, replicate).
+
+In:  the Study 2 population of one dataset (CLAIMS table), its evidence (EVIDENCE table) and
+     the ``generation`` config section.
+Out: the REQUESTS table (``tables.generation.REQUESTS``) of one model x dataset.
+
+Conditions (:func:`enumerate_conditions`):
+  * ``primary``: sources x budgets x formats x replicates (0 = greedy, then one replicate per
+    configured seed), codes under the ``primary`` code mapping;
+  * greedy controls (replicate 0): evidence sources ``controls.sources`` (none, swap, gold,
+    reversed) x ``controls.budgets`` x ``controls.formats``; and every alternative code
+    mapping x primary sources x ``controls.code_mapping_budgets`` (codes format).
+Control evidence rows with ``fits_budget == False`` (e.g. gold evidence longer than the
+budget) are skipped and counted; a missing *primary* evidence row is an input error.
+
+Seeds: :func:`request_seed` hashes (dataset, claim_id, doc_id, replicate, replicate's base
+seed) with sha256, so a unit's seed is shared across sources, formats and budgets and does
+not depend on table order. Greedy rows carry a seed too (unused by greedy decoding).
+
+De-duplication: ``request_id`` = sha256 of (messages, sampling parameters, seed,
+max_new_tokens). Rows with equal ids (e.g. the ``none`` control at both budgets) are kept
+as rows but generated once. ``shard`` = first 8 hex digits of the id mod ``shards``, so
+sharding splits unique requests, never duplicates them.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import pyarrow as pa
+
+from ..errors import InputError
+from ..tables.generation import REQUESTS
+from . import prompts
+from .backends.base import SamplingSpec, canonical_json
+
+PRIMARY_MAPPING = "primary"
+
+
+@dataclass(frozen=True)
+class Condition:
+    condition: str  # primary | none | swap | gold | reversed | code_mapping
+    source: str
+    budget: str
+    format: str  # codes | labels
+    code_mapping: str  # mapping name for codes, '' for labels
+    replicate: int
+
+    @property
+    def parsed_format(self) -> str:
+        """The PARSED ``format`` value: 'codes', 'labels' or 'codes:{alternative mapping}'."""
+        if self.format == "codes" and self.code_mapping != PRIMARY_MAPPING:
+            return f"codes:{self.code_mapping}"
+        return self.format
+
+
+def code_mappings(gen: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """All configured mappings by name: ``primary`` first, then the alternatives (validated)."""
+    cm = gen["code_mappings"]
+    out = {PRIMARY_MAPPING: prompts.validate_code_mapping(PRIMARY_MAPPING, cm[PRIMARY_MAPPING])}
+    for name, mapping in (cm.get("alternatives") or {}).items():
+        if name == PRIMARY_MAPPING:
+            raise ValueError("an alternative code mapping cannot be called 'primary'")
+        out[name] = prompts.validate_code_mapping(name, mapping)
+    return out
+
+
+def enumerate_conditions(gen: Mapping[str, Any]) -> list[Condition]:
+    """Every condition one unit is asked under, in a fixed order (primary first)."""
+    conds: list[Condition] = []
+    n_rep = len(gen["seeds"])
+
+    def mapping_for(fmt: str) -> str:
+        return PRIMARY_MAPPING if fmt == "codes" else ""
+
+    for source in gen["sources"]:
+        for budget in gen["budgets"]:
+            for fmt in gen["formats"]:
+                for rep in range(n_rep + 1):
+                    conds.append(Condition("primary", source, budget, fmt, mapping_for(fmt), rep))
+    ctl = gen.get("controls") or {}
+    for source in ctl.get("sources", []):
+        for budget in ctl.get("budgets", []):
+            for fmt in ctl.get("formats", []):
+                conds.append(Condition(source, source, budget, fmt, mapping_for(fmt), 0))
+    alternatives = [n for n in code_mappings(gen) if n != PRIMARY_MAPPING]
+    for name in alternatives:
+        for source in gen["sources"]:
+            for budget in ctl.get("code_mapping_budgets", []):
+                conds.append(Condition("code_mapping", source, budget, "codes", name, 0))
+    return conds
+
+
+def request_seed(dataset: str, claim_id: str, doc_id: str, replicate: int, base_seed: int) -> int:
+    """Deterministic per-request seed in [0, 2**31): sha256 of the unit and the replicate."""
+    text = f"{dataset}\x1f{claim_id}\x1f{doc_id}\x1f{replicate}\x1f{base_seed}"
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big") & 0x7FFFFFFF
+
+
+def sampling_for(gen: Mapping[str, Any], replicate: int, seed: int) -> SamplingSpec:
+    """Greedy (temperature 0, no top-p/top-k) for replicate 0, else the configured sampler."""
+    s = gen["sampling"]
+    if replicate == 0:
+        return SamplingSpec(0.0, 1.0, 0, float(s["repetition_penalty"]), int(gen["max_new_tokens"]), seed)
+    return SamplingSpec(
+        float(s["temperature"]), float(s["top_p"]), int(s["top_k"]), float(s["repetition_penalty"]),
+        int(gen["max_new_tokens"]), seed,
+    )
+
+
+def request_id(messages: Sequence[Mapping[str, str]], sampling: SamplingSpec) -> str:
+    """sha256 of the messages and sampling parameters (seed and max_new_tokens included)."""
+    payload = {"messages": [[m["role"], m["content"]] for m in messages], "sampling": sampling.as_dict()}
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def unit_gold_label(dataset: str, claim: Mapping[str, Any], doc_id: str) -> str:
+    """Gold label of a unit: the claim label (FEVER/FEVEROUS), or per abstract for SciFact
+    (the gold abstract's label, NOINFO for a retrieved abstract without gold rationale)."""
+    if prompts.dataset_family(dataset) != "scifact":
+        return claim["label"]
+    for ga in claim.get("gold_abstracts") or []:
+        if str(ga["doc_id"]) == str(doc_id):
+            return ga["label"]
+    return "NOINFO"
+
+
+def plan_requests(
+    model: str,
+    dataset: str,
+    claims: Sequence[Mapping[str, Any]],
+    evidence: Sequence[Mapping[str, Any]],
+    gen: Mapping[str, Any],
+    evidence_path: str = "evidence.parquet",
+    n_shards: int = 1,
+) -> tuple[pa.Table, dict[str, int]]:
+    """Build the REQUESTS table of one model x dataset; also return skip counts by condition.
+
+    Units are the (claim_id, doc_id) pairs that have evidence for the first primary source
+    and budget, restricted to claims of the population; rows are ordered by claim_id,
+    doc_id, then condition order.
+    """
+    claims_by_id = {str(c["claim_id"]): c for c in claims}
+    ev: dict[tuple[str, str, str, str], Mapping[str, Any]] = {}
+    for row in evidence:
+        if row["dataset"] != dataset:
+            continue
+        ev[(str(row["claim_id"]), str(row["doc_id"]), row["source"], row["budget"])] = row
+    first = (gen["sources"][0], gen["budgets"][0])
+    units = sorted({(c, d) for (c, d, s, b) in ev if (s, b) == first and c in claims_by_id})
+    covered = {c for c, _ in units}
+    missing_claims = sorted(set(claims_by_id) - covered)
+    if missing_claims:
+        raise InputError(evidence_path, None, "claim_id",
+                         f"{len(missing_claims)} population claims have no {first[0]}/{first[1]} evidence "
+                         f"(first: {missing_claims[:3]})")
+    mappings = code_mappings(gen)
+    seeds = [0] + [int(s) for s in gen["seeds"]]
+    conds = enumerate_conditions(gen)
+    skipped: dict[str, int] = {}
+    rows = []
+    for claim_id, doc_id in units:
+        claim = claims_by_id[claim_id]
+        gold = unit_gold_label(dataset, claim, doc_id)
+        unit_seeds = [request_seed(dataset, claim_id, doc_id, r, seeds[r]) for r in range(len(seeds))]
+        for cond in conds:
+            e = ev.get((claim_id, doc_id, cond.source, cond.budget))
+            if cond.condition == "primary" or cond.condition == "code_mapping":
+                if e is None:
+                    raise InputError(evidence_path, None, "source",
+                                     f"no {cond.source}/{cond.budget} evidence for claim {claim_id} doc {doc_id!r}")
+            if e is None or not e["fits_budget"]:
+                skipped[cond.condition] = skipped.get(cond.condition, 0) + 1
+                continue
+            mapping = mappings[cond.code_mapping] if cond.format == "codes" else None
+            messages = prompts.build_messages(dataset, cond.format, claim["claim"], e["visible_text"], mapping)
+            tpl = prompts.template_for(dataset, cond.format)
+            sampling = sampling_for(gen, cond.replicate, unit_seeds[cond.replicate])
+            rid = request_id(messages, sampling)
+            rows.append({
+                "model": model,
+                "dataset": dataset,
+                "claim_id": claim_id,
+                "doc_id": doc_id,
+                "source": cond.source,
+                "budget": cond.budget,
+                "format": cond.format,
+                "code_mapping": cond.code_mapping,
+                "condition": cond.condition,
+                "replicate": cond.replicate,
+                "seed": sampling.seed,
+                "template_id": tpl.template_id,
+                "template_version": tpl.version,
+                "messages": messages,
+                "temperature": sampling.temperature,
+                "top_p": sampling.top_p,
+                "top_k": sampling.top_k,
+                "repetition_penalty": sampling.repetition_penalty,
+                "max_new_tokens": sampling.max_new_tokens,
+                "request_id": rid,
+                "shard": int(rid[:8], 16) % max(1, int(n_shards)),
+                "gold_label": gold,
+                "prompt_chars": sum(len(m["content"]) for m in messages),
+            })
+    return pa.Table.from_pylist(rows, schema=REQUESTS.schema), skipped
+
+
+def request_sampling(row: Mapping[str, Any]) -> SamplingSpec:
+    """The :class:`SamplingSpec` stored in a REQUESTS row."""
+    return SamplingSpec(float(row["temperature"]), float(row["top_p"]), int(row["top_k"]),
+                        float(row["repetition_penalty"]), int(row["max_new_tokens"]), int(row["seed"]))

@@ -1,0 +1,270 @@
+"""Small demo chat models built locally (no download): a Qwen3-style and a Llama-3.1-style LM.
+
+In:  training examples (dataset, claim, evidence text, gold label) taken from the demo
+     *train* split, and texts to train the tokenizer on.
+Out: a Hugging Face model directory (``config.json``, ``generation_config.json``,
+     ``model.safetensors``, tokenizer files with the chat template) loadable by both
+     transformers and vLLM through the same code path as a Hub model.
+
+Architecture: hidden size 64, 2 layers, 2 attention heads of head_dim 32 (vLLM's CPU
+attention needs head_dim >= 32), 1 KV head, tied embeddings. The tokenizer is a byte-level
+BPE trained on the given texts with the family's special tokens. Chat templates follow the
+real models: Qwen3 renders ``<|im_start|>role\\n...<|im_end|>`` and, with
+``enable_thinking=False``, the empty ``<think>\\n\\n</think>\\n\\n`` block after the
+assistant header; Llama 3.1 renders ``<|begin_of_text|>``, a system header with the
+knowledge-cutoff lines, ``<|start_header_id|>role<|end_header_id|>\\n\\n...<|eot_id|>``.
+
+So that demo numbers are not degenerate, each model is trained briefly (a few hundred
+AdamW steps, seconds on CPU) to answer the project's own prompts (both formats, every
+configured code mapping) with the correct answer string followed by the end-of-turn token.
+The loss covers only the answer tokens. The result is a weak verifier whose outputs are
+mostly valid answers, depend on the evidence text, and vary across sampled seeds.
+Training is seeded and single-threaded-deterministic on CPU.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from . import prompts
+
+log = logging.getLogger(__name__)
+
+QWEN3_CHAT_TEMPLATE = (
+    "{%- for message in messages -%}"
+    "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' -}}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}"
+    "{{- '<|im_start|>assistant\\n' -}}"
+    "{%- if enable_thinking is defined and enable_thinking is false -%}"
+    "{{- '<think>\\n\\n</think>\\n\\n' -}}"
+    "{%- endif -%}"
+    "{%- endif -%}"
+)
+
+LLAMA31_CHAT_TEMPLATE = (
+    "{{- bos_token -}}"
+    "{%- if messages[0]['role'] == 'system' -%}"
+    "{%- set system_message = messages[0]['content'] | trim -%}"
+    "{%- set messages = messages[1:] -%}"
+    "{%- else -%}{%- set system_message = '' -%}{%- endif -%}"
+    "{{- '<|start_header_id|>system<|end_header_id|>\\n\\n' -}}"
+    "{{- 'Cutting Knowledge Date: December 2023\\nToday Date: 26 Jul 2024\\n\\n' -}}"
+    "{{- system_message + '<|eot_id|>' -}}"
+    "{%- for message in messages -%}"
+    "{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' -}}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}"
+    "{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}"
+    "{%- endif -%}"
+)
+
+
+@dataclass(frozen=True)
+class TinyArch:
+    name: str
+    architecture: str
+    special_tokens: tuple[str, ...]
+    bos: str | None
+    eos: str  # end-of-turn token the tokenizer reports as eos
+    stop: tuple[str, ...]  # generation stops at any of these
+    pad: str
+    chat_template: str
+
+
+ARCHS = {
+    "qwen3": TinyArch(
+        "qwen3", "Qwen3ForCausalLM",
+        ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>"),
+        None, "<|im_end|>", ("<|im_end|>", "<|endoftext|>"), "<|endoftext|>", QWEN3_CHAT_TEMPLATE,
+    ),
+    "llama31": TinyArch(
+        "llama31", "LlamaForCausalLM",
+        ("<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>",
+         "<|finetune_right_pad_id|>"),
+        "<|begin_of_text|>", "<|eot_id|>", ("<|eot_id|>", "<|end_of_text|>"), "<|finetune_right_pad_id|>",
+        LLAMA31_CHAT_TEMPLATE,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class TrainingExample:
+    """One verification example: the answer is derived from ``label`` per format/mapping."""
+
+    dataset: str
+    claim: str
+    evidence: str
+    label: str
+
+
+def train_tokenizer(arch: TinyArch, texts: Iterable[str], vocab_size: int = 2048):
+    """Byte-level BPE trained on ``texts``, wrapped as a transformers fast tokenizer."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=list(arch.special_tokens),
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer=trainer)
+    kwargs = dict(eos_token=arch.eos, pad_token=arch.pad)
+    if arch.bos:
+        kwargs["bos_token"] = arch.bos
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, model_input_names=["input_ids", "attention_mask"], **kwargs
+    )
+    fast.chat_template = arch.chat_template
+    return fast
+
+
+def build_untrained_model(arch: TinyArch, tokenizer, seed: int, max_positions: int = 4096):
+    """A randomly initialised causal LM of ``arch`` (hidden 64, 2 layers, head_dim 32)."""
+    import torch
+    from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM, Qwen3Config, Qwen3ForCausalLM
+
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in arch.special_tokens}
+    common = dict(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=32,
+        max_position_embeddings=max_positions,
+        tie_word_embeddings=True,
+        eos_token_id=ids[arch.eos],
+        pad_token_id=ids[arch.pad],
+        bos_token_id=ids[arch.bos] if arch.bos else None,
+    )
+    torch.manual_seed(seed)
+    if arch.architecture == "Qwen3ForCausalLM":
+        model = Qwen3ForCausalLM(Qwen3Config(**common))
+    else:
+        model = LlamaForCausalLM(LlamaConfig(**common))
+    model.generation_config = GenerationConfig(
+        eos_token_id=[ids[t] for t in arch.stop],
+        pad_token_id=ids[arch.pad],
+        bos_token_id=ids[arch.bos] if arch.bos else None,
+    )
+    return model
+
+
+def answer_pairs(
+    examples: Sequence[TrainingExample],
+    code_mappings: Mapping[str, Mapping[str, str]],
+    max_evidence_chars: int = 1200,
+) -> list[tuple[list[dict[str, str]], str]]:
+    """(messages, answer) pairs: every example in labels format and under every code mapping."""
+    pairs = []
+    for ex in examples:
+        evidence = ex.evidence[:max_evidence_chars]
+        pairs.append((prompts.build_messages(ex.dataset, "labels", ex.claim, evidence),
+                      prompts.expected_answer(ex.dataset, "labels", ex.label)))
+        for mapping in code_mappings.values():
+            pairs.append((prompts.build_messages(ex.dataset, "codes", ex.claim, evidence, mapping),
+                          prompts.expected_answer(ex.dataset, "codes", ex.label, mapping)))
+    return pairs
+
+
+def train_answers(model, tokenizer, arch: TinyArch, pairs, steps: int, batch_size: int, lr: float, seed: int,
+                  max_seconds: float = 60.0, chat_template_kwargs: Mapping | None = None) -> dict:
+    """Fine-tune ``model`` in place on (messages, answer) pairs; loss on answer tokens only.
+
+    Stops after ``steps`` AdamW steps or ``max_seconds`` of wall time, whichever comes first
+    (the time cap keeps the demo fast on a loaded machine; the step count reached is returned).
+    """
+    import torch
+
+    kwargs = dict(chat_template_kwargs or {})
+    eos_id = tokenizer.convert_tokens_to_ids(arch.eos)
+    encoded = []
+    for messages, answer in pairs:
+        prompt = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **kwargs)
+        p_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        a_ids = tokenizer(answer, add_special_tokens=False)["input_ids"] + [eos_id]
+        encoded.append((p_ids, a_ids))
+    if not encoded:
+        raise ValueError("no training examples for the demo model")
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
+    pad = tokenizer.pad_token_id
+    model.train()
+    order: list[int] = []
+    t0 = time.perf_counter()
+    losses = []
+    step = 0
+    for step in range(1, steps + 1):
+        if len(order) < batch_size:
+            fresh = list(range(len(encoded)))
+            rng.shuffle(fresh)
+            order.extend(fresh)
+        batch = [encoded[order.pop()] for _ in range(batch_size)]
+        width = max(len(p) + len(a) for p, a in batch)
+        ids = torch.full((batch_size, width), pad, dtype=torch.long)
+        labels = torch.full((batch_size, width), -100, dtype=torch.long)
+        mask = torch.zeros((batch_size, width), dtype=torch.long)
+        for i, (p, a) in enumerate(batch):
+            seq = p + a
+            ids[i, : len(seq)] = torch.tensor(seq)
+            labels[i, len(p): len(seq)] = torch.tensor(a)
+            mask[i, : len(seq)] = 1
+        loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(loss.item())
+        if step % 50 == 0:
+            log.info("tiny %s step %d loss %.3f", arch.name, step, sum(losses[-50:]) / len(losses[-50:]))
+        if time.perf_counter() - t0 > max_seconds:
+            log.warning("tiny %s: stopped at step %d after %.0f s (time cap)", arch.name, step, max_seconds)
+            break
+    model.eval()
+    return {"steps": step, "final_loss": sum(losses[-20:]) / len(losses[-20:]), "seconds": time.perf_counter() - t0}
+
+
+def build_demo_model(
+    out_dir: str | Path,
+    arch_name: str,
+    examples: Sequence[TrainingExample],
+    tokenizer_texts: Iterable[str],
+    code_mappings: Mapping[str, Mapping[str, str]],
+    chat_template_kwargs: Mapping | None = None,
+    steps: int = 300,
+    batch_size: int = 16,
+    lr: float = 3e-3,
+    seed: int = 0,
+    vocab_size: int = 2048,
+    max_seconds: float = 60.0,
+) -> dict:
+    """Train the tokenizer, build and briefly train the model, save it to ``out_dir``."""
+    import torch
+
+    arch = ARCHS[arch_name]
+    torch.set_num_threads(1)
+    pairs = answer_pairs(examples, code_mappings)
+    # The tokenizer sees the corpus text and the project's prompts (so prompts tokenise compactly).
+    template_texts = [m[0]["content"] + " " + a for m, a in pairs[:2000]]
+    tokenizer = train_tokenizer(arch, list(tokenizer_texts) + template_texts, vocab_size)
+    model = build_untrained_model(arch, tokenizer, seed)
+    stats = train_answers(model, tokenizer, arch, pairs, steps, batch_size, lr, seed, max_seconds, chat_template_kwargs)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out_dir, safe_serialization=True)
+    tokenizer.save_pretrained(out_dir)
+    stats.update(arch=arch_name, n_examples=len(examples), n_pairs=len(pairs), vocab_size=len(tokenizer))
+    return stats
