@@ -1,2 +1,58 @@
 # Rules of the 'scoring' stage. Directive order: input, output, log, benchmark, params,
 # threads, resources, conda, script. Config reaches scripts only through params.
+# Scorer semantics: docs/scoring.md. Per-unit indicators: src/evidence_ledger/scoring/indicators.py.
+
+
+rule score_evidence:
+    input:
+        evidence="results/evidence/{dataset}/evidence.parquet",
+        sample="results/sampling/{dataset}/sample.parquet",
+    output:
+        indicators="results/scoring/{dataset}/evidence_indicators.parquet",
+        relevant="results/scoring/{dataset}/relevant.parquet",
+    log:
+        "logs/scoring/evidence_{dataset}.log",
+    benchmark:
+        "logs/scoring/evidence_{dataset}.benchmark.tsv"
+    params:
+        max_evidence=config["scoring"]["max_evidence"],
+        max_evidence_cell=config["scoring"]["max_evidence_cell"],
+        max_sentences=config["scoring"]["max_abstract_sentences"],
+    wildcard_constraints:
+        dataset="fever|feverous|scifact",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/score_evidence.py"
+
+
+rule score_answers:
+    input:
+        parsed="results/generation/{model}/{dataset}/parsed.parquet",
+        sample="results/sampling/{dataset}/sample.parquet",
+    output:
+        indicators="results/scoring/{model}/{dataset}/answer_indicators.parquet",
+    log:
+        "logs/scoring/answers_{model}_{dataset}.log",
+    benchmark:
+        "logs/scoring/answers_{model}_{dataset}.benchmark.tsv"
+    params:
+        parsers=config["scoring"]["parsers"],
+    wildcard_constraints:
+        dataset="fever|feverous|scifact",
+        model="[A-Za-z0-9_.-]+",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/score_answers.py"
+
+
+FINAL_OUTPUTS["scoring"] = scoring_final_outputs

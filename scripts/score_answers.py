@@ -1,0 +1,16 @@
+"""Rule score_answers: per-observation answer indicators of one model on one dataset.
+
+Reads:  snakemake.input.parsed (results/generation/{model}/{dataset}/parsed.parquet, PARSED) and
+        snakemake.input.sample (results/sampling/{dataset}/sample.parquet, CLAIMS: the gold);
+        params.parsers (which parsed label columns to score, e.g. strict and lenient).
+Writes: snakemake.output.indicators (ANSWER_INDICATORS, one row per observation and parser);
+        log to snakemake.log[0].
+"""
+import logging
+
+from evidence_ledger.scoring.indicators import score_answer_tables
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+n_rows = score_answer_tables(snakemake.input.parsed, snakemake.input.sample, snakemake.output.indicators,
+                             parsers=snakemake.params.parsers)
+logging.info("%d answer indicator rows (parsers %s)", n_rows, list(snakemake.params.parsers))

@@ -1,0 +1,18 @@
+"""Rule score_evidence: per-unit evidence indicators and relevant counts of one dataset.
+
+Reads:  snakemake.input.evidence (results/evidence/{dataset}/evidence.parquet, EVIDENCE) and
+        snakemake.input.sample (results/sampling/{dataset}/sample.parquet, CLAIMS: the gold);
+        params.max_evidence, params.max_evidence_cell, params.max_sentences.
+Writes: snakemake.output.indicators (EVIDENCE_INDICATORS) and snakemake.output.relevant
+        (RELEVANT); log to snakemake.log[0].
+"""
+import logging
+
+from evidence_ledger.scoring.indicators import score_evidence_tables
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+n_rows, n_claims = score_evidence_tables(
+    snakemake.input.evidence, snakemake.input.sample, snakemake.output.indicators, snakemake.output.relevant,
+    max_evidence=snakemake.params.max_evidence, max_evidence_cell=snakemake.params.max_evidence_cell,
+    max_sentences=snakemake.params.max_sentences)
+logging.info("%d evidence indicator rows, %d claims in RELEVANT", n_rows, n_claims)
