@@ -166,5 +166,69 @@ def scoring_final_outputs():
 # --- conflict -----------------------------------------------------------------------
 
 
+DIFFGR_FILE_RUNS = ("hybrid", "generated", "retrieved", "closed_book")
+
+
+def conflict_model_cfg(name):
+    """The ``models:`` entry of a model used by the conflict stage (error names the key)."""
+    models = config.get("models") or {}
+    if name not in models:
+        raise ValueError(f"config: model {name!r} (used by wikicontradict/diffgr) is not defined under 'models:'")
+    return dict(models[name])
+
+
+def conflict_model_inputs(name):
+    """The locally built model directory as an input when the model has one (demo models)."""
+    local = conflict_model_cfg(name).get("local_dir")
+    return {"model_dir": local} if local else {}
+
+
+def conflict_generation_params():
+    """Backend name, backend options and batch size shared with the generation stage."""
+    gen = config.get("generation") or {}
+    return {
+        "backend": gen.get("backend", "transformers"),
+        "backend_options": dict(gen.get("backend_options") or {}),
+        "batch_size": int(gen.get("batch_size", 64)),
+    }
+
+
+def conflict_cache_dir(model):
+    """The response-cache directory of one model (shared with the generation stage)."""
+    root = (config.get("generation") or {}).get("cache_dir", "results/cache/generation")
+    return f"{root}/{model}"
+
+
+def repo_path(relpath):
+    """A project file named in config (e.g. the judge's few-shot examples), relative to the repo."""
+    path = Path(relpath)
+    return str(path if path.is_absolute() else REPO_ROOT / path)
+
+
+def wikicontradict_human_labels():
+    """The human-label file (``data.wikicontradict.human_judgements``) or None."""
+    rel = ((config.get("data") or {}).get("wikicontradict") or {}).get("human_judgements")
+    return data_path(rel) if rel else None
+
+
+def wikicontradict_final_outputs():
+    if not enabled("wikicontradict"):
+        return []
+    out = ["results/wikicontradict/rates.tsv", "results/wikicontradict/detection.tsv"]
+    if wikicontradict_human_labels():
+        out += ["results/wikicontradict/judge_agreement.tsv", "results/wikicontradict/judge_confusion.tsv"]
+    return out
+
+
+def diffgr_final_outputs():
+    if not enabled("diffgr"):
+        return []
+    out = ["results/diffgr/diffgr.tsv", "results/diffgr/length_control.tsv"]
+    if config["diffgr"].get("reader_run_files"):
+        out.append("results/diffgr/reader_files.tsv")
+    return out
+
+
+
 # --- report -------------------------------------------------------------------------
 

@@ -314,3 +314,96 @@ def diffgr_summary_rows(model: str, dataset: str, order: str, items: Sequence[tu
                      "diffgr": pref["diffgr"], "diffgr_defined": bool(pref["gen_ans"] + pref["ir_ans"] > 0),
                      **boot, "level": level, **counts})
     return rows
+
+
+# ----------------------------------------------------------------------------- rule entry points
+_TSV = {"sep": "\t", "index": False, "float_format": "%.6f", "lineterminator": "\n"}
+
+
+def run_diffgr_generate(records_path, answers_path, lengths_path, model: str, dataset: str, prompt: str,
+                        closed_book_prompt: str, orders: Sequence[str], max_new_tokens: int, seed: int,
+                        threshold: float, model_cfg: dict, backend: str, backend_options: dict, cache_dir: str,
+                        batch_size: int, local_dir: str | None = None) -> int:
+    """Rule diffgr_generate: records -> the four reader runs (hybrid in each order) + lengths."""
+    import logging
+
+    from tqdm import tqdm
+
+    from ..tables import read_table, write_table
+    from ..tables.conflict import DIFFGR_LENGTHS, DIFFGR_READER_ANSWERS
+    from ..tables.conflict_inputs import CONFLICT_QA_RECORDS
+    from .requests import generate_for_rows
+
+    records = read_table(records_path, CONFLICT_QA_RECORDS).to_pylist()
+    rows, lengths = reader_request_rows(records, model, dataset, prompt, closed_book_prompt, orders,
+                                        max_new_tokens, seed, threshold)
+    bar = tqdm(total=len(rows), desc=f"diffgr {model} {dataset}", mininterval=5.0)
+
+    def progress(n):
+        bar.update(n)
+        logging.getLogger(__name__).info("diffgr %s %s: %d / %d generated", model, dataset, bar.n, len(rows))
+
+    gens = generate_for_rows(rows, model, model_cfg, backend, backend_options, cache_dir, local_dir=local_dir,
+                             batch_size=batch_size, tag=f"diffgr-{model}-{dataset}", progress=progress)
+    write_table(DIFFGR_READER_ANSWERS.from_rows(reader_answer_rows(rows, gens)), answers_path, DIFFGR_READER_ANSWERS)
+    write_table(DIFFGR_LENGTHS.from_rows(lengths), lengths_path, DIFFGR_LENGTHS)
+    return len(rows)
+
+
+def run_diffgr_score(answer_paths: Sequence, length_paths: Sequence, records_paths: dict, restrict: bool,
+                     threshold: float, draws: int, seed: int, level: float, cc_items_path, diffgr_path,
+                     length_control_path) -> None:
+    """Rule diffgr_score: reader answers of every model x dataset -> CC rows, DiffGR and length TSVs.
+
+    With ``restrict`` the questions whose context pair differs by more than ``threshold`` in
+    word length are removed before the CC construction (``length_removed`` rows; counted in
+    ``n_length_removed`` and in the length-control table).
+    """
+    import pandas as pd
+
+    from ..tables import read_table, write_table
+    from ..tables.conflict import DIFFGR_CC_ITEMS, DIFFGR_LENGTHS, DIFFGR_READER_ANSWERS
+    from ..tables.conflict_inputs import CONFLICT_QA_RECORDS
+
+    records = {ds: read_table(p, CONFLICT_QA_RECORDS).to_pylist() for ds, p in sorted(records_paths.items())}
+    cc_rows, summary, length_rows = [], [], []
+    seen_length_datasets = set()
+    for a_path, l_path in zip(answer_paths, length_paths, strict=True):
+        answers = read_table(a_path, DIFFGR_READER_ANSWERS).to_pylist()
+        lengths = read_table(l_path, DIFFGR_LENGTHS).to_pylist()
+        if not answers:
+            continue
+        model, dataset = answers[0]["model"], answers[0]["dataset"]
+        removed = {ln["question_id"] for ln in lengths if restrict and not ln["length_rel_diff"] <= threshold}
+        if dataset not in seen_length_datasets:
+            seen_length_datasets.add(dataset)
+            length_rows.append({"dataset": dataset, "threshold": threshold,
+                                **length_summary([ln["length_rel_diff"] for ln in lengths], threshold),
+                                "restricted": bool(restrict), "n_removed": len(removed)})
+        orders = sorted({a["order"] for a in answers if a["run"] == "hybrid"}, key=ORDERS.index)
+        for order in orders:
+            items = merged_items(answers, records[dataset], lengths, order)
+            cc_rows += cc_item_rows(model, dataset, order, items, removed)
+            summary += diffgr_summary_rows(model, dataset, order, items, removed, draws, seed, level)
+    write_table(DIFFGR_CC_ITEMS.from_rows(cc_rows), cc_items_path, DIFFGR_CC_ITEMS)
+    pd.DataFrame(summary).to_csv(diffgr_path, **_TSV)
+    pd.DataFrame(length_rows).to_csv(length_control_path, **_TSV)
+
+
+def run_diffgr_score_files(file_sets: Sequence[dict], draws: int, seed: int, level: float, out_path) -> None:
+    """Rule diffgr_score_files: official reader-output files (four per set) -> DiffGR TSV.
+
+    Each set: ``name``, ``dataset``, ``hybrid``, ``generated``, ``retrieved``, ``closed_book``
+    (paths). Items are identified by question; ``order`` is reported as ``as_given``.
+    """
+    import pandas as pd
+
+    from ..scoring.diffgr import read_merged_items
+
+    rows = []
+    for fs in file_sets:
+        items = read_merged_items(fs["hybrid"], fs["generated"], fs["retrieved"], fs["closed_book"])
+        pairs = [(it.question, it) for it in items]
+        for row in diffgr_summary_rows(fs["name"], fs["dataset"], "as_given", pairs, set(), draws, seed, level):
+            rows.append(row)
+    pd.DataFrame(rows).rename(columns={"model": "reader_set"}).to_csv(out_path, **_TSV)
