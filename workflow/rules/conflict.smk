@@ -80,7 +80,7 @@ rule wikicontradict_judge:
         "logs/conflict/wikicontradict_judge_{wc_model}.benchmark.tsv"
     params:
         judge_model=WC["judge"]["model"],
-        judge_cfg=conflict_model_cfg(WC["judge"]["model"]) if enabled("wikicontradict") else {},
+        judge_cfg=lambda wc: conflict_model_cfg(WC["judge"]["model"]),
         generation=conflict_generation_params(),
         cache_dir=conflict_cache_dir(WC["judge"]["model"]),
         max_new_tokens=WC["judge"]["max_new_tokens"],
@@ -110,7 +110,7 @@ rule wikicontradict_judge_human:
         "logs/conflict/wikicontradict_judge_human.benchmark.tsv"
     params:
         judge_model=WC["judge"]["model"],
-        judge_cfg=conflict_model_cfg(WC["judge"]["model"]) if enabled("wikicontradict") else {},
+        judge_cfg=lambda wc: conflict_model_cfg(WC["judge"]["model"]),
         generation=conflict_generation_params(),
         cache_dir=conflict_cache_dir(WC["judge"]["model"]),
         max_new_tokens=WC["judge"]["max_new_tokens"],
