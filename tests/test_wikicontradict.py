@@ -171,13 +171,28 @@ def test_judge_agreement_without_correct_predictions_has_nan_precision():
 def test_human_label_file_errors_name_line_and_field(tmp_path):
     from evidence_ledger.errors import InputError
 
-    good = '{"item_id": "h1", "instance_id": "3", "template": "5", "model": "m", "response": "r", "human_label": "correct"}\n'
+    good = '{"question_ID": 3, "template": "5", "model": "m", "response": "r", "human_label": "correct"}\n'
     path = tmp_path / "h.jsonl"
-    path.write_text(good + good.replace('"correct"', '"right"').replace("h1", "h2"))
+    path.write_text(good + good.replace('"correct"', '"right"'))
     with pytest.raises(InputError, match=r"h.jsonl:2: field 'human_label'"):
         wm.load_human_labels(path)
-    path.write_text(good + good)
+    path.write_text(good.replace('3,', '3, "item_id": "a",') * 2)
     with pytest.raises(InputError, match=r":2: field 'item_id': duplicate of line 1"):
         wm.load_human_labels(path)
-    path.write_text(good)
-    assert wm.load_human_labels(path).iloc[0].to_dict()["human_label"] == "correct"
+    path.write_text(good.replace('"question_ID": 3, ', ''))
+    with pytest.raises(InputError, match=r":1: field 'question_ID'"):
+        wm.load_human_labels(path)
+    path.write_text(good + good)
+    rows = wm.load_human_labels(path).to_dict("records")
+    assert [(r["item_id"], r["instance_id"], r["human_label"]) for r in rows] == [
+        ("line1", "3", "correct"), ("line2", "3", "correct")]
+
+
+def test_demo_human_label_file_loads():
+    from conftest import REPO_ROOT
+
+    path = REPO_ROOT / "resources/demo/wikicontradict/human_judgements.jsonl"
+    if not path.exists():
+        pytest.skip("demo data not generated")
+    human = wm.load_human_labels(path)
+    assert len(human) > 0 and set(human["human_label"]) <= set(wm.LABELS)

@@ -15,9 +15,11 @@ Rules:
   of the confusion matrix. Precision / recall / F1 are NaN when their denominator is zero.
 
 Human-label file (JSON Lines, one object per line; ``load_human_labels``):
-``item_id`` (str, unique), ``instance_id`` (str, a WikiContradict question id), ``template``
+``question_ID`` (int or str, a WikiContradict question id, as in the release), ``template``
 (str, a template id), ``model`` (str, the model that wrote the response), ``response``
-(str), ``human_label`` (one of ``correct``, ``partially correct``, ``incorrect``).
+(str, may be empty), ``human_label`` (one of ``correct``, ``partially correct``,
+``incorrect``), and optionally ``item_id`` (str, unique; default ``line{N}`` from the
+1-based line number).
 """
 from __future__ import annotations
 
@@ -101,8 +103,9 @@ def conflict_detection_rates(detections: pd.DataFrame) -> pd.DataFrame:
 def load_human_labels(path: str | Path) -> pd.DataFrame:
     """Read the human-label JSONL (schema in the module docstring), validating every line.
 
-    Raises ``InputError`` (file, line, field) for bad JSON, a missing/mistyped field, a
-    label outside ``judge.LABELS`` or a repeated ``item_id``. Rows keep file order.
+    Returns columns :data:`HUMAN_LABEL_FIELDS` (``instance_id`` = ``question_ID`` as a string)
+    in file order. Raises ``InputError`` (file, line, field) for bad JSON, a missing or
+    mistyped field, a label outside ``judge.LABELS`` or a repeated ``item_id``.
     """
     path = Path(path)
     rows, seen = [], {}
@@ -116,19 +119,23 @@ def load_human_labels(path: str | Path) -> pd.DataFrame:
                 raise InputError(path, lineno, None, f"not valid JSON: {exc.msg}") from exc
             if not isinstance(rec, dict):
                 raise InputError(path, lineno, None, "expected a JSON object")
-            for key in HUMAN_LABEL_FIELDS:
+            qid = rec.get("question_ID")
+            if isinstance(qid, bool) or not isinstance(qid, (int, str)) or str(qid) == "":
+                raise InputError(path, lineno, "question_ID", "missing or not an integer/string")
+            row = {"item_id": rec.get("item_id", f"line{lineno}"), "instance_id": str(qid)}
+            for key in ("template", "model", "response", "human_label"):
                 val = rec.get(key)
-                if isinstance(val, int) and not isinstance(val, bool) and key in ("item_id", "instance_id"):
-                    val = str(val)
                 if not isinstance(val, str) or (key != "response" and not val):
                     raise InputError(path, lineno, key, "missing or not a string")
-                rec[key] = val
-            if rec["human_label"] not in LABELS:
-                raise InputError(path, lineno, "human_label", f"{rec['human_label']!r} is not one of {list(LABELS)}")
-            if rec["item_id"] in seen:
-                raise InputError(path, lineno, "item_id", f"duplicate of line {seen[rec['item_id']]}")
-            seen[rec["item_id"]] = lineno
-            rows.append({k: rec[k] for k in HUMAN_LABEL_FIELDS})
+                row[key] = val
+            if not isinstance(row["item_id"], str) or not row["item_id"]:
+                raise InputError(path, lineno, "item_id", "not a non-empty string")
+            if row["human_label"] not in LABELS:
+                raise InputError(path, lineno, "human_label", f"{row['human_label']!r} is not one of {list(LABELS)}")
+            if row["item_id"] in seen:
+                raise InputError(path, lineno, "item_id", f"duplicate of line {seen[row['item_id']]}")
+            seen[row["item_id"]] = lineno
+            rows.append(row)
     if not rows:
         raise InputError(path, None, None, "no human labels in file")
     return pd.DataFrame(rows, columns=list(HUMAN_LABEL_FIELDS))
