@@ -14,8 +14,9 @@ into ``(page, type, position)`` as the official evaluate.py does; SciFact
 
 Bad input raises ``ValueError`` naming the row: an evidence or answer row for a claim that
 is not in the claims table, a duplicated row, a label outside the dataset's label set (or
-INVALID), a FEVER/FEVEROUS (source, budget) that lacks some claim, a SciFact unit id of
-another abstract.
+INVALID), a FEVER/FEVEROUS primary (source, budget) that lacks some claim (controls none /
+swap / gold / reversed are exempt), a malformed unit id. A SciFact unit of another abstract
+(swap control) occupies one of the 3 slots and matches no rationale.
 """
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ from . import fever, feverous, scifact
 WIKI_DATASETS = ("fever", "feverous")
 DATASETS = ("fever", "feverous", "scifact")
 INVALID = "INVALID"
+# Controls may legitimately lack claims (e.g. gold evidence that does not fit a budget); the
+# completeness check covers the primary sources only.
+CONTROL_SOURCES = ("none", "swap", "gold", "reversed")
 PARSERS = ("strict", "lenient")
 SCIFACT_LABELS = ("SUPPORT", "CONTRADICT", "NOINFO")
 WIKI_LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
@@ -54,6 +58,11 @@ def scifact_unit_sentence(unit_id: str, doc_id: str) -> int:
     if doc != doc_id:
         raise ValueError(f"SciFact unit id {unit_id!r} submitted for abstract {doc_id!r}")
     return int(sent)
+
+
+def _sentence_of(unit_id: str, doc_id: str) -> int | None:
+    doc, _, _ = unit_id.rpartition(":")
+    return scifact_unit_sentence(unit_id, doc_id) if doc == doc_id else None
 
 
 def scifact_gold_abstracts(claim: Mapping) -> dict[str, scifact.GoldAbstract]:
@@ -86,7 +95,8 @@ def evidence_eligible(dataset: str, claim: Mapping, doc_id: str, scored_unit_ids
                                           max_evidence, max_evidence_cell)
         return feverous.evidence_eligible(sets, kept)
     _check_dataset(dataset)
-    sentences = [scifact_unit_sentence(u, doc_id) for u in scored_unit_ids]
+    # A unit of another abstract (e.g. a swap control) occupies a slot but matches nothing.
+    sentences = [_sentence_of(u, doc_id) for u in scored_unit_ids]
     return scifact.abstract_eligible(scifact_gold_abstracts(claim), doc_id, sentences, max_sentences)
 
 
@@ -129,10 +139,10 @@ def evidence_indicator_rows(claims: Iterable[Mapping], evidence: Iterable[Mappin
 
 def _check_complete(rows: list[dict], by_id: Mapping, source_key: str, budget_key: str, what: str,
                     extra_keys: Sequence[str] = ()) -> None:
-    """FEVER/FEVEROUS: each condition must have a row for every claim."""
+    """FEVER/FEVEROUS: each primary condition must have a row for every claim."""
     covered: dict[tuple, set] = {}
     for r in rows:
-        if r["dataset"] in WIKI_DATASETS:
+        if r["dataset"] in WIKI_DATASETS and r[source_key] not in CONTROL_SOURCES:
             cond = (r["dataset"], r[source_key], r[budget_key], *(r[k] for k in extra_keys))
             covered.setdefault(cond, set()).add(r["claim_id"])
     for cond, ids in sorted(covered.items(), key=lambda kv: tuple(map(str, kv[0]))):
