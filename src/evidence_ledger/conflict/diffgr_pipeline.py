@@ -260,30 +260,17 @@ def bootstrap_diffgr(gen: Sequence[int], ir: Sequence[int], draws: int, seed: in
     n = len(gen)
     if n == 0 or draws <= 0:
         return {"ci_low": math.nan, "ci_high": math.nan, "n_draws": int(max(draws, 0)), "n_undefined": 0}
-    sums = _resampled_sums(np.column_stack([np.asarray(gen, dtype=np.int64), np.asarray(ir, dtype=np.int64)]),
-                           draws, seed)
-    values = diffgr_from_counts(sums[:, 0], sums[:, 1])
+    from ..bootstrap import bootstrap_draws, percentile_interval
+
+    counts = np.column_stack([np.asarray(gen, dtype=np.int64), np.asarray(ir, dtype=np.int64)])[:, None, :]
+    values = bootstrap_draws(counts, lambda tot: diffgr_from_counts(tot[:, 0, 0], tot[:, 0, 1])[:, None],
+                             n_draws=int(draws), seed=int(seed), resample_seeds=False)[:, 0]
     ok = values[~np.isnan(values)]
-    alpha = (1.0 - level) / 2.0
     if ok.size == 0:
         return {"ci_low": math.nan, "ci_high": math.nan, "n_draws": int(draws), "n_undefined": int(draws)}
-    lo, hi = np.quantile(ok, [alpha, 1.0 - alpha])
-    return {"ci_low": float(lo), "ci_high": float(hi), "n_draws": int(draws),
+    lo, hi = percentile_interval(ok[:, None], (1.0 - level) / 2.0)
+    return {"ci_low": float(lo[0]), "ci_high": float(hi[0]), "n_draws": int(draws),
             "n_undefined": int(draws - ok.size)}
-
-
-def _resampled_sums(values: np.ndarray, draws: int, seed: int) -> np.ndarray:
-    """(draws, k) column sums of ``values`` (n, k) over questions resampled with replacement."""
-    rng = np.random.Generator(np.random.PCG64(seed))
-    n = values.shape[0]
-    out = np.empty((draws, values.shape[1]), dtype=np.int64)
-    batch = max(1, min(draws, 2_000_000 // max(n, 1)))
-    for start in range(0, draws, batch):
-        size = min(batch, draws - start)
-        idx = rng.integers(0, n, size=(size, n))
-        counts = np.stack([np.bincount(row, minlength=n) for row in idx])
-        out[start:start + size] = counts @ values
-    return out
 
 
 SUBSETS = (("AIG", "aig"), ("AIR", "air"))
