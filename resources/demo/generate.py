@@ -344,8 +344,8 @@ def fever_pages(w: dict) -> tuple[list[dict], dict]:
         add(L, f"The {n} River is a river in Varenholm, {rv['length']} kilometres long.", ["length"], key=key)
         add(L, f"It rises on the slopes of {rv['source']}.", ["source"], [rv["source"]], key=key)
         add(L, f"The {n} flows into {rv['mouth']}.", ["mouth"], key=key)
-        towns = rv["towns"]
-        add(L, f"Towns on the {n} include {', '.join(towns[:-1])} and {towns[-1]}.", ["towns"], towns, key=key)
+        # the FEVER river pages do not list their towns (FEVEROUS has the table), so a claim that
+        # reaches a river only through a town needs a second retrieval hop
         add(L, f"Its drainage basin covers about {rv['basin']:,} square kilometres.", ["basin"], key=key)
         add(L, f"The river was first mapped in {rv['mapped']} by the surveyor {rv['surveyor']}.", ["mapped", "surveyor"], key=key)
         add(L, f"Its main tributary is the {rv['tributary']}.", ["tributary"], key=key)
@@ -682,8 +682,8 @@ def wrong_value(kind: str, v, pools: dict, r: random.Random, exclude=()):
             cand = int(round(v * r.choice([0.5, 0.62, 0.75, 1.3, 1.45, 1.8])))
             if v > 1000:
                 cand = cand // 10 * 10 + v % 10
-        elif kind == "small":
-            cand = v + r.choice([-1, 1]) * r.randint(1, 4)
+        elif kind == "small":  # far enough apart that "about v" cannot cover it
+            cand = v + r.choice([-1, 1]) * r.randint(max(2, v // 4), max(4, v // 2))
             if cand < 1:
                 continue
         else:
@@ -922,9 +922,10 @@ def pick_claims(w: dict, where: dict, part: str, n_dev: int, n_train: int,
     per_label = n_dev // 3
     for label in ("SUPPORTS", "REFUTES"):
         have = sum(1 for d in dev if d["label"] == label)
-        n_multi = per_label // 4
+        n_multi = per_label // 3
         dev += take(multis, label, n_multi // 2, dev_facts, kinds=("described",))
-        dev += take(multis, label, n_multi - n_multi // 2, dev_facts, kinds=("conjunction", "hop"))
+        dev += take(multis, label, 2, dev_facts, kinds=("conjunction",))
+        dev += take(multis, label, n_multi - n_multi // 2 - 2, dev_facts, kinds=("hop",))
         n_negated = 3 if label == "SUPPORTS" else 0  # "X is not Y" claims that are true
         dev += take(singles, label, n_negated, dev_facts, kinds=("negation",))
         dev += take(singles, label, per_label - have - n_multi - n_negated + (1 if label == "SUPPORTS" else 0),
@@ -1504,6 +1505,554 @@ def build_feverous_db(pages_jsonl: Path, db_path: Path) -> None:
 
 
 # ============================================================================================
+# 5. SciFact: an invented biomedical literature
+# ============================================================================================
+
+SCI_AGENTS = ["halvostatin", "meridoxin", "tervaline", "oxapremide", "cadrolimus", "vensotinib", "lirapant",
+              "osselamine", "quendazole", "brivarexin", "pellotide", "marizumab", "fennorol", "daskacept",
+              "skelbamide", "grelitamab", "holtrazine", "tamsivir", "varnicline", "orroxetine"]
+# gene symbol, full name (claims sometimes use the full name, abstracts the symbol)
+SCI_GENES = [("PLXD4", "plexin domain protein 4"), ("VRK7", "vesicle regulatory kinase 7"),
+             ("TMX9", "transmembrane thioredoxin 9"), ("OSK2", "oxidative stress kinase 2"),
+             ("LRN1", "lipid raft anchoring protein 1"), ("CDW3", "cadherin-like wound protein 3"),
+             ("MSK5", "mitochondrial stress kinase 5"), ("FNR2", "ferritin nuclear regulator 2"),
+             ("QSP6", "quiescence signalling protein 6"), ("HBX1", "hepatic bile exporter 1")]
+# formal condition name, lay name, outcome measured
+SCI_CONDITIONS = [("myocardial infarction", "heart attacks", "infarct size"),
+                  ("hypertension", "high blood pressure", "systolic blood pressure"),
+                  ("type 2 diabetes", "adult-onset diabetes", "HbA1c"),
+                  ("cerebral ischaemia", "strokes", "lesion volume"),
+                  ("hepatic steatosis", "fatty liver disease", "liver fat content"),
+                  ("renal fibrosis", "kidney scarring", "collagen deposition"),
+                  ("major depressive disorder", "clinical depression", "depression rating scores"),
+                  ("osteoporosis", "bone loss", "bone mineral density loss"),
+                  ("sepsis", "blood poisoning", "28-day mortality"),
+                  ("neuropathic pain", "nerve pain", "pain scores"),
+                  ("atopic dermatitis", "eczema", "itch severity"),
+                  ("obesity", "excess body weight", "body weight")]
+SCI_MARKERS = ["interleukin-6", "C-reactive protein", "LDL cholesterol", "fasting insulin", "troponin T",
+               "serum ferritin", "cortisol", "uric acid"]
+SCI_POPULATIONS = ["adults", "older adults", "postmenopausal women", "patients in intensive care", "adolescents"]
+
+
+def scifact_world() -> list[dict]:
+    """150 abstracts of three designs (trial, knockout mouse, cohort) with their key facts."""
+    r = rng_for("scifact:world")
+    doc_ids = sorted(r.sample(range(1000000, 45000000), 150))
+    order = list(range(150))
+    r.shuffle(order)
+    docs = []
+    # every (gene, condition) and (marker, condition) pair is studied once, so no two abstracts
+    # make conflicting statements; an agent always inhibits the same gene
+    gene_cond = [(g, c) for g in range(10) for c in range(12)]
+    marker_cond = [(m, c) for m in range(8) for c in range(12)]
+    r.shuffle(gene_cond)
+    r.shuffle(marker_cond)
+    for k, i in enumerate(order):
+        design = ["trial", "mouse", "cohort"][k % 3]
+        if design == "cohort":
+            mi, ci = marker_cond.pop()
+            gi = r.randrange(10)
+        else:
+            gi, ci = gene_cond.pop()
+            mi = r.randrange(8)
+        agent = SCI_AGENTS[gi + 10 * r.randrange(2)]
+        gene, gene_full = SCI_GENES[gi]
+        cond, lay, outcome = SCI_CONDITIONS[ci]
+        marker = SCI_MARKERS[mi]
+        pop = SCI_POPULATIONS[r.randrange(5)]
+        effect = r.choice(["reduced", "reduced", "increased", "none"])
+        d = {"doc_id": doc_ids[i], "design": design, "agent": agent, "gene": gene, "gene_full": gene_full,
+             "cond": cond, "lay": lay, "outcome": outcome, "marker": marker, "pop": pop, "effect": effect,
+             "n": r.randint(6, 90) * 10, "weeks": r.choice([8, 12, 24, 52]), "dose": r.choice([5, 10, 20, 40, 80]),
+             "pct": r.randint(12, 48), "fold": round(r.uniform(1.4, 3.8), 1), "ae": r.randint(3, 21),
+             "hr": round(r.uniform(1.3, 2.6), 2), "years": r.randint(5, 20)}
+        S = []
+        if design == "trial":
+            d["title"] = f"{agent.capitalize()} in {pop} with {cond}: a randomised controlled trial"
+            S.append(f"{cond.capitalize()} remains a major cause of illness among {pop}.")
+            S.append(f"{agent.capitalize()} is a selective inhibitor of {gene}, which is overexpressed in {cond}.")
+            S.append(f"We randomly assigned {d['n']} {pop} with {cond} to {agent} or placebo.")
+            S.append(f"Participants received {d['dose']} mg of {agent} daily for {d['weeks']} weeks.")
+            if effect == "reduced":
+                S.append(f"{agent.capitalize()} reduced {outcome} by {d['pct']}% compared with placebo (P < 0.001).")
+            elif effect == "increased":
+                S.append(f"Unexpectedly, {outcome} increased by {d['pct']}% in the {agent} group compared with placebo.")
+            else:
+                S.append(f"{outcome.capitalize()} did not differ between the {agent} and placebo groups (P = 0.{r.randint(31, 92)}).")
+            d["result_idx"] = len(S) - 1
+            S.append(f"Circulating {marker} fell {d['fold']}-fold during treatment.")
+            d["marker_idx"] = len(S) - 1
+            S.append(f"Adverse events occurred in {d['ae']}% of participants receiving {agent}.")
+            d["ae_idx"] = len(S) - 1
+            concl = {"reduced": f"{agent.capitalize()} is an effective treatment for {cond} in {pop}.",
+                     "increased": f"{agent.capitalize()} may worsen {cond} and should not be used in {pop}.",
+                     "none": f"{agent.capitalize()} offers no benefit for {cond} in {pop}."}[effect]
+            S.append(concl)
+            d["concl_idx"] = len(S) - 1
+        elif design == "mouse":
+            d["title"] = f"Loss of {gene} {'promotes' if effect != 'reduced' else 'protects against'} {cond} in mice"
+            S.append(f"The role of {gene} in {cond} is poorly understood.")
+            S.append(f"We generated mice lacking {gene} in all tissues.")
+            S.append(f"{gene}-deficient mice and wild-type littermates were studied for {d['weeks']} weeks.")
+            if effect == "reduced":
+                S.append(f"{gene}-deficient mice showed {d['pct']}% lower {outcome} than wild-type mice.")
+            elif effect == "increased":
+                S.append(f"{gene}-deficient mice developed severe {cond}, with {d['pct']}% higher {outcome} than controls.")
+            else:
+                S.append(f"Loss of {gene} did not change {outcome} in mice.")
+            d["result_idx"] = len(S) - 1
+            S.append(f"Mechanistically, {gene} controls the release of {marker} from macrophages.")
+            d["marker_idx"] = len(S) - 1
+            S.append(f"Pharmacological inhibition of {gene} reproduced the effect of its loss.")
+            d["ae_idx"] = len(S) - 1
+            concl = {"reduced": f"{gene} promotes {cond}, and blocking it may be protective.",
+                     "increased": f"{gene} protects against {cond}.",
+                     "none": f"{gene} is dispensable in {cond}."}[effect]
+            S.append(concl)
+            d["concl_idx"] = len(S) - 1
+        else:
+            d["title"] = f"Circulating {marker} and the risk of {cond}: a {d['years']}-year cohort study"
+            S.append(f"Whether {marker} predicts {cond} is unclear.")
+            S.append(f"We followed {d['n'] * 10} {pop} for a median of {d['years']} years.")
+            S.append(f"Baseline {marker} was measured in all participants.")
+            if effect == "none":
+                S.append(f"{marker.capitalize()} was not associated with the risk of {cond}.")
+            elif effect == "increased":
+                S.append(f"Participants in the highest quartile of {marker} had a lower risk of {cond} "
+                         f"(hazard ratio 0.{r.randint(41, 79)}).")
+            else:
+                S.append(f"The highest quartile of {marker} was associated with a higher risk of {cond} "
+                         f"(hazard ratio {d['hr']}).")
+            d["result_idx"] = len(S) - 1
+            S.append(f"Use of lipid-lowering or anti-inflammatory drugs did not modify this association.")
+            d["marker_idx"] = len(S) - 1
+            S.append(f"Results were similar after adjustment for age, sex and body-mass index.")
+            d["ae_idx"] = len(S) - 1
+            concl = {"reduced": f"Elevated {marker} is a risk marker for {cond} in {pop}.",
+                     "increased": f"Higher {marker} may be protective against {cond}.",
+                     "none": f"{marker.capitalize()} is not a useful predictor of {cond}."}[effect]
+            S.append(concl)
+            d["concl_idx"] = len(S) - 1
+        d["abstract"] = S
+        docs.append(d)
+    docs.sort(key=lambda d: d["doc_id"])
+    return docs
+
+
+def scifact_claim_drafts(docs: list[dict]) -> list[dict]:
+    """Claim drafts: ``{"claim", "evidence": {doc: [sets]}, "cited", "label", "doc", "hard"}``.
+
+    ``hard`` claims use the lay condition name and the gene's full name, which the abstract never
+    uses, so a lexical search often misses the gold abstract.
+    """
+    r = rng_for("scifact:claims")
+    out = []
+    for d in docs:
+        D, eff = d["doc_id"], d["effect"]
+        res, concl, mk = d["result_idx"], d["concl_idx"], d["marker_idx"]
+        cond, lay, outc, agent, gene = d["cond"], d["lay"], d["outcome"], d["agent"], d["gene"]
+        if d["design"] == "trial":
+            if eff == "none":
+                out.append({"claim": f"{agent.capitalize()} has a beneficial effect on {outc} in {cond}.", "label": "CONTRADICT",
+                            "sets": [[res], [concl]], "doc": D, "kind": "main"})
+            else:
+                good = eff == "reduced"
+                out.append({"claim": f"{agent.capitalize()} {'lowers' if r.random() < 0.5 else 'reduces'} {outc} in patients with {cond}.",
+                            "label": "SUPPORT" if good else "CONTRADICT", "sets": [[res]], "doc": D, "kind": "main"})
+                out.append({"claim": f"{agent.capitalize()} {'raises' if r.random() < 0.5 else 'increases'} {outc} in {pop_short(d)} with {cond}.",
+                            "label": "CONTRADICT" if good else "SUPPORT", "sets": [[res]], "doc": D, "kind": "main2"})
+                out.append({"claim": f"In a trial of {d['n']} participants, {agent} changed {outc} by more than {d['pct'] + 20}%.",
+                            "label": "CONTRADICT", "sets": [[2, res]], "doc": D, "kind": "number"})
+            out.append({"claim": f"Treatment with {agent} lowers circulating {d['marker']}.", "label": "SUPPORT",
+                        "sets": [[mk]], "doc": D, "kind": "marker"})
+            out.append({"claim": f"Inhibiting {d['gene_full']} is {'beneficial' if eff == 'reduced' else 'harmful'} in {lay}.",
+                        "label": "SUPPORT" if eff != "none" else "CONTRADICT", "sets": [[1, concl]], "doc": D,
+                        "kind": "hard"})
+            out.append({"claim": f"{agent.capitalize()} is more effective in children than in adults with {cond}.",
+                        "label": "NOINFO", "sets": [], "doc": D, "kind": "nei"})
+        elif d["design"] == "mouse":
+            if eff == "increased":
+                out.append({"claim": f"{gene} deficiency causes {cond} in mice.", "label": "SUPPORT", "sets": [[res]], "doc": D, "kind": "main"})
+                out.append({"claim": f"Mice lacking {gene} are protected from {cond}.", "label": "CONTRADICT", "sets": [[res], [concl]], "doc": D, "kind": "main2"})
+                out.append({"claim": f"Loss of {d['gene_full']} makes mice prone to {lay}.", "label": "SUPPORT", "sets": [[res]], "doc": D, "kind": "hard"})
+            elif eff == "reduced":
+                out.append({"claim": f"Deleting {gene} protects mice against {cond}.", "label": "SUPPORT", "sets": [[res], [concl]], "doc": D, "kind": "main"})
+                out.append({"claim": f"{gene} knockout worsens {cond} in mice.", "label": "CONTRADICT", "sets": [[res]], "doc": D, "kind": "main2"})
+                out.append({"claim": f"Without {d['gene_full']}, mice suffer less {lay}.", "label": "SUPPORT", "sets": [[res]], "doc": D, "kind": "hard"})
+            else:
+                out.append({"claim": f"{gene} is required for the development of {cond}.", "label": "CONTRADICT", "sets": [[res], [concl]], "doc": D, "kind": "main"})
+            out.append({"claim": f"{gene} regulates {d['marker']} release by macrophages.", "label": "SUPPORT", "sets": [[mk]], "doc": D, "kind": "marker"})
+            out.append({"claim": f"{gene} variants are common in people with {cond}.", "label": "NOINFO", "sets": [], "doc": D, "kind": "nei"})
+        else:
+            if eff == "reduced":
+                out.append({"claim": f"High {d['marker']} predicts {cond}.", "label": "SUPPORT", "sets": [[res], [concl]], "doc": D, "kind": "main"})
+                out.append({"claim": f"Elevated {d['marker']} lowers the risk of {cond}.", "label": "CONTRADICT", "sets": [[res]], "doc": D, "kind": "main2"})
+            elif eff == "increased":
+                out.append({"claim": f"High {d['marker']} increases the risk of {cond}.", "label": "CONTRADICT", "sets": [[res]], "doc": D, "kind": "main"})
+            else:
+                out.append({"claim": f"{d['marker'].capitalize()} is associated with {cond} risk.", "label": "CONTRADICT", "sets": [[res], [concl]], "doc": D, "kind": "main"})
+            out.append({"claim": f"Lowering {d['marker']} prevents {cond}.", "label": "NOINFO", "sets": [], "doc": D, "kind": "nei"})
+    return out
+
+
+def pop_short(d: dict) -> str:
+    return {"adults": "adults", "older adults": "older people", "postmenopausal women": "women",
+            "patients in intensive care": "critically ill patients", "adolescents": "teenagers"}[d["pop"]]
+
+
+def write_scifact(out: Path) -> dict:
+    """corpus.jsonl (150 abstracts) and claims_dev (40) / claims_train (60) in the released format.
+
+    Dev has citation families (claims citing the same abstract) and claims citing two abstracts
+    of which one holds the evidence.
+    """
+    docs = scifact_world()
+    write_jsonl(out / "scifact" / "corpus.jsonl",
+                [{"doc_id": d["doc_id"], "title": d["title"], "abstract": d["abstract"], "structured": False} for d in docs])
+    r = rng_for("scifact:split")
+    drafts = scifact_claim_drafts(docs)
+    r.shuffle(drafts)
+    by_doc: dict = {}
+    for dr in drafts:
+        by_doc.setdefault(dr["doc"], []).append(dr)
+    doc_order = sorted(by_doc)
+    r.shuffle(doc_order)
+    want = {"dev": {"SUPPORT": 14, "CONTRADICT": 13, "NOINFO": 13}, "train": {"SUPPORT": 20, "CONTRADICT": 20, "NOINFO": 20}}
+    chosen = {"dev": [], "train": []}
+    hard_quota = {"dev": 4, "train": 5}
+    fam_quota = 4  # dev abstracts that get two claims (a citation family)
+    for D in doc_order:
+        split = "dev" if len(chosen["dev"]) < 40 and (doc_order.index(D) % 5 < 2) else "train"
+        if sum(want[split].values()) == len(chosen[split]):
+            split = "train" if split == "dev" else "dev"
+        cands = by_doc[D]
+        picked = []
+        for dr in sorted(cands, key=lambda x: (x["kind"] != "hard", x["kind"])):
+            n_have = sum(1 for x in chosen[split] if x["label"] == dr["label"])
+            if n_have >= want[split][dr["label"]]:
+                continue
+            if dr["kind"] == "hard":
+                if hard_quota[split] == 0:
+                    continue
+                hard_quota[split] -= 1
+            picked.append(dr)
+            if len(picked) == (2 if split == "dev" and fam_quota > 0 else 1):
+                break
+        if split == "dev" and len(picked) == 2:
+            fam_quota -= 1
+        chosen[split] += picked
+    doc_ids = [d["doc_id"] for d in docs]
+    ids = r.sample(range(1, 1400), 100)
+    records = {}
+    pos = 0
+    for split in ("dev", "train"):
+        recs = []
+        for k, dr in enumerate(chosen[split]):
+            evidence = {} if dr["label"] == "NOINFO" else {
+                str(dr["doc"]): [{"sentences": s_, "label": dr["label"]} for s_ in dr["sets"]]}
+            cited = [dr["doc"]]
+            if k % 6 == 5:  # also cites an unrelated abstract
+                cited.append(doc_ids[(doc_ids.index(dr["doc"]) + 37) % len(doc_ids)])
+            recs.append({"id": ids[pos + k], "claim": dr["claim"], "evidence": evidence, "cited_doc_ids": cited})
+        pos += len(recs)
+        recs.sort(key=lambda x: x["id"])
+        records[split] = recs
+        write_jsonl(out / "scifact" / f"claims_{split}.jsonl", recs)
+    return records
+
+
+# ============================================================================================
+# 6. WikiContradict-style rows and human judgements
+# ============================================================================================
+
+WIKICONTRADICT_COLUMNS = ["question_ID", "question", "context1", "context2", "answer1", "answer2", "contradictType",
+                          "samepassage", "merged_context", "ref_answer", "WikipediaArticleTitle", "url"]
+
+
+def wikicontradict_rows(w: dict) -> list[dict]:
+    """20 rows: 12 explicit and 8 implicit contradictions, 5 of them inside one passage ("Same")."""
+    r = rng_for("wikicontradict")
+    rows = []
+    towns, people, bands, rivers, comps = w["towns"], w["people"], w["bands"], w["rivers"], w["companies"]
+
+    def row(question, c1, c2, a1, a2, implicit, same, title):
+        if same and c1 != c2:  # one passage holds both statements
+            c1 = c2 = f"{c1} {c2}"
+        rows.append({"question": question, "context1": c1, "context2": c2, "answer1": a1, "answer2": a2,
+                     "contradictType": "Implicit (reasoning required)" if implicit else "Explicit",
+                     "samepassage": "Same" if same else "Different", "WikipediaArticleTitle": title,
+                     "url": f"https://wiki.varenholm.example/wiki/{page_id(title)}"})
+
+    for k, t in enumerate(towns[:6]):  # founding year: explicit, one implicit via an anniversary
+        alt = t["founded"] + r.randint(8, 40)
+        c1 = f"{t['name']} was founded in {t['founded']} as a {t['origin']} on the {t['river']} River."
+        if k < 3:
+            c2 = f"Town records date the founding of {t['name']} to {alt}, when a market charter was granted."
+            row(f"When was {t['name']} founded?", c1, c2, str(t["founded"]), str(alt), False, k == 2, t["title"])
+        elif k < 5:
+            n = r.choice([300, 400, 500])
+            c2 = f"In {alt + n}, {t['name']} celebrated the {n}th anniversary of its founding with a week of festivities."
+            row(f"In what year was {t['name']} founded?", c1, c2, str(t["founded"]), str(alt), True, False, t["title"])
+        else:
+            both = (f"{t['name']} was founded in {t['founded']} as a {t['origin']}. Some historians instead give {alt} "
+                    f"as the founding year, citing a lost charter.")
+            row(f"When was {t['name']} founded?", both, both, str(t["founded"]), str(alt), False, True, t["title"])
+    for k, p in enumerate(people[:5]):  # birth year: explicit, or implicit via an age at a dated event
+        alt = p["birth_year"] + r.choice([-3, -2, 2, 4])
+        pro = "she" if p["gender"] == "f" else "he"
+        c1 = f"{p['name']} (born {p['birth_year']}) is a Varenholmian {p['occupation']} from {p['birthplace']}."
+        if k < 2:
+            c2 = f"{p['name']} was born in {alt} in {p['birthplace']}."
+            row(f"In which year was {p['name']} born?", c1, c2, str(p["birth_year"]), str(alt), False, False, p["title"])
+        elif k < 4:
+            age = r.randint(20, 35)
+            c2 = f"In {alt + age}, at the age of {age}, {pro} moved to {p['university']}."
+            row(f"When was {p['name']} born?", c1, c2, str(p["birth_year"]), str(alt), True, False, p["title"])
+        else:
+            both = f"{p['name']} was born in {p['birth_year']}, although {pro} has said in interviews that {pro} was born in {alt}."
+            row(f"What year was {p['name']} born?", both, both, str(p["birth_year"]), str(alt), False, True, p["title"])
+    for k, b in enumerate(bands[:4]):  # formation year / hometown
+        if k < 2:
+            alt = b["formed"] + r.randint(1, 4)
+            c1 = f"{b['name']} is a {b['genre']} band from {b['hometown']}, formed in {b['formed']}."
+            c2 = (f"{b['name']} played their first concert in {alt}, a month after the band was formed."
+                  if k == 1 else f"The band {b['name']} was formed in {alt}.")
+            row(f"When was {b['name']} formed?", c1, c2, str(b["formed"]), str(alt), k == 1, False, b["title"])
+        else:
+            other = wrong_value("pool:town", b["hometown"], value_pools(w), r)
+            c1 = f"{b['name']} was formed in {b['hometown']} in {b['formed']}."
+            c2 = f"The members of {b['name']} met at school in {other}, where the band was founded."
+            row(f"In which town was {b['name']} formed?", c1, c2, b["hometown"], other, k == 3, k == 2, b["title"])
+    for k, rv in enumerate(rivers[:3]):  # length: explicit or implicit by comparison
+        alt = rv["length"] + r.randint(15, 60)
+        c1 = f"The {rv['title']} is {rv['length']} kilometres long and flows into {rv['mouth']}."
+        if k < 2:
+            c2 = f"With a length of {alt} km, the {rv['name']} is one of the longest rivers of Varenholm."
+            row(f"How long is the {rv['title']}?", c1, c2, f"{rv['length']} km", f"{alt} km", False, k == 1, rv["title"])
+        else:
+            ref = rivers[5]
+            c2 = f"The {rv['name']} is {alt - ref['length']} kilometres longer than the {ref['title']}, which is {ref['length']} km long."
+            row(f"How long is the {rv['title']}?", c1, c2, f"{rv['length']} km", f"{alt} km", True, False, rv["title"])
+    for k, c in enumerate(comps[:2]):  # employees, implicit by doubling
+        alt = c["employees"] * 2 + 50
+        c1 = f"{c['name']} employs about {c['employees']:,} people at its headquarters in {c['hq']}."
+        c2 = f"The workforce of {c['name']} doubled after 2015 from {(alt // 2):,} to its present size."
+        row(f"How many people does {c['name']} employ?", c1, c2, f"{c['employees']:,}", f"{alt:,}", True, False, c["title"])
+    ids = list(range(1, len(rows) + 1))
+    for qid, rw in zip(ids, rows):
+        rw["question_ID"] = qid
+        rw["merged_context"] = rw["context1"] if rw["samepassage"] == "Same" else rw["context1"] + "\n" + rw["context2"]
+        rw["ref_answer"] = rw["answer1"] + "|" + rw["answer2"]
+    r.shuffle(rows)  # the release is not sorted by question_ID either
+    return rows
+
+
+def human_judgements(rows: list[dict]) -> list[dict]:
+    """30 project-written human labels of template-5 responses (rubric of SPEC section 7)."""
+    r = rng_for("wikicontradict:human")
+    by_id = sorted(rows, key=lambda x: x["question_ID"])
+    out = []
+    kinds = ["neutral", "attributed", "one", "prefer", "both_true", "wrong", "extra", "neutral", "one", "alternatives"]
+    for k in range(30):
+        rw = by_id[k % len(by_id)]
+        a1, a2 = rw["answer1"], rw["answer2"]
+        kind = kinds[(k * 3 + k // 10) % len(kinds)]
+        if kind == "neutral":
+            resp, lab = f"The passages conflict: one gives {a1}, while the other gives {a2}.", "correct"
+        elif kind == "attributed":
+            resp, lab = f"According to the first passage the answer is {a1}; the second passage says {a2}.", "correct"
+        elif kind == "alternatives":
+            resp, lab = f"It is either {a1} or {a2}; the sources disagree.", "correct"
+        elif kind == "one":
+            resp, lab = f"{a1 if k % 2 else a2}.", "partially correct"
+        elif kind == "prefer":
+            resp, lab = f"The answer is {a1}. One passage says {a2}, but that is probably a mistake.", "partially correct"
+        elif kind == "extra":
+            resp, lab = f"The answer is {a2}, or possibly the year 1900.", "partially correct"
+        elif kind == "both_true":
+            resp, lab = f"The answer is {a1} and {a2}.", "incorrect"
+        else:
+            resp, lab = "The passages do not say.", "incorrect"
+        out.append({"question_ID": rw["question_ID"], "model": ["qwen3", "llama31"][k % 2], "template": "5",
+                    "response": resp, "human_label": lab})
+    return out
+
+
+def write_wikicontradict(w: dict, out: Path) -> dict:
+    rows = wikicontradict_rows(w)
+    path = out / "wikicontradict" / "WikiContradict_dataset_v1_rag_qa.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.StringIO()
+    wr = csv.DictWriter(buf, fieldnames=WIKICONTRADICT_COLUMNS, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+    wr.writeheader()
+    for rw in rows:
+        wr.writerow({k: rw[k] for k in WIKICONTRADICT_COLUMNS})
+    path.write_text(buf.getvalue(), encoding="utf-8", newline="")
+    judgements = human_judgements(rows)
+    write_jsonl(out / "wikicontradict" / "human_judgements.jsonl", judgements)
+    return {"rows": rows, "judgements": judgements}
+
+
+# ============================================================================================
+# 7. NQ-CC / TQA-CC-style context-conflict items and reader runs
+# ============================================================================================
+
+def conflict_questions(w: dict, style: str) -> list[dict]:
+    """Question, gold answers, a wrong answer and the wiki passage that gives the gold answer."""
+    r = rng_for("conflict:" + style)
+    pools = value_pools(w)
+    pages = {p["id"]: p for p in fever_pages(w)[0]}
+
+    def passage(e, k=4):
+        lines = pages[page_id(e["title"])]["lines"].split("\n")
+        return " ".join(l.split("\t")[1] for l in lines[:k])
+
+    qs = []
+    for t in w["towns"]:
+        wrong = wrong_value("year", t["founded"], pools, r)
+        q = (f"when was {t['name']} founded" if style == "nq" else
+             f"In which year was the Varenholmian town of {t['name']}, known for its {t['known_for']}, founded?")
+        qs.append({"question": q, "answer": [str(t["founded"])], "wrong": str(wrong), "entity": t,
+                   "passage": passage(t), "attr": "founded"})
+        q = (f"what river does {t['name']} lie on" if style == "nq" else
+             f"On which river does the town of {t['name']} stand?")
+        qs.append({"question": q, "answer": [f"{t['river']} River", t["river"]],
+                   "wrong": f"{wrong_value('pool:river', t['river'], pools, r)} River", "entity": t,
+                   "passage": passage(t, 2), "attr": "river"})
+    for c in w["companies"]:
+        q = f"who founded {c['name']}" if style == "nq" else f"Which person founded the company {c['name']}?"
+        qs.append({"question": q, "answer": [c["founder"]], "wrong": wrong_value("pool:person", c["founder"], pools, r),
+                   "entity": c, "passage": passage(c, 3), "attr": "founder"})
+    for b in w["bands"]:
+        q = f"what genre of music does {b['name']} play" if style == "nq" else f"{b['name']} is a band of which musical genre?"
+        qs.append({"question": q, "answer": [b["genre"]], "wrong": wrong_value("pool:genre", b["genre"], pools, r),
+                   "entity": b, "passage": passage(b, 2), "attr": "genre"})
+    for p in w["people"]:
+        q = f"where was {p['name']} born" if style == "nq" else f"In which town was the {p['occupation']} {p['name']} born?"
+        qs.append({"question": q, "answer": [p["birthplace"]], "wrong": wrong_value("pool:town", p["birthplace"], pools, r),
+                   "entity": p, "passage": passage(p, 3), "attr": "birthplace"})
+    r.shuffle(qs)
+    return qs
+
+
+def generated_passages(q: dict, answer: str, r: random.Random) -> list[str]:
+    """Two or three LLM-style generated contexts of different lengths, all stating `answer`."""
+    e = q["entity"]
+    name = e["name"]
+    core = {"founded": f"{name} was founded in {answer}.",
+            "river": f"{name} is a town built on the banks of the {answer}.",
+            "founder": f"{name} was founded by {answer}.",
+            "genre": f"{name} is a Varenholmian {answer} band.",
+            "birthplace": f"{name} was born in {answer}."}[q["attr"]]
+    filler = [f"{name} is often mentioned in guides to Varenholm.",
+              f"Local historians have written extensively about {name}.",
+              f"Visitors to the region frequently ask about {name} and its history.",
+              f"Much of what is known about {name} comes from regional newspapers.",
+              f"{name} has been the subject of several documentary programmes."]
+    r.shuffle(filler)
+    short = fix_articles(core)
+    medium = fix_articles(" ".join([filler[0], core, filler[1]]))
+    long = fix_articles(" ".join([filler[2], filler[3], core, filler[4], filler[0]]))
+    out = [short, medium, long]
+    return out[: r.choice([2, 3])] if r.random() < 0.5 else out
+
+
+def conflict_items(w: dict, style: str, n: int) -> list[dict]:
+    """Reader-input items: about half with a wrong generated context (retrieved right), about a
+    third with a wrong retrieved passage (a page about another entity; generated right), the
+    rest with both right.
+    """
+    r = rng_for(f"conflict-items:{style}")
+    qs = conflict_questions(w, style)[:n]
+    by_type = {}
+    for e in all_entities(w):
+        by_type.setdefault(e["type"], []).append(e)
+    items = []
+    for k, q in enumerate(qs):
+        gold = q["answer"][0]
+        case = ["gen_wrong", "ret_wrong", "gen_wrong", "both_right", "ret_wrong", "gen_wrong"][k % 6]
+        gen_ans = q["wrong"] if case == "gen_wrong" else gold
+        gen = generated_passages(q, gen_ans, r)
+        if case == "ret_wrong":
+            others = [e for e in by_type[q["entity"]["type"]] if e["name"] != q["entity"]["name"]]
+            other = others[r.randrange(len(others))]
+            val = {"founded": lambda e: str(e["founded"]), "river": lambda e: f"{e['river']} River",
+                   "founder": lambda e: e["founder"], "genre": lambda e: e["genre"],
+                   "birthplace": lambda e: e["birthplace"]}[q["attr"]](other)
+            if val in q["answer"]:
+                val = q["wrong"]
+            ret_passage = conflict_questions_passage(w, other, q["attr"])
+            ret_ans = val
+        else:
+            ret_passage = q["passage"]
+            ret_ans = gold
+        items.append({"question": q["question"], "answer": q["answer"], "generated_passage": gen,
+                      "retrieved_passage": [ret_passage], "generated_answer": gen_ans, "retrieved_answer": ret_ans,
+                      "_case": case})
+    return items
+
+
+def conflict_questions_passage(w: dict, e: dict, attr: str) -> str:
+    """The first wiki sentences of another entity's page (a retrieval error), enough to answer attr."""
+    pages = {p["id"]: p for p in fever_pages(w)[0]}
+    k = {"founded": 3, "river": 2, "founder": 3, "genre": 2, "birthplace": 3}[attr]
+    lines = pages[page_id(e["title"])]["lines"].split("\n")
+    return " ".join(l.split("\t")[1] for l in lines[:k])
+
+
+def reader_runs(items: list[dict]) -> dict[str, list[dict]]:
+    """Four official-style reader-output runs over the NQ-CC items (``response`` = [answer]).
+
+    Built so that AIG and AIR are both non-empty after the official filters: three items have an
+    "unknown"-like answer, four have a closed-book answer equal to a context answer, and hybrid
+    answers follow the retrieved answer, the generated one, the closed-book one or something else.
+    """
+    r = rng_for("reader-runs")
+    runs = {k: [] for k in ("hybrid", "generated_only", "retrieved_only", "closed_book")}
+    unknown = ["unknown", "I don't know", "Unknown."]
+    for k, it in enumerate(items):
+        gen, ret = it["generated_answer"], it["retrieved_answer"]
+        gen_resp = unknown[k // 13 % 3] if k in (7, 20, 33) else gen
+        ret_resp = ret if k != 20 else "unknown"
+        if k in (4, 15, 26, 37):
+            closed = gen if k % 2 == 0 else ret
+        else:
+            closed = ["unknown", "I'm not sure", "Lowfen", "1850", "Nils Brekke"][k % 5]
+        roll = r.random()
+        if roll < 0.45:
+            hybrid = gen_resp
+        elif roll < 0.8:
+            hybrid = ret_resp
+        elif roll < 0.9:
+            hybrid = closed
+        else:
+            hybrid = "Varenholm"
+        if k % 7 == 3 and hybrid == ret:
+            hybrid = "the " + hybrid  # an article: equal after SQuAD normalisation
+        base = {"question": it["question"], "answer": it["answer"], "generated_passage": it["generated_passage"],
+                "retrieved_passage": it["retrieved_passage"]}
+        runs["hybrid"].append({**base, "response": [hybrid]})
+        runs["generated_only"].append({**base, "response": [gen_resp]})
+        runs["retrieved_only"].append({**base, "response": [ret_resp]})
+        runs["closed_book"].append({**base, "response": [closed]})
+    return runs
+
+
+def write_conflict_qa(w: dict, out: Path) -> dict:
+    cdir = out / "conflict_qa"
+    nq = conflict_items(w, "nq", 40)
+    tqa = conflict_items(w, "tqa", 25)
+    strip = lambda items: [{k: v for k, v in it.items() if not k.startswith("_")} for it in items]
+    write_jsonl(cdir / "nqcc.jsonl", strip(nq))
+    write_jsonl(cdir / "tqacc.jsonl", strip(tqa))
+    runs = reader_runs(nq)
+    for name, recs in runs.items():
+        write_jsonl(cdir / "reader_runs" / f"{name}.jsonl", recs)
+    return {"nqcc": nq, "tqacc": tqa, "runs": runs}
+
+
+# ============================================================================================
 # 9. Entry point
 # ============================================================================================
 
@@ -1517,6 +2066,9 @@ def main(argv=None) -> int:
     w = build_world()
     write_fever(w, out)
     write_feverous(w, out)
+    write_scifact(out)
+    write_wikicontradict(w, out)
+    write_conflict_qa(w, out)
     return 0
 
 
