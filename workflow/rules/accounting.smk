@@ -1,2 +1,219 @@
 # Rules of the 'accounting' stage. Directive order: input, output, log, benchmark, params,
 # threads, resources, conda, script. Config reaches scripts only through params.
+
+
+rule study1_accounting:
+    input:
+        answers="results/study1/answer_indicators.parquet",
+        evidence="results/study1/evidence_indicators.parquet",
+        relevant="results/study1/relevant.parquet",
+        **accounting_reference_inputs(),
+    output:
+        estimates="results/accounting/study1/estimates.parquet",
+        summary=report(
+            "results/accounting/study1/estimates.tsv",
+            caption="../report/accounting_study1.rst",
+            category="Accounting",
+            subcategory="Study 1",
+        ),
+        counts="results/accounting/study1/counts.parquet",
+        coverage="results/accounting/study1/coverage.parquet",
+    log:
+        "logs/accounting/study1_accounting.log",
+    benchmark:
+        "logs/accounting/study1_accounting.benchmark.tsv"
+    params:
+        settings=study1_accounting_settings(),
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/study1_accounting.py"
+
+
+rule study1_bootstrap:
+    input:
+        counts=rules.study1_accounting.output.counts,
+        **accounting_reference_inputs(),
+    output:
+        intervals="results/accounting/study1/intervals.parquet",
+        summary=report(
+            "results/accounting/study1/intervals.tsv",
+            caption="../report/accounting_study1_intervals.rst",
+            category="Accounting",
+            subcategory="Study 1",
+        ),
+    log:
+        "logs/accounting/study1_bootstrap.log",
+    benchmark:
+        "logs/accounting/study1_bootstrap.benchmark.tsv"
+    params:
+        settings=study1_accounting_settings(),
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/study1_bootstrap.py"
+
+
+rule study2_accounting:
+    input:
+        **study2_accounting_inputs(),
+    output:
+        estimates="results/accounting/study2/estimates.parquet",
+        contrasts=report(
+            "results/accounting/study2/contrasts.tsv",
+            caption="../report/accounting_contrasts.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+        cells=report(
+            "results/accounting/study2/cells.tsv",
+            caption="../report/accounting_cells.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+        partition=report(
+            "results/accounting/study2/partition.tsv",
+            caption="../report/accounting_partition.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+        crossed=report(
+            "results/accounting/study2/crossed.tsv",
+            caption="../report/accounting_crossed.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+        invalid_rates="results/accounting/study2/invalid_rates.parquet",
+        invalid_rates_tsv=report(
+            "results/accounting/study2/invalid_rates.tsv",
+            caption="../report/accounting_invalid_rates.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+        counts="results/accounting/study2/counts.parquet",
+        coverage="results/accounting/study2/coverage.parquet",
+        traces="results/accounting/study2/pattern_traces.parquet",
+        examples=report(
+            "results/accounting/study2/pattern_examples.tsv",
+            caption="../report/accounting_pattern_examples.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+    log:
+        "logs/accounting/study2_accounting.log",
+    benchmark:
+        "logs/accounting/study2_accounting.benchmark.tsv"
+    params:
+        settings=study2_accounting_settings(),
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/study2_accounting.py"
+
+
+rule study2_bootstrap:
+    input:
+        counts=rules.study2_accounting.output.counts,
+        **accounting_reference_inputs(),
+    output:
+        intervals="results/accounting/study2/intervals_{family}.parquet",
+        summary=report(
+            "results/accounting/study2/intervals_{family}.tsv",
+            caption="../report/accounting_intervals.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+    log:
+        "logs/accounting/study2_bootstrap_{family}.log",
+    benchmark:
+        "logs/accounting/study2_bootstrap_{family}.benchmark.tsv"
+    params:
+        settings=lambda wc: study2_accounting_settings(wc.family),
+    wildcard_constraints:
+        family="primary|exploratory|crossed",
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=240,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/study2_bootstrap.py"
+
+
+rule decision_labels:
+    input:
+        intervals="results/accounting/study2/intervals_primary.parquet",
+        estimates=rules.study2_accounting.output.estimates,
+        **accounting_reference_inputs(),
+    output:
+        criteria="results/accounting/study2/decision_criteria.parquet",
+        criteria_tsv=report(
+            "results/accounting/study2/decision_criteria.tsv",
+            caption="../report/accounting_decision_criteria.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+        label="results/accounting/study2/decision_label.parquet",
+        label_tsv=report(
+            "results/accounting/study2/decision_label.tsv",
+            caption="../report/accounting_decision_label.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+    log:
+        "logs/accounting/decision_labels.log",
+    benchmark:
+        "logs/accounting/decision_labels.benchmark.tsv"
+    params:
+        settings=decision_settings(),
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/decision_labels.py"
+
+
+rule study2_forest_plot:
+    input:
+        intervals="results/accounting/study2/intervals_primary.parquet",
+    output:
+        png=report(
+            "results/accounting/study2/forest_primary.png",
+            caption="../report/accounting_forest.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+        svg="results/accounting/study2/forest_primary.svg",
+    log:
+        "logs/accounting/study2_forest_plot.log",
+    benchmark:
+        "logs/accounting/study2_forest_plot.benchmark.tsv"
+    params:
+        bound=config["accounting"]["decision"]["bound"],
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/study2_forest_plot.py"
+
+
+FINAL_OUTPUTS["accounting"] = accounting_final_outputs

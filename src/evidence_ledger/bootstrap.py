@@ -1,0 +1,310 @@
+"""Cluster bootstrap over integer count arrays: paired, seeded, batched, BLAS-backed.
+
+In:  ``counts`` (clusters, seeds, stats) int64 -- per-cluster sums of the scoring counts for
+     every replicate/seed and count statistic (``accounting.CountPanel`` flattened) -- and a
+     ``statistic`` mapping resampled totals (draws, seeds, stats) float64 to (draws, outputs).
+Out: (n_draws, outputs) float64 draws and linear percentile intervals.
+
+Draw protocol (one ``numpy.random.Generator(PCG64(seed))`` per call, batches of
+``batch_size`` draws; the last batch may be shorter): for each batch,
+``idx = rng.integers(0, n_clusters, (b, n_clusters))`` resamples clusters with
+replacement, then, if seeds are resampled, ``sidx = rng.integers(0, n_seeds, (b, n_seeds))``
+resamples seed indices with replacement (otherwise every draw uses all seeds in order:
+Study 1 checkpoints are averaged, not resampled). Every output of the statistic is computed
+from the same draws, so paired conditions share their samples.
+
+Implementation: each batch's cluster indices become a (b, clusters) multiplicity matrix
+(one ``bincount``) multiplied by the per-cluster sums (one float64 GEMM). All counts are
+integers below 2**53, so the GEMM is exact and the totals equal those of a per-draw loop
+summing ``counts[idx]``; statistics built by :func:`contrast_statistic` use only
+element-wise operations, so the two give bit-identical draws and intervals. Run with one BLAS
+thread (``OMP_NUM_THREADS=1``) when jobs share cores.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+Statistic = Callable[[np.ndarray], np.ndarray]
+EXACT_LIMIT = 2 ** 53
+
+
+def draw_batches(rng: np.random.Generator, n_clusters: int, n_seeds: int, n_draws: int, batch_size: int,
+                 resample_seeds: bool) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Yield ``(start, idx (b, n_clusters), sidx (b, n_seeds))`` following the draw protocol."""
+    if n_draws < 1 or batch_size < 1:
+        raise ValueError("n_draws and batch_size must be positive")
+    for start in range(0, n_draws, batch_size):
+        b = min(batch_size, n_draws - start)
+        idx = rng.integers(0, n_clusters, size=(b, n_clusters))
+        if resample_seeds:
+            sidx = rng.integers(0, n_seeds, size=(b, n_seeds))
+        else:
+            sidx = np.broadcast_to(np.arange(n_seeds), (b, n_seeds))
+        yield start, idx, sidx
+
+
+def multiplicities(idx: np.ndarray, n_clusters: int) -> np.ndarray:
+    """(b, n_clusters) how often each cluster was drawn in each row of ``idx``."""
+    b = idx.shape[0]
+    flat = (idx + (np.arange(b, dtype=np.int64) * n_clusters)[:, None]).ravel()
+    return np.bincount(flat, minlength=b * n_clusters).reshape(b, n_clusters)
+
+
+def _check_exact(counts: np.ndarray) -> None:
+    bound = int(np.abs(counts).max(initial=0)) * counts.shape[0]
+    if bound >= EXACT_LIMIT:
+        raise OverflowError("resampled totals could exceed 2**53; float64 GEMM would no longer be exact")
+
+
+def bootstrap_draws(counts: np.ndarray, statistic: Statistic, *, n_draws: int, seed: int, batch_size: int = 128,
+                    resample_seeds: bool = True, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Bootstrap draws of ``statistic`` by the counts-matrix method (see module docstring).
+
+    ``progress(k)`` is called with the number of draws finished after each batch."""
+    counts = np.asarray(counts)
+    if counts.ndim != 3:
+        raise ValueError("counts must be (clusters, seeds, stats)")
+    n_clusters, n_seeds, n_stats = counts.shape
+    _check_exact(counts)
+    flat = counts.reshape(n_clusters, n_seeds * n_stats).astype(np.float64)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    out = None
+    for start, idx, sidx in draw_batches(rng, n_clusters, n_seeds, n_draws, batch_size, resample_seeds):
+        b = idx.shape[0]
+        w = multiplicities(idx, n_clusters).astype(np.float64)
+        tot = (w @ flat).reshape(b, n_seeds, n_stats)
+        tot = tot[np.arange(b)[:, None], sidx]
+        vals = statistic(tot)
+        if out is None:
+            out = np.empty((n_draws, vals.shape[1]), dtype=np.float64)
+        out[start:start + b] = vals
+        if progress is not None:
+            progress(start + b)
+    return out
+
+
+def percentile_interval(draws: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:
+    """Linear-interpolation percentile bounds at ``tail`` and ``1 - tail`` per column."""
+    if not 0 < tail < 0.5:
+        raise ValueError("tail must lie in (0, 0.5)")
+    lo = np.quantile(draws, tail, axis=0, method="linear")
+    hi = np.quantile(draws, 1 - tail, axis=0, method="linear")
+    return lo, hi
+
+
+def bonferroni_tail(alpha: float, family_size: int) -> float:
+    """Two-sided Bonferroni tail probability alpha / (2 m)."""
+    return alpha / (2 * family_size)
+
+
+def contrast_statistic(contrasts: Sequence[Sequence[tuple[Fraction, tuple]]], stat_index: dict,
+                       multiplier: int) -> Statistic:
+    """Statistic for linear contrasts of per-seed corpus scores, averaged over seeds.
+
+    ``stat_index[cell] = (numerator column, denominator column)`` into the stats axis; a
+    cell's score is ``100 * multiplier * C / D`` per sampled seed; seeds are averaged by a
+    fixed left-to-right sum; contrasts add ``coef * score`` in their stored term order.
+    Only element-wise operations are used (batch-size independent results)."""
+    plan = [[(float(c), cell) for c, cell in terms] for terms in contrasts]
+    scale = 100.0 * multiplier
+
+    def statistic(tot: np.ndarray) -> np.ndarray:
+        b, k, _ = tot.shape
+        cache: dict = {}
+
+        def seed_mean(cell):
+            if cell not in cache:
+                n_i, d_i = stat_index[cell]
+                s = tot[:, :, n_i] * scale / tot[:, :, d_i]
+                acc = s[:, 0].copy()
+                for j in range(1, k):
+                    acc = acc + s[:, j]
+                cache[cell] = acc / k
+            return cache[cell]
+
+        out = np.empty((b, len(plan)), dtype=np.float64)
+        for i, terms in enumerate(plan):
+            acc = np.zeros(b, dtype=np.float64)
+            for coef, cell in terms:
+                acc = acc + coef * seed_mean(cell)
+            out[:, i] = acc
+        return out
+
+    return statistic
+
+
+def panel_counts(panel, contrasts, replicates: Sequence[int]) -> tuple[np.ndarray, dict]:
+    """Flatten the cells ``contrasts`` need from a ``CountPanel`` into (units, seeds, stats)
+    int64, with the ``stat_index`` for :func:`contrast_statistic`."""
+    ridx = panel.replicate_index(replicates)
+    cells = []
+    for terms in contrasts:
+        for _, cell in terms:
+            if cell not in cells:
+                cells.append(cell)
+    dens = []
+    for f, a, u, _, _ in cells:
+        if (f, a, u) not in dens:
+            dens.append((f, a, u))
+    cols = [panel.num[:, ridx, f, a, u, b, v] for f, a, u, b, v in cells]
+    cols += [panel.den[:, ridx, f, a, u] for f, a, u in dens]
+    counts = np.stack(cols, axis=2).astype(np.int64)
+    index = {cell: (i, len(cells) + dens.index(cell[:3])) for i, cell in enumerate(cells)}
+    return counts, index
+
+
+# ----------------------------------------------------------------------------------------
+# Study-level interval tables
+# ----------------------------------------------------------------------------------------
+
+def family_contrasts(family: str, n_formats: int = 2, n_budgets: int = 2) -> list[tuple[str, str, tuple]]:
+    """``(quantity, factor, contrast)`` of one comparison family, per panel.
+
+    study1: gain, E0, A1, A0, E1, interaction (one format, one budget);
+    primary: format and context effects on E0 (2 per panel, 12 over 3 datasets x 2 models);
+    exploratory: the same effects on E1, Ebar, S00, S11, source_gain (10 per panel, 60);
+    crossed: the seven crossed-budget components of the context contrast (7 per panel, 42)."""
+    from . import accounting as acc
+
+    if family == "study1":
+        q = acc.cell_quantities(0, 0)
+        return [(name, "", q[name]) for name in acc.STUDY1_BOOTSTRAP]
+    if family == "primary":
+        names = acc.PRIMARY_QUANTITIES
+    elif family == "exploratory":
+        names = acc.EXPLORATORY_QUANTITIES
+    elif family == "crossed":
+        comps = acc.crossed_components(n_formats)
+        return [(f"crossed.{name}", "context", comps[name]) for name in acc.CROSSED_COMPONENTS]
+    else:
+        raise ValueError(f"unknown comparison family {family!r}")
+    return [(name, factor, acc.factor_effect(name, factor, n_formats, n_budgets))
+            for name in names for factor in ("format", "context")]
+
+
+def panel_intervals(panel, family: str, *, replicates: Sequence[int], resample_seeds: bool, n_draws: int, seed: int,
+                    batch_size: int, tail: float, progress: Callable[[int], None] | None = None) -> list[dict]:
+    """Bootstrap one panel for one family with a fresh ``PCG64(seed)`` generator; one row per
+    comparison (INTERVALS columns except study/family/population/sizes/reference)."""
+    from . import accounting as acc
+
+    comps = family_contrasts(family, len(panel.formats), len(panel.answer_budgets))
+    contrasts = [c for _, _, c in comps]
+    counts, index = panel_counts(panel, contrasts, replicates)
+    draws = bootstrap_draws(counts, contrast_statistic(contrasts, index, panel.multiplier), n_draws=n_draws,
+                            seed=seed, batch_size=batch_size, resample_seeds=resample_seeds, progress=progress)
+    lo, hi = percentile_interval(draws, tail)
+    rows = []
+    for i, (quantity, factor, contrast) in enumerate(comps):
+        rows.append({"dataset": panel.dataset, "system": panel.system, "quantity": quantity, "factor": factor,
+                     "estimate": float(acc.evaluate_exact(panel, contrast, replicates)), "lower": float(lo[i]),
+                     "upper": float(hi[i]), "boot_mean": float(draws[:, i].mean()),
+                     "boot_sd": float(draws[:, i].std(ddof=1)) if n_draws > 1 else float("nan"), "tail": tail,
+                     "n_draws": n_draws, "seed": seed, "batch_size": batch_size, "n_clusters": len(panel.units),
+                     "n_seed_indices": len(replicates) if resample_seeds else 0})
+    return rows
+
+
+# ----------------------------------------------------------------------------------------
+# Rule entry points (scripts/study1_bootstrap.py, scripts/study2_bootstrap.py)
+# ----------------------------------------------------------------------------------------
+
+def _progress_logger(log, label: str, n_draws: int):
+    """A tqdm bar (stderr) plus log lines at every 10% of the draws."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=n_draws, desc=label, unit="draw", mininterval=5, leave=False)
+    state = {"done": 0, "next": max(1, n_draws // 10)}
+
+    def progress(done: int) -> None:
+        bar.update(done - state["done"])
+        state["done"] = done
+        if log and (done >= state["next"] or done == n_draws):
+            log.info("%s: %d / %d draws", label, done, n_draws)
+            state["next"] += max(1, n_draws // 10)
+        if done == n_draws:
+            bar.close()
+
+    return progress
+
+
+def _finish_intervals(rows: list[dict], *, study: str, family: str, population_of, family_size: int,
+                      reference_path) -> "pd.DataFrame":
+    import pandas as pd
+
+    from . import accounting as acc
+    from .tables.accounting import INTERVALS
+
+    frame = pd.DataFrame(rows)
+    frame.insert(0, "study", study)
+    frame.insert(1, "family", family)
+    frame.insert(2, "population", population_of)
+    frame["family_size"] = family_size
+    frame["n_comparisons"] = len(frame[frame["population"] == frame["population"].iat[0]])
+    ref = acc.read_reference(reference_path) if reference_path else None
+    frame = acc.attach_reference(frame, ref)
+    return frame[list(INTERVALS.columns)]
+
+
+def run_study1_bootstrap(*, counts_path, reference_path, params, outputs, log=None) -> None:
+    """Paired claim bootstrap of Study 1 for both populations (each from a fresh
+    ``PCG64(seed)``): checkpoints averaged, not resampled; 95% (configurable) percentile
+    intervals for gain, E0, A1, A0, E1, interaction."""
+    import pandas as pd
+
+    from . import accounting as acc
+    from . import tables
+    from .tables.accounting import CLUSTER_COUNTS, INTERVALS
+
+    counts = tables.read_frame(counts_path, CLUSTER_COUNTS)
+    tail = bonferroni_tail(params["alpha"], params["family_size"])
+    frames = []
+    for population in ("all", "resolved"):
+        sub = counts[counts["population"] == population]
+        panel = acc.panel_from_frame(sub, formats=[params["format"]], sources=params["sources"],
+                                     answer_budgets=[params["budget"]], evidence_budgets=[params["budget"]],
+                                     replicates=params["checkpoints"], path=str(counts_path))
+        rows = panel_intervals(panel, "study1", replicates=params["checkpoints"], resample_seeds=False,
+                               n_draws=params["draws"], seed=params["seed"], batch_size=params["batch_size"],
+                               tail=tail, progress=_progress_logger(log, f"study1/{population}", params["draws"]))
+        frames.append(_finish_intervals(rows, study="study1", family="study1", population_of=population,
+                                        family_size=params["family_size"], reference_path=reference_path))
+    out = pd.concat(frames, ignore_index=True)
+    tables.write_table(out, outputs["intervals"], INTERVALS)
+    acc.write_tsv(out, outputs["summary"])
+
+
+def run_study2_bootstrap(*, counts_path, reference_path, family: str, params, outputs, log=None) -> None:
+    """Family bootstrap of every Study 2 panel for one comparison family (primary,
+    exploratory, crossed): whole claim families and, independently, seed indices resampled
+    with replacement; a fresh ``PCG64(seed)`` per panel, so both models of a dataset share
+    their family draws; Bonferroni tail alpha / (2 * family_size)."""
+    import pandas as pd
+
+    from . import accounting as acc
+    from . import tables
+    from .tables.accounting import CLUSTER_COUNTS, INTERVALS
+
+    counts = tables.read_frame(counts_path, CLUSTER_COUNTS)
+    tail = bonferroni_tail(params["alpha"], params["family_size"])
+    rows = []
+    for dataset in params["datasets"]:
+        for model in params["models"]:
+            sub = counts[(counts["dataset"] == dataset) & (counts["system"] == model)]
+            panel = acc.panel_from_frame(sub, formats=params["formats"], sources=params["sources"],
+                                         answer_budgets=params["budgets"], evidence_budgets=params["budgets"],
+                                         replicates=params["seed_replicates"], path=str(counts_path))
+            rows += panel_intervals(panel, family, replicates=params["seed_replicates"], resample_seeds=True,
+                                    n_draws=params["draws"], seed=params["seed"], batch_size=params["batch_size"],
+                                    tail=tail,
+                                    progress=_progress_logger(log, f"{family}/{dataset}/{model}", params["draws"]))
+    out = _finish_intervals(rows, study="study2", family=family, population_of="all",
+                            family_size=params["family_size"], reference_path=reference_path)
+    if log and len(out) != params["family_size"]:
+        log.warning("%s family: %d comparisons, Bonferroni size configured as %d", family, len(out),
+                    params["family_size"])
+    tables.write_table(out, outputs["intervals"], INTERVALS)
+    acc.write_tsv(out, outputs["summary"])

@@ -1,0 +1,165 @@
+"""Decision labels for the Study 2 primary family (SPEC section 5).
+
+In:  the 12 primary contrasts (dataset x system x factor on E0) with their estimates,
+     Bonferroni-adjusted intervals and per-seed values.
+Out: a per-contrast criteria table and one label:
+
+* **replicated dependence** -- some factor has, for *both* (all) systems on the same two or
+  more datasets including the required one (SciFact), the same direction, magnitude
+  >= ``magnitude`` points, an adjusted interval excluding zero, and at least
+  ``min_agreeing_seeds`` of the sampled seeds with a contrast of that sign;
+* **bounded stability** -- every adjusted interval lies inside ``[-bound, +bound]``;
+* **restricted/mixed evidence** -- anything else.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+REPLICATED = "replicated dependence"
+BOUNDED = "bounded stability"
+MIXED = "restricted/mixed evidence"
+
+
+@dataclass(frozen=True)
+class DecisionRule:
+    magnitude: float = 2.0
+    min_agreeing_seeds: int = 4
+    min_datasets: int = 2
+    required_dataset: str = "scifact"
+    bound: float = 2.0
+
+
+def criteria_table(contrasts: pd.DataFrame, seed_values: pd.DataFrame, rule: DecisionRule) -> pd.DataFrame:
+    """Which criteria each primary contrast met.
+
+    ``contrasts``: columns dataset, system, factor, estimate, lower, upper.
+    ``seed_values``: columns dataset, system, factor, replicate, value (one row per sampled
+    seed). A seed agrees when its value has the (nonzero) sign of the estimate."""
+    rows = []
+    for row in contrasts.itertuples(index=False):
+        seeds = seed_values[(seed_values["dataset"] == row.dataset) & (seed_values["system"] == row.system)
+                            & (seed_values["factor"] == row.factor)]
+        direction = int(np.sign(row.estimate))
+        agree = int((np.sign(seeds["value"].to_numpy()) == direction).sum()) if direction else 0
+        magnitude_ok = bool(abs(row.estimate) >= rule.magnitude)
+        interval_ok = bool(row.lower > 0 or row.upper < 0)
+        seeds_ok = bool(direction != 0 and agree >= rule.min_agreeing_seeds)
+        rows.append({
+            "dataset": row.dataset, "system": row.system, "factor": row.factor, "estimate": float(row.estimate),
+            "lower": float(row.lower), "upper": float(row.upper), "direction": direction,
+            "magnitude_ok": magnitude_ok, "interval_ok": interval_ok, "seeds_agreeing": agree,
+            "n_seeds": int(len(seeds)), "seeds_ok": seeds_ok,
+            "local_ok": magnitude_ok and interval_ok and seeds_ok,
+            "within_bound": bool(row.lower >= -rule.bound and row.upper <= rule.bound),
+        })
+    return pd.DataFrame(rows)
+
+
+def decide(criteria: pd.DataFrame, rule: DecisionRule, systems: Sequence[str] | None = None) -> dict:
+    """The recorded label from a criteria table (see module docstring)."""
+    systems = sorted(set(criteria["system"])) if systems is None else list(systems)
+    for factor in sorted(set(criteria["factor"])):
+        for direction in (1, -1):
+            qualifying = []
+            for dataset in sorted(set(criteria["dataset"])):
+                sub = criteria[(criteria["factor"] == factor) & (criteria["dataset"] == dataset)]
+                ok = [bool(((sub["system"] == s) & sub["local_ok"] & (sub["direction"] == direction)).any())
+                      for s in systems]
+                if systems and all(ok):
+                    qualifying.append(dataset)
+            if len(qualifying) >= rule.min_datasets and rule.required_dataset in qualifying:
+                return {"label": REPLICATED, "factor": factor, "direction": direction,
+                        "datasets": ",".join(qualifying),
+                        "reason": f"{factor} effect with sign {direction:+d} met magnitude, interval and seed "
+                                  f"criteria for all systems on {', '.join(qualifying)}"}
+    if len(criteria) and bool(criteria["within_bound"].all()):
+        return {"label": BOUNDED, "factor": "", "direction": 0, "datasets": "",
+                "reason": f"all {len(criteria)} adjusted intervals lie inside [-{rule.bound:g}, +{rule.bound:g}]"}
+    local = criteria[criteria["local_ok"]]
+    where = ", ".join(f"{r.dataset}/{r.system}/{r.factor}" for r in local.itertuples()) or "none"
+    return {"label": MIXED, "factor": "", "direction": 0, "datasets": "",
+            "reason": f"no factor replicated across systems on >= {rule.min_datasets} datasets including "
+                      f"{rule.required_dataset}; {int((~criteria['within_bound']).sum())} intervals extend beyond "
+                      f"+/-{rule.bound:g}; contrasts meeting the local criteria: {where}"}
+
+
+# ----------------------------------------------------------------------------------------
+# Rule entry points (scripts/decision_labels.py, scripts/study2_forest_plot.py)
+# ----------------------------------------------------------------------------------------
+
+def run_decision_labels(*, intervals_path, estimates_path, reference_path, params, outputs, log=None) -> None:
+    """Criteria table and label from the primary intervals and the per-seed contrasts."""
+    from . import accounting as acc
+    from . import tables
+    from .tables.accounting import DECISION_CRITERIA, DECISION_LABEL, ESTIMATES, INTERVALS
+
+    intervals = tables.read_frame(intervals_path, INTERVALS)
+    estimates = tables.read_frame(estimates_path, ESTIMATES)
+    rule = DecisionRule(magnitude=params["magnitude"], min_agreeing_seeds=params["min_agreeing_seeds"],
+                        min_datasets=params["min_datasets"], required_dataset=params["required_dataset"],
+                        bound=params["bound"])
+    primary = intervals[intervals["quantity"] == "E0"]
+    seeds = estimates[(estimates["quantity"] == "E0") & (estimates["factor"] != "") & (estimates["part"] == "")
+                      & (estimates["parser"] == params["parser"]) & estimates["replicate"].isin(params["seed_replicates"])]
+    crit = criteria_table(primary, seeds, rule)
+    tables.write_table(crit, outputs["criteria"], DECISION_CRITERIA)
+    acc.write_tsv(crit, outputs["criteria_tsv"])
+    decision = decide(crit, rule, systems=params["models"])
+    reference_label = ""
+    if reference_path:
+        ref = acc.read_reference(reference_path)
+        hit = ref[ref["quantity"] == "decision_label"]
+        if len(hit) and "text" in hit.columns:
+            reference_label = str(hit["text"].iat[0])
+    label = pd.DataFrame([dict(decision, reference_label=reference_label)])
+    tables.write_table(label, outputs["label"], DECISION_LABEL)
+    acc.write_tsv(label, outputs["label_tsv"])
+    if log:
+        log.info("decision: %s (%s)", decision["label"], decision["reason"])
+
+
+def forest_plot(intervals: pd.DataFrame, bound: float, png_path, svg_path, title: str = "") -> None:
+    """Figure 1: the primary contrasts with their Bonferroni intervals and the +/-bound band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.hashsalt"] = "evidence-ledger"  # stable SVG element ids across reruns
+    frame = intervals.reset_index(drop=True)
+    n = len(frame)
+    fig, ax = plt.subplots(figsize=(6.5, 0.42 * n + 1.4))
+    ax.axvspan(-bound, bound, color="0.9", zorder=0, label=f"[-{bound:g}, +{bound:g}]")
+    ax.axvline(0, color="0.4", lw=0.8, zorder=1)
+    ys = np.arange(n)[::-1]
+    colors = {"format": "tab:blue", "context": "tab:orange"}
+    for y, row in zip(ys, frame.itertuples()):
+        c = colors.get(row.factor, "k")
+        ax.plot([row.lower, row.upper], [y, y], color=c, lw=2, zorder=2)
+        ax.plot([row.estimate], [y], "o", color=c, zorder=3)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([f"{r.dataset} / {r.system} / {r.factor}" for r in frame.itertuples()], fontsize=8)
+    ax.set_xlabel("effect on E0 (points), Bonferroni-adjusted interval")
+    if title:
+        ax.set_title(title, fontsize=9)
+    handles = [plt.Line2D([], [], color=v, marker="o", lw=2, label=k) for k, v in colors.items()]
+    ax.legend(handles=handles, loc="lower right", fontsize=7, frameon=False)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=150, metadata={"Software": None})
+    fig.savefig(svg_path, metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+
+
+def run_forest_plot(*, intervals_path, params, outputs) -> None:
+    from . import tables
+    from .tables.accounting import INTERVALS
+
+    intervals = tables.read_frame(intervals_path, INTERVALS)
+    primary = intervals[intervals["quantity"] == "E0"]
+    tail = float(primary["tail"].iat[0]) if len(primary) else float("nan")
+    forest_plot(primary, params["bound"], outputs["png"], outputs["svg"],
+                title=f"Primary contrasts, percentile bounds at {tail:.5f} / {1 - tail:.5f}")
