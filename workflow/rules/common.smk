@@ -163,6 +163,69 @@ def scoring_final_outputs():
 # --- accounting ---------------------------------------------------------------------
 
 
+def accounting_reference_inputs():
+    """The paper reference-values file (``accounting.reference_values``, repo-relative) when set."""
+    path = config["accounting"].get("reference_values")
+    return {"reference": str(REPO_ROOT / path)} if path else {}
+
+
+def study2_panel_names():
+    """(datasets, models) of Study 2: ``generation.datasets`` x ``generation.models`` (config order)."""
+    gen = config.get("generation") or {}
+    return list(gen.get("datasets", [])), list(gen.get("models", []))
+
+
+def study1_accounting_settings():
+    """``accounting.study1`` plus the batch size shared by all bootstraps."""
+    settings = dict(config["accounting"]["study1"])
+    boot = dict(settings.pop("bootstrap"))
+    settings.update(boot, batch_size=config["accounting"]["bootstrap"]["batch_size"])
+    return settings
+
+
+def study2_accounting_inputs():
+    """Named inputs of study2_accounting: answers (dataset-major x models), evidence, relevant,
+    families (per dataset) and the reference file."""
+    datasets, models = study2_panel_names()
+    inputs = {
+        "answers": [f"results/scoring/{m}/{d}/answer_indicators.parquet" for d in datasets for m in models],
+        "evidence": [f"results/scoring/{d}/evidence_indicators.parquet" for d in datasets],
+        "relevant": [f"results/scoring/{d}/relevant.parquet" for d in datasets],
+        "families": [f"results/families/{d}/families.parquet" for d in datasets],
+    }
+    inputs.update(accounting_reference_inputs())
+    return inputs
+
+
+def study2_accounting_settings(family=None):
+    """``accounting.study2`` plus datasets/models, and for a bootstrap ``family`` its draws,
+    alpha, family size, the seed and batch size; for decisions the thresholds."""
+    datasets, models = study2_panel_names()
+    settings = dict(config["accounting"]["study2"], datasets=datasets, models=models)
+    boot = config["accounting"]["bootstrap"]
+    if family is not None:
+        settings.update(boot[family], seed=boot["seed"], batch_size=boot["batch_size"])
+    return settings
+
+
+def decision_settings():
+    return dict(study2_accounting_settings(), **config["accounting"]["decision"])
+
+
+STUDY2_BOOTSTRAP_FAMILIES = ("primary", "exploratory", "crossed")
+
+
+def accounting_final_outputs():
+    targets = []
+    if enabled("study1"):
+        targets += ["results/accounting/study1/estimates.tsv", "results/accounting/study1/intervals.tsv"]
+    if enabled("study2"):
+        targets += [f"results/accounting/study2/intervals_{f}.tsv" for f in STUDY2_BOOTSTRAP_FAMILIES]
+        targets += ["results/accounting/study2/decision_label.tsv", "results/accounting/study2/forest_primary.png",
+                    "results/accounting/study2/pattern_examples.tsv", "results/accounting/study2/invalid_rates.tsv"]
+    return targets
+
+
 # --- conflict -----------------------------------------------------------------------
 
 
