@@ -147,3 +147,23 @@ def test_empty_gold_answer_list_is_an_error(tmp_path):
     h.write_text("".join(json.dumps(x) + "\n" for x in records))
     with pytest.raises(InputError, match=r"h.jsonl:2: field 'answer'"):
         diffgr.score_files(h, g, r, c)
+
+
+# Strings exercising letters with combining marks, digits, symbols, CJK, control and space chars.
+TOKENIZER_CASES = ["Écoute, l'été 2024!", "naïve café — déjà vu", "ＡＢＣ１２３", "東京タワー is 333m",
+                   "tab\tnew\nline\u200bzero-width", "C++ & C# (v3.1)", "e\u0301t\u00e9", "$100,000.00 ¿qué?"]
+
+
+def test_tokenizer_and_normalisation_match_the_official_regex_definitions():
+    regex = pytest.importorskip("regex")
+    official = regex.compile(r"([\p{L}\p{N}\p{M}]+)|([^\p{Z}\p{C}])",
+                             flags=regex.IGNORECASE + regex.UNICODE + regex.MULTILINE)
+    for text in TOKENIZER_CASES:
+        assert diffgr.simple_tokenize(text) == [m.group().lower() for m in official.finditer(text)], text
+
+    def official_normalize(s):
+        s = "".join(ch for ch in s.lower() if ch not in set(__import__("string").punctuation))
+        return " ".join(regex.sub(r"\b(a|an|the)\b", " ", s).split())
+
+    for text in TOKENIZER_CASES + ["The Anthem of a theatre", "an  ant, AN apple", "théâtre a la carte"]:
+        assert diffgr.normalize_answer(text) == official_normalize(text), text
