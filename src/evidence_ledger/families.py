@@ -15,8 +15,8 @@ Link rules (each recorded with its reason; a pair can carry several reasons):
 * ``citation``: the claims share a cited document (SciFact ``cited_doc_ids``); each claim
   citing document d is linked to the smallest claim citing d, score = Jaccard of the two
   cited sets.
-* ``near_duplicate``: b is among a's top-k BM25 neighbours (BM25Okapi as implemented by
-  bm25s, query = a's tokens, corpus = all claims' tokens) and the token-set Jaccard
+* ``near_duplicate``: b is among a's top-k BM25 neighbours (bm25s index, Robertson BM25;
+  query = a's tokens, corpus = all claims' tokens; ties by claim position) and the token-set Jaccard
   |A ∩ B| / |A ∪ B| of the two claims is >= the threshold; score = that Jaccard.
 Groups of exact/mutation matches are linked as a star to their smallest member, so a group of
 n claims contributes n-1 links. ``family_id`` = smallest member id (``claim_sort_key`` order).
@@ -171,42 +171,75 @@ def token_jaccard(a: set, b: set) -> float:
     return len(a & b) / len(a | b)
 
 
+def bm25_score_matrix(tokens: Sequence[list[str]]):
+    """Sparse (claims x vocabulary) BM25 term-score matrix of the claims, from a bm25s index
+    (Robertson BM25, k1=1.5, b=0.75), and the token -> column map."""
+    import bm25s
+    import scipy.sparse as sp
+
+    retriever = bm25s.BM25(method="robertson", k1=1.5, b=0.75)
+    retriever.index([t if t else ["<empty>"] for t in tokens], show_progress=False)
+    sc = retriever.scores
+    matrix = sp.csc_matrix((sc["data"], sc["indices"], sc["indptr"]),
+                           shape=(sc["num_docs"], len(sc["indptr"]) - 1)).tocsr()
+    return matrix, retriever.vocab_dict
+
+
+def bm25_top_neighbours(tokens: Sequence[list[str]], top_k: int, batch: int = 512, progress=None):
+    """For each claim, the indices of its ``top_k`` highest-scoring other claims.
+
+    Query = the claim's tokens (repeated tokens count again, as in bm25s), corpus = all
+    claims. Ranking: BM25 score descending, ties by claim position, the claim itself
+    excluded; claims with zero score are not neighbours. Scores are computed in batches as a
+    sparse product, so 10k claims take seconds.
+    """
+    import scipy.sparse as sp
+
+    n = len(tokens)
+    matrix, vocab = bm25_score_matrix(tokens)
+    rows, cols = [], []
+    for qi, toks in enumerate(tokens):
+        for tok in toks:
+            rows.append(qi)
+            cols.append(vocab[tok])
+    queries = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, matrix.shape[1]))
+    out: list[list[int]] = []
+    for start in range(0, n, batch):
+        stop = min(start + batch, n)
+        scores = np.asarray((queries[start:stop] @ matrix.T).todense())
+        scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # not its own neighbour
+        k = min(top_k, n - 1)
+        kth = -np.partition(-scores, k - 1, axis=1)[:, k - 1]
+        for row in range(stop - start):
+            cand = np.flatnonzero((scores[row] >= kth[row]) & (scores[row] > 0))
+            order = np.lexsort((cand, -scores[row, cand]))
+            out.append([int(c) for c in cand[order][:k]])
+        if progress is not None:
+            progress(stop - start)
+    return out
+
+
 def near_duplicate_links(ids: Sequence[str], tokens: Sequence[list[str]], top_k: int, threshold: float,
                          progress=None):
     """Pairs among each claim's top-``top_k`` BM25 neighbours with token Jaccard >= ``threshold``.
 
-    The claim itself is excluded from its neighbours. bm25s (BM25Okapi variant, k1=1.5,
-    b=0.75) over the claims' tokens; ties in the top-k follow bm25s's ranking, which is
-    deterministic for the same input. Claims with no tokens are skipped.
+    Neighbours from ``bm25_top_neighbours``; claims with no tokens have no near-duplicates.
     """
-    import bm25s
-
     n = len(ids)
     if n < 2 or top_k < 1:
         return []
-    safe = [t if t else ["<empty>"] for t in tokens]
-    retriever = bm25s.BM25(method="robertson", k1=1.5, b=0.75)
-    retriever.index(safe, show_progress=False)
-    k = min(top_k + 1, n)
     sets = [set(t) for t in tokens]
     links = {}
-    batch = 1024
-    for start in range(0, n, batch):
-        stop = min(start + batch, n)
-        docs, _scores = retriever.retrieve(safe[start:stop], k=k, show_progress=False, n_threads=1)
-        for row, qi in enumerate(range(start, stop)):
-            if not tokens[qi]:
+    for qi, neighbours in enumerate(bm25_top_neighbours(tokens, top_k, progress=progress)):
+        if not tokens[qi]:
+            continue
+        for dj in neighbours:
+            if not tokens[dj]:
                 continue
-            for dj in docs[row]:
-                dj = int(dj)
-                if dj == qi or not tokens[dj]:
-                    continue
-                score = token_jaccard(sets[qi], sets[dj])
-                if score >= threshold:
-                    a, b = _ordered(ids[qi], ids[dj])
-                    links[(a, b)] = (a, b, "near_duplicate", score)
-        if progress is not None:
-            progress(stop - start)
+            score = token_jaccard(sets[qi], sets[dj])
+            if score >= threshold:
+                a, b = _ordered(ids[qi], ids[dj])
+                links[(a, b)] = (a, b, "near_duplicate", score)
     return sorted(links.values(), key=lambda l: (claim_sort_key(l[0]), claim_sort_key(l[1])))
 
 
