@@ -143,6 +143,8 @@ def build_world() -> dict:
             used_surnames.add(surname)
         elif surname not in used_surnames and len(extra_names) < 90:
             extra_names.append(f"{first} {surname}")
+    # a surname alone names at most one page person
+    extra_names = [n for n in extra_names if n.split()[-1] not in used_surnames]
     mountains = []
     for name, rng_name in MOUNTAINS:
         mountains.append({"type": "mountain", "name": name, "title": name, "range": rng_name,
@@ -603,8 +605,8 @@ PREDICATES = {
 }
 
 NEI_PREDICATES = {
-    "town": ["hosts an annual jazz festival", "has a medieval cathedral", "has two railway stations",
-             "was the capital of Varenholm in the 1600s", "has a football club in the national league",
+    "town": ["hosts an annual jazz festival", "has a cathedral with a copper spire", "has two railway stations",
+             "was briefly the seat of the provincial government", "has a football club in the national league",
              "is home to the oldest library in {prov}", "was badly flooded in {year}",
              "opened its first hospital in {year}"],
     "river": ["is navigable by large cargo ships", "freezes over every winter", "was dammed in {year}",
@@ -810,7 +812,9 @@ def multi_fact_claims(w: dict, where: dict, r: random.Random) -> list[dict]:
     # descriptive subjects: the entity is named only through another fact about it
     described = {e["title"]: f"The town twinned with {e['twin']}" for e in w["towns"]}
     described.update({b["title"]: f"The band whose debut album is {b['albums'][0]['title']}" for b in w["bands"]})
-    described.update({p["title"]: f"The {p['instrument']} player of {p['band']}" for p in w["people"]
+    player = {"bass guitar": "bass guitarist", "drums": "drummer", "violin": "violinist", "lead guitar": "lead guitarist",
+              "keyboards": "keyboard player", "accordion": "accordionist", "cello": "cellist"}
+    described.update({p["title"]: f"The {player[p['instrument']]} of {p['band']}" for p in w["people"]
                       if p["occupation"] == "musician"})
     ident = {"town": "twin", "band": "debut", "person": "band"}
     for e in all_entities(w):
@@ -845,8 +849,11 @@ def nei_claims(w: dict, r: random.Random) -> list[dict]:
     for e in all_entities(w):
         preds = NEI_PREDICATES[e["type"]]
         for pred in r.sample(preds, min(3, len(preds))):
-            text = pred.format(prov=e.get("province", "Lowfen"), year=r.randint(1890, 2021),
-                               town=r.choice(TOWN_NAMES))
+            # a year after the entity exists, so the wiki cannot refute it by dates
+            lo = {"person": e.get("birth_year", 0) + 18, "town": e.get("founded"), "company": e.get("founded"),
+                  "band": e.get("formed"), "species": e.get("described")}.get(e["type"]) or 1850
+            text = pred.format(prov=e.get("province", "Lowfen"), year=r.randint(max(lo, 1850), 2023),
+                               town=r.choice([t for t in TOWN_NAMES if t != e["name"]]))
             subj = r.choice(subject_forms(e))
             out.append({"label": "NOT ENOUGH INFO", "claim": f"{subj} {text}.", "groups": [], "kind": "nei",
                         "fact": (e["title"], "nei:" + pred), "etype": e["type"]})
@@ -1286,7 +1293,7 @@ def feverous_drafts(w: dict, ids: dict) -> list[dict]:
                 add((n, "native:" + name), "SUPPORTS", f"{name} is listed among the notable people of {n}.", [[item]])
                 break
         # NOT ENOUGH INFO (evidence is what an annotator found, but it does not decide the claim)
-        add((n, "nei_cathedral"), "NOT ENOUGH INFO", f"{n}, founded in {t['founded']}, has a medieval cathedral.",
+        add((n, "nei_cathedral"), "NOT ENOUGH INFO", f"{n}, founded in {t['founded']}, has a cathedral with a copper spire.",
             [[x["ib_founded"]]])
         add((n, "nei_1980"), "NOT ENOUGH INFO", f"{n} had more than {t['census'][1950]:,} inhabitants in 1980.",
             [[x["census"][1950][1], x["census"][2000][1]]], "Numerical Reasoning")
