@@ -127,3 +127,20 @@ def test_fixture_against_all_dev_claims_counts_unpredicted_claims_as_relevant(tm
     result = scifact.score_files(claims, predictions)
     assert result["abstract_label_only"]["recall"] == pytest.approx(3 / n_gold_abstracts, abs=1e-12)
     assert result["abstract_label_only"]["precision"] == 0.5
+
+
+def test_oracle_predictions_score_one_on_all_dev_claims(tmp_path):
+    claims = shared_file("scifact", "claims_dev.jsonl")
+    oracle = []
+    for line in claims.open():
+        rec = json.loads(line)
+        oracle.append({"id": rec["id"], "evidence": {
+            doc: {"sentences": sorted({s for r in rationales for s in r["sentences"]}), "label": rationales[0]["label"]}
+            for doc, rationales in rec["evidence"].items()}})
+    pred = _write(tmp_path, "oracle.jsonl", oracle)
+    result = scifact.score_files(claims, pred)
+    # every gold abstract is predicted with its label and all its rationale sentences (the
+    # rationalized metric is left out: its first-3 cut depends on the sentence order)
+    assert result["abstract_label_only"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+    assert result["sentence_selection"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+    assert result["sentence_label"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
