@@ -138,6 +138,65 @@ def sampling_final_outputs():
 # --- generation ---------------------------------------------------------------------
 
 
+def generation_models():
+    """Study 2 model names (config ``generation.models``)."""
+    return list(config["generation"]["models"])
+
+
+def demo_built_models():
+    """Models the demo builds locally (``models.<name>.build`` set)."""
+    return [m for m, c in config["models"].items() if c.get("build")]
+
+
+def model_dir_inputs(model):
+    """The local model directory a generation job needs (built or pre-placed), else nothing."""
+    local = config["models"][model].get("local_dir")
+    return [local] if local else []
+
+
+def demo_model_train_inputs():
+    """Ingested train claims + units of the datasets the demo models are trained on."""
+    datasets = config["generation"].get("demo_models", {}).get("train_datasets", config["generation"]["datasets"])
+    return {
+        "claims": [f"results/ingest/{d}/claims_train.parquet" for d in datasets],
+        "units": [f"results/ingest/{d}/units.parquet" for d in datasets],
+    }
+
+
+def generation_plan_params():
+    """The part of ``generation`` that determines the request table."""
+    g = config["generation"]
+    keys = ("seeds", "sampling", "max_new_tokens", "formats", "sources", "budgets", "code_mappings", "controls")
+    return {k: g[k] for k in keys}
+
+
+def generation_backend_options():
+    g = config["generation"]
+    opts = {"batch_size": g["batch_size"]}
+    if g["backend"] == "vllm":
+        opts.update(enable_prefix_caching=g["enable_prefix_caching"], tensor_parallel_size=g["tensor_parallel_size"])
+        opts.update(g.get("vllm", {}))
+    return opts
+
+
+def generation_shard_outputs(wildcards):
+    n = int(config["generation"]["shards"])
+    return [f"results/generation/{wildcards.model}/{wildcards.dataset}/shards/responses_{i}.parquet" for i in range(n)]
+
+
+def generation_final_outputs():
+    """Parsed answers and parse-failure tables of every Study 2 model x dataset."""
+    if not enabled("study2"):
+        return []
+    targets = []
+    for model in generation_models():
+        for dataset in config["generation"]["datasets"]:
+            targets += [f"results/generation/{model}/{dataset}/parsed.parquet",
+                        f"results/generation/{model}/{dataset}/parse_failures.tsv"]
+    return targets
+
+
+
 # --- verifier -----------------------------------------------------------------------
 
 

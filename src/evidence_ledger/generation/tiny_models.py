@@ -268,3 +268,67 @@ def build_demo_model(
     tokenizer.save_pretrained(out_dir)
     stats.update(arch=arch_name, n_examples=len(examples), n_pairs=len(pairs), vocab_size=len(tokenizer))
     return stats
+
+
+def demo_training_examples(dataset: str, claims: Sequence[Mapping], units: Sequence[Mapping],
+                           max_units: int = 6) -> list[TrainingExample]:
+    """Training examples from a *train* split (CLAIMS rows) and the corpus units (UNITS rows).
+
+    Evidence text = the texts of the claim's first gold evidence group, one unit per line
+    (at most ``max_units``). FEVER-style NOT ENOUGH INFO claims without annotated evidence
+    get the first group of the next claim (in claim_id order) that has one: unrelated
+    evidence is exactly when the answer should be NOT ENOUGH INFO. SciFact gives one example
+    per gold abstract (its rationale sentences, label SUPPORT/CONTRADICT) and one NOINFO
+    example per claim from a cited non-gold abstract, else the next claim's gold abstract.
+    Claims whose evidence ids resolve to no unit are skipped (they teach nothing).
+    """
+    text_of = {u["unit_id"]: u["text"] for u in units}
+    doc_units: dict[str, list[tuple[int, str]]] = {}
+    for u in units:
+        doc_units.setdefault(str(u["doc_id"]), []).append((int(u["position"]), u["text"]))
+    ordered = sorted(claims, key=lambda c: (len(str(c["claim_id"])), str(c["claim_id"])))
+
+    def group_text(groups) -> str:
+        for g in groups or []:
+            texts = [text_of[i] for i in g if i in text_of][:max_units]
+            if texts:
+                return "\n".join(texts)
+        return ""
+
+    def doc_text(doc_id: str, sentence_ids=None) -> str:
+        sents = sorted(doc_units.get(str(doc_id), []))
+        if sentence_ids:
+            wanted = set(sentence_ids)
+            picked = [t for p, t in sents if f"{doc_id}:{p}" in wanted]
+            if picked:
+                return "\n".join(picked[:max_units])
+        return "\n".join(t for _, t in sents[:max_units])
+
+    out: list[TrainingExample] = []
+    if prompts.dataset_family(dataset) == "scifact":
+        for k, c in enumerate(ordered):
+            gold_docs = [str(g["doc_id"]) for g in c.get("gold_abstracts") or []]
+            for g in c.get("gold_abstracts") or []:
+                doc = str(g["doc_id"])
+                ids = [i for grp in c.get("evidence_groups") or [] for i in grp if i.startswith(f"{doc}:")]
+                text = doc_text(doc, ids)
+                if text:
+                    out.append(TrainingExample(dataset, c["claim"], text, g["label"]))
+            others = [str(d) for d in c.get("cited_doc_ids") or [] if str(d) not in gold_docs and str(d) in doc_units]
+            if not others:
+                nxt = ordered[(k + 1) % len(ordered)]
+                others = [str(g["doc_id"]) for g in nxt.get("gold_abstracts") or [] if str(g["doc_id"]) not in gold_docs]
+            if others and doc_text(others[0]):
+                out.append(TrainingExample(dataset, c["claim"], doc_text(others[0]), "NOINFO"))
+        return out
+    with_evidence = [c for c in ordered if group_text(c.get("evidence_groups"))]
+    for k, c in enumerate(ordered):
+        text = group_text(c.get("evidence_groups"))
+        if not text and c["label"] == "NOT ENOUGH INFO" and with_evidence:
+            donor = with_evidence[(k + 1) % len(with_evidence)]
+            if donor is c:
+                continue
+            text = group_text(donor.get("evidence_groups"))
+        if text:
+            out.append(TrainingExample(dataset, c["claim"], text, c["label"]))
+    return out
