@@ -15,8 +15,8 @@ Link rules (each recorded with its reason; a pair can carry several reasons):
 * ``citation``: the claims share a cited document (SciFact ``cited_doc_ids``); each claim
   citing document d is linked to the smallest claim citing d, score = Jaccard of the two
   cited sets.
-* ``near_duplicate``: b is among a's top-k BM25 neighbours (bm25s index, Robertson BM25;
-  query = a's tokens, corpus = all claims' tokens; ties by claim position) and the token-set Jaccard
+* ``near_duplicate``: b is among a's top-k BM25 neighbours (bm25s index, Lucene BM25;
+XX
   |A ∩ B| / |A ∪ B| of the two claims is >= the threshold; score = that Jaccard.
 Groups of exact/mutation matches are linked as a star to their smallest member, so a group of
 n claims contributes n-1 links. ``family_id`` = smallest member id (``claim_sort_key`` order).
@@ -173,11 +173,12 @@ def token_jaccard(a: set, b: set) -> float:
 
 def bm25_score_matrix(tokens: Sequence[list[str]]):
     """Sparse (claims x vocabulary) BM25 term-score matrix of the claims, from a bm25s index
-    (Robertson BM25, k1=1.5, b=0.75), and the token -> column map."""
+    (Lucene BM25, whose IDF log(1 + (N - df + 0.5)/(df + 0.5)) stays positive even in tiny
+    corpora; k1=1.5, b=0.75), and the token -> column map."""
     import bm25s
     import scipy.sparse as sp
 
-    retriever = bm25s.BM25(method="robertson", k1=1.5, b=0.75)
+    retriever = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
     retriever.index([t if t else ["<empty>"] for t in tokens], show_progress=False)
     sc = retriever.scores
     matrix = sp.csc_matrix((sc["data"], sc["indices"], sc["indptr"]),
