@@ -135,6 +135,137 @@ def sampling_final_outputs():
 # --- retrieval ----------------------------------------------------------------------
 
 
+def retrieval_datasets():
+    """Datasets that get pools, orderings and evidence (config ``retrieval.datasets``)."""
+    return list(config["retrieval"]["datasets"])
+
+
+def retrieval_per_document(dataset):
+    """True where the unit of evaluation is claim x abstract (config ``retrieval.abstract_datasets``)."""
+    return dataset in config["retrieval"]["abstract_datasets"]
+
+
+def retrieval_k(dataset):
+    """Documents retrieved per claim: abstracts (SciFact) or wiki pages."""
+    r = config["retrieval"]
+    return r["abstracts_per_claim"] if retrieval_per_document(dataset) else r["pages_per_claim"]
+
+
+def retrieval_claim_inputs(dataset):
+    """CLAIMS tables whose claims are retrieved for: the Study 2 sample (when Study 2 runs and the
+    dataset is sampled) and the ingest splits in ``retrieval.extra_claim_splits.<dataset>``."""
+    paths = []
+    if enabled("study2") and dataset in config.get("sampling", {}):
+        paths.append(f"results/sampling/{dataset}/sample.parquet")
+    for split in config["retrieval"].get("extra_claim_splits", {}).get(dataset, []):
+        paths.append(f"results/ingest/{dataset}/claims_{split}.parquet")
+    if not paths:
+        raise ValueError(f"retrieval: no claims for dataset {dataset!r} (enable study2 with sampling, "
+                         f"or list splits under retrieval.extra_claim_splits)")
+    return paths
+
+
+def reranker_spec():
+    """Reranker settings for order_bge (``local_dir`` wins over ``hub_id``/``revision``)."""
+    r = config["retrieval"]["reranker"]
+    return {"hub_id": r["hub_id"], "revision": r["revision"], "local_dir": r.get("local_dir"),
+            "batch_size": r["batch_size"], "fp16": r["fp16"], "max_length": r["max_length"]}
+
+
+def reranker_inputs():
+    """The locally built reranker directory when ``retrieval.reranker.build`` is set, else nothing."""
+    r = config["retrieval"]["reranker"]
+    return {"reranker": r["local_dir"]} if r.get("build") and r.get("local_dir") else {}
+
+
+def demo_reranker_inputs():
+    """Inputs of build_demo_reranker: the corpus index, training claims and units of
+    ``retrieval.reranker.build.dataset`` (the rule is only needed when ``build`` is set)."""
+    b = config["retrieval"]["reranker"].get("build")
+    if not b:
+        raise ValueError("retrieval.reranker.build is not set; the reranker is loaded from the Hub")
+    d = b["dataset"]
+    return {"index": f"results/retrieval/{d}/index", "units": f"results/ingest/{d}/units.parquet",
+            "claims": [f"results/ingest/{d}/claims_{s}.parquet" for s in b["splits"]]}
+
+
+def demo_reranker_train_settings():
+    b = config["retrieval"]["reranker"].get("build") or {}
+    return dict(b.get("train", {}))
+
+
+def budget_tokenizer_specs():
+    """name -> {path, revision} of the tokenizers whose counts bound the evidence budgets: the
+    generation models named in ``evidence.budget_tokenizers`` (their ``local_dir`` when set,
+    else Hub id at the pinned revision)."""
+    specs = {}
+    for name in config["evidence"]["budget_tokenizers"]:
+        m = config["models"][name]
+        if m.get("local_dir"):
+            specs[name] = {"path": m["local_dir"], "revision": None}
+        else:
+            specs[name] = {"path": m["hub_id"], "revision": m["revision"]}
+    return specs
+
+
+def budget_tokenizer_inputs():
+    """Directories of locally built budget tokenizers (so the model-building rule runs first)."""
+    return [config["models"][n]["local_dir"] for n in config["evidence"]["budget_tokenizers"]
+            if config["models"][n].get("build") and config["models"][n].get("local_dir")]
+
+
+def scored_prefix_caps(dataset):
+    caps = dict(config["evidence"]["scored_prefix"][dataset])
+    caps["cell_like_kinds"] = list(config["evidence"]["cell_like_kinds"])
+    return caps
+
+
+def evidence_providers(dataset):
+    """Provider evidence sources of a dataset (config ``evidence.providers.<dataset>``), Study 1 only."""
+    if not enabled("study1"):
+        return {}
+    return dict(config["evidence"].get("providers", {}).get(dataset, {}) or {})
+
+
+def provider_claim_inputs(dataset):
+    return [f"results/ingest/{dataset}/claims_{config['evidence']['provider_split']}.parquet"]
+
+
+def provider_submission_input(wildcards):
+    """The submission file of a provider: exported from our ordering, or a file under data_root."""
+    spec = evidence_providers(wildcards.dataset)[wildcards.name]
+    if spec.get("export"):
+        return f"results/evidence/{wildcards.dataset}/submissions/provider_{wildcards.name}.jsonl"
+    return data_path(spec["file"])
+
+
+def provider_export_source(wildcards):
+    return evidence_providers(wildcards.dataset)[wildcards.name]["export"]
+
+
+def provider_source_name(wildcards):
+    """The EVIDENCE ``source`` of a provider: its ``source`` setting, else its config key."""
+    spec = evidence_providers(wildcards.dataset)[wildcards.name]
+    return spec.get("source") or wildcards.name
+
+
+def evidence_diagnostics_inputs(wildcards):
+    d = wildcards.dataset
+    return {"claims": retrieval_claim_inputs(d), "retrieved": f"results/retrieval/{d}/retrieved.parquet",
+            "pools": f"results/retrieval/{d}/pools.parquet",
+            "evidence": [f"results/evidence/{d}/evidence.parquet"]
+            + [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]}
+
+
+def retrieval_final_outputs():
+    targets = []
+    for d in retrieval_datasets():
+        targets += [f"results/evidence/{d}/evidence.parquet", f"results/evidence/{d}/diagnostics.tsv"]
+        targets += [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]
+    return targets
+
+
+
 # --- generation ---------------------------------------------------------------------
 
 
@@ -198,6 +329,67 @@ def generation_final_outputs():
 
 
 # --- verifier -----------------------------------------------------------------------
+
+
+def verifier_evidence_path(source):
+    """Provider EVIDENCE table of a Study 1 source: ``provider_{name}.parquet``; a source
+    already named ``provider_*`` (demo: provider_bm25) is the file name itself."""
+    d = config["verifier"]["dataset"]
+    name = source if source.startswith("provider_") else f"provider_{source}"
+    return f"results/evidence/{d}/{name}.parquet"
+
+
+def verifier_split_sources(split):
+    """Sources serialised per split: training inputs come from source 0 only."""
+    sources = list(config["verifier"]["sources"])
+    return sources[:1] if split == "train" else sources
+
+
+def verifier_serialise_inputs(wildcards):
+    d = config["verifier"]["dataset"]
+    inputs = {
+        "claims": f"results/ingest/{d}/claims_{wildcards.split}.parquet",
+        "units": f"results/ingest/{d}/units.parquet",
+        "evidence": [verifier_evidence_path(s) for s in verifier_split_sources(wildcards.split)],
+    }
+    inputs.update(verifier_base_inputs())
+    return inputs
+
+
+def verifier_base_inputs():
+    """The locally built base model directory (demo), else nothing (Hub download)."""
+    return {"base": "results/models/verifier_base"} if config["verifier"].get("demo_model") else {}
+
+
+def verifier_base_model():
+    """``{hub_id, revision, use_safetensors}`` the jobs load: the demo directory or the Hub id."""
+    v = config["verifier"]
+    if v.get("demo_model"):
+        return {"hub_id": "results/models/verifier_base", "revision": None, "use_safetensors": True}
+    b = v["base_model"]
+    return {"hub_id": b["hub_id"], "revision": b["revision"], "use_safetensors": b.get("use_safetensors", True)}
+
+
+def verifier_checkpoint_seed(wildcards):
+    seeds = config["verifier"]["checkpoint_seeds"]
+    k = int(wildcards.k)
+    if not 1 <= k <= len(seeds):
+        raise ValueError(f"verifier checkpoint {k} is outside 1..{len(seeds)} (verifier.checkpoint_seeds)")
+    return seeds[k - 1]
+
+
+def verifier_training_settings():
+    v = config["verifier"]
+    keys = ("final_update", "batch_size", "grad_accumulation", "learning_rate", "warmup_ratio", "precision")
+    out = {k: v[k] for k in keys}
+    out.update(label_set=list(v["label_set"]), examples=v["examples_per_checkpoint"],
+               weight_decay=v.get("weight_decay", 0.01), max_grad_norm=v.get("max_grad_norm", 1.0))
+    return out
+
+
+def verifier_checkpoints():
+    return [f"results/verifier/ckpt{k}" for k in range(1, len(config["verifier"]["checkpoint_seeds"]) + 1)]
+
 
 
 # --- scoring ------------------------------------------------------------------------
@@ -306,13 +498,18 @@ def conflict_model_inputs(name):
 
 
 def conflict_generation_params():
-    """Backend name, backend options and batch size shared with the generation stage."""
+    """Backend name, backend constructor options and batch size, from the ``generation:`` section
+    (the conflict stage uses the same backend settings as Study 2)."""
     gen = config.get("generation") or {}
-    return {
-        "backend": gen.get("backend", "transformers"),
-        "backend_options": dict(gen.get("backend_options") or {}),
-        "batch_size": int(gen.get("batch_size", 64)),
-    }
+    backend = gen.get("backend", "transformers")
+    options = {"batch_size": int(gen.get("batch_size", 64))}
+    if backend == "vllm":
+        options.update(
+            enable_prefix_caching=bool(gen.get("enable_prefix_caching", False)),
+            tensor_parallel_size=int(gen.get("tensor_parallel_size", 1)),
+            **dict(gen.get("vllm") or {}),
+        )
+    return {"backend": backend, "backend_options": options, "batch_size": options["batch_size"]}
 
 
 def conflict_cache_dir(model):

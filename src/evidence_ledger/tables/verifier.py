@@ -1,0 +1,93 @@
+"""Study 1 verifier tables: serialised inputs, training examples seen, answers, unresolved flags.
+
+Central hand-offs written by this stage but declared elsewhere: ANSWER_INDICATORS,
+EVIDENCE_INDICATORS and RELEVANT (``tables.scoring``).
+"""
+import pyarrow as pa
+
+from . import TableSchema
+
+VERIFIER_INPUTS = TableSchema(
+    name="verifier_inputs",
+    version=1,
+    doc="""One row per (dataset, split, source, claim_id): the verifier input exactly as built
+by `verifier.serialise.serialise_input`. `candidate_ids` are the first `max_candidates`
+candidate ids in provider order (the selection window); `used_unit_ids` the resolved units
+that went in, in order; `unresolved_ids` the ids of the window that did not resolve
+(omitted from the input); `provider_unresolved` the source's own count of candidate ids that
+did not resolve (EVIDENCE.unresolved); `claim_tokens` / `unit_tokens` token counts after
+capping (context included in a unit's count); `total_tokens` the length of `input_ids`
+(special tokens included, <= max_total_tokens); `sentinel` True when no unit went in and the
+sentinel text was used; `claim_truncated` / `units_truncated` how much capping happened; `in_source` False when the
+source has no row for the claim (empty candidate list, so the sentinel input).""",
+    schema=pa.schema([
+        ("dataset", pa.string()),
+        ("split", pa.string()),
+        ("source", pa.string()),
+        ("claim_id", pa.string()),
+        ("gold_label", pa.string()),
+        ("in_source", pa.bool_()),
+        ("candidate_ids", pa.list_(pa.string())),
+        ("used_unit_ids", pa.list_(pa.string())),
+        ("unresolved_ids", pa.list_(pa.string())),
+        ("provider_unresolved", pa.int64()),
+        ("claim_tokens", pa.int64()),
+        ("unit_tokens", pa.list_(pa.int64())),
+        ("total_tokens", pa.int64()),
+        ("sentinel", pa.bool_()),
+        ("claim_truncated", pa.bool_()),
+        ("units_truncated", pa.int64()),
+        ("input_ids", pa.list_(pa.int64())),
+    ]),
+)
+
+EXAMPLES_SEEN = TableSchema(
+    name="verifier_examples_seen",
+    version=1,
+    doc="""One row per training example use by one checkpoint, in the order seen. `update` is
+the 1-based optimizer update the example contributed to, `micro_batch` the 0-based
+gradient-accumulation micro-batch within it, `position` the 0-based index within the
+micro-batch. `claim_id` identifies the example (one example per training claim).""",
+    schema=pa.schema([
+        ("update", pa.int64()),
+        ("micro_batch", pa.int64()),
+        ("position", pa.int64()),
+        ("claim_id", pa.string()),
+        ("label", pa.string()),
+    ]),
+)
+
+VERIFIER_ANSWERS = TableSchema(
+    name="verifier_answers",
+    version=1,
+    doc="""One row per (checkpoint, source, claim_id). `checkpoint` is the 1-based checkpoint
+index; `predicted_label` the argmax over the trained label set; `p_supports`, `p_refutes`,
+`p_nei` the softmax probabilities over the trained label set (0.0 for a label outside it).""",
+    schema=pa.schema([
+        ("dataset", pa.string()),
+        ("system", pa.string()),
+        ("checkpoint", pa.int64()),
+        ("source", pa.string()),
+        ("claim_id", pa.string()),
+        ("predicted_label", pa.string()),
+        ("p_supports", pa.float64()),
+        ("p_refutes", pa.float64()),
+        ("p_nei", pa.float64()),
+    ]),
+)
+
+UNRESOLVED_FLAGS = TableSchema(
+    name="study1_unresolved",
+    version=1,
+    doc="""One row per evaluation claim. `unresolved_by_source` maps evidence source -> number of
+unresolved candidate ids (the source's own count plus unresolved ids in the input window,
+without double counting: max of the two); `any_unresolved` is True when some source has
+one; `both_resolved` = not any_unresolved, the restricted Study 1 population.""",
+    schema=pa.schema([
+        ("dataset", pa.string()),
+        ("claim_id", pa.string()),
+        ("unresolved_by_source", pa.map_(pa.string(), pa.int64())),
+        ("any_unresolved", pa.bool_()),
+        ("both_resolved", pa.bool_()),
+    ]),
+)
