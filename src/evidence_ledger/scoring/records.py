@@ -37,11 +37,6 @@ def require(record: dict, field: str, path, line: int | None):
     return record[field]
 
 
-def record_name(record: dict) -> str:
-    """A short description of a record for error messages: its id when it has one."""
-    return f"record id={record['id']!r}" if "id" in record else "record"
-
-
 def match_records(gold: list[tuple[int, dict]], predictions: list[tuple[int, dict]], gold_path, pred_path,
                   *, allow_missing: bool = False) -> tuple[str, list[tuple[tuple[int, dict], tuple[int, dict] | None]]]:
     """Pair every gold record with its prediction, by ``id`` or else by position.

@@ -24,7 +24,7 @@ Rules:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from evidence_ledger.errors import InputError
