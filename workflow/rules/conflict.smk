@@ -195,8 +195,8 @@ rule diffgr_generate:
     params:
         model=lambda wc: wc.dg_model,
         dataset=lambda wc: wc.dg_dataset,
-        prompt=DG["prompt"],
-        closed_book_prompt=DG["closed_book_prompt"],
+        prompt=lambda wc: DG["prompt"],
+        closed_book_prompt=lambda wc: DG["closed_book_prompt"],
         context_orders=DG["context_orders"],
         max_new_tokens=DG["max_new_tokens"],
         seed=DG["seed"],
