@@ -172,3 +172,11 @@ def test_scifact_crossed_counts_reproduce_official_rationalized_f1():
     r = sum(row["n_relevant"] for row in indicators.relevant_rows([claim]))
     assert (c, p, r) == (1, 3, 3)
     assert 2 * c / (p + r) == pytest.approx(official, abs=1e-15)
+
+
+def test_answer_completeness_is_checked_for_primary_formats_only():
+    claims = [claim_row("fever", 1, "SUPPORTS", [["P::0"]]), claim_row("fever", 2, "REFUTES", [["Q::0"]])]
+    with pytest.raises(ValueError, match="answer condition .* lacks 1 of 2 claims"):
+        indicators.answer_indicator_rows(claims, [parsed_row("fever", 1, "SUPPORTS", fmt="codes")])
+    rows = indicators.answer_indicator_rows(claims, [parsed_row("fever", 1, "SUPPORTS", fmt="codes:rotated")])
+    assert [r["format"] for r in rows] == ["codes:rotated", "codes:rotated"]

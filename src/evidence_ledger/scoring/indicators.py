@@ -15,7 +15,7 @@ into ``(page, type, position)`` as the official evaluate.py does; SciFact
 Bad input raises ``ValueError`` naming the row: an evidence or answer row for a claim that
 is not in the claims table, a duplicated row, a label outside the dataset's label set (or
 INVALID), a FEVER/FEVEROUS primary (source, budget) that lacks some claim (controls none /
-swap / gold / reversed are exempt), a malformed unit id. A SciFact unit of another abstract
+swap / gold / reversed and 'codes:{mapping}' formats are exempt), a malformed unit id. A SciFact unit of another abstract
 (swap control) occupies one of the 3 slots and matches no rationale.
 """
 from __future__ import annotations
@@ -28,7 +28,8 @@ WIKI_DATASETS = ("fever", "feverous")
 DATASETS = ("fever", "feverous", "scifact")
 INVALID = "INVALID"
 # Controls may legitimately lack claims (e.g. gold evidence that does not fit a budget); the
-# completeness check covers the primary sources only.
+# completeness check covers the primary sources and formats only (alternative code mappings
+# are formats 'codes:{mapping}').
 CONTROL_SOURCES = ("none", "swap", "gold", "reversed")
 PARSERS = ("strict", "lenient")
 SCIFACT_LABELS = ("SUPPORT", "CONTRADICT", "NOINFO")
@@ -142,7 +143,7 @@ def _check_complete(rows: list[dict], by_id: Mapping, source_key: str, budget_ke
     """FEVER/FEVEROUS: each primary condition must have a row for every claim."""
     covered: dict[tuple, set] = {}
     for r in rows:
-        if r["dataset"] in WIKI_DATASETS and r[source_key] not in CONTROL_SOURCES:
+        if r["dataset"] in WIKI_DATASETS and r[source_key] not in CONTROL_SOURCES and ":" not in r.get("format", ""):
             cond = (r["dataset"], r[source_key], r[budget_key], *(r[k] for k in extra_keys))
             covered.setdefault(cond, set()).add(r["claim_id"])
     for cond, ids in sorted(covered.items(), key=lambda kv: tuple(map(str, kv[0]))):
