@@ -950,10 +950,9 @@ def pick_claims(w: dict, where: dict, part: str, n_dev: int, n_train: int,
     return dev, train
 
 
-def fever_records(drafts: list[dict], part: str) -> list[dict]:
+def fever_records(drafts: list[dict], part: str, ids: list[int]) -> list[dict]:
     """FEVER claim records: integer ids, ``verifiable``, evidence groups of [ann, ev, page, line]."""
     r = rng_for(part + ":ids")
-    ids = r.sample(range(10000, 230000), len(drafts))
     ann = 100000 + r.randint(0, 50000)
     ev = 200000 + r.randint(0, 50000)
     out = []
@@ -993,8 +992,9 @@ def write_fever(w: dict, out: Path) -> dict:
     multis = multi_fact_claims(w, where, rng_for("fever:multis"))
     neis = nei_claims(w, rng_for("fever:nei"))
     dev, train = pick_claims(w, where, "fever", 100, 150, singles, multis, neis)
-    dev_rec = fever_records(dev, "fever:dev")
-    train_rec = fever_records(train, "fever:train")
+    ids = rng_for("fever:ids").sample(range(10000, 230000), len(dev) + len(train))  # unique across splits
+    dev_rec = fever_records(dev, "fever:dev", ids[:len(dev)])
+    train_rec = fever_records(train, "fever:train", ids[len(dev):])
     write_jsonl(out / "fever" / "paper_dev.jsonl", dev_rec)
     write_jsonl(out / "fever" / "train.jsonl", train_rec)
     return {"pages": len(pages), "dev": dev_rec, "train": train_rec}
@@ -1448,11 +1448,10 @@ def feverous_pool_families(pool: list[dict]) -> tuple[list[dict], list[int]]:
         extra.append({**d, "label": "REFUTES", "kind": "mutation", "claim": d["claim"].replace(m, new, 1)})
         reserved.append(i)
     for i, d in enumerate(pool):
-        verb = next((v for v in (" was founded in ", " was founded by ", " comes from ", " is a ", " has its headquarters in ")
-                     if v in d["claim"]), None)
+        # only verbs where the negation inserts one "not" (a narrow negation mutation)
+        verb = next((v for v in (" was founded in ", " was founded by ", " is a ", " is the ") if v in d["claim"]), None)
         if d["label"] == "SUPPORTS" and verb and i not in reserved:
-            negated = verb.replace(" was ", " was not ").replace(" is ", " is not ").replace(" comes ", " does not come ")
-            negated = negated.replace(" has its ", " does not have its ")
+            negated = verb.replace(" was ", " was not ").replace(" is ", " is not ")
             extra.append({**d, "label": "REFUTES", "kind": "negation", "claim": d["claim"].replace(verb, negated, 1)})
             reserved.append(i)
             break
@@ -2008,14 +2007,14 @@ def conflict_questions_passage(w: dict, e: dict, attr: str) -> str:
     return " ".join(l.split("\t")[1] for l in lines[:k])
 
 
-def reader_runs(items: list[dict]) -> dict[str, list[dict]]:
+def reader_runs(items: list[dict], part: str = "reader-runs") -> dict[str, list[dict]]:
     """Four official-style reader-output runs over the NQ-CC items (``response`` = [answer]).
 
     Built so that AIG and AIR are both non-empty after the official filters: three items have an
     "unknown"-like answer, four have a closed-book answer equal to a context answer, and hybrid
     answers follow the retrieved answer, the generated one, the closed-book one or something else.
     """
-    r = rng_for("reader-runs")
+    r = rng_for(part)
     runs = {k: [] for k in ("hybrid", "generated_only", "retrieved_only", "closed_book")}
     unknown = ["unknown", "I don't know", "Unknown."]
     for k, it in enumerate(items):
@@ -2050,10 +2049,17 @@ def write_conflict_qa(w: dict, out: Path) -> dict:
     cdir = out / "conflict_qa"
     nq = conflict_items(w, "nq", 40)
     tqa = conflict_items(w, "tqa", 25)
-    strip = lambda items: [{k: v for k, v in it.items() if not k.startswith("_")} for it in items]
-    write_jsonl(cdir / "nqcc.jsonl", strip(nq))
-    write_jsonl(cdir / "tqacc.jsonl", strip(tqa))
     runs = reader_runs(nq)
+    tqa_hybrid = reader_runs(tqa, "reader-runs:tqacc")["hybrid"]
+
+    def record(it, hybrid):
+        # the official reader-output field ``response`` holds the hybrid reader's answer
+        rec = {k: v for k, v in it.items() if not k.startswith("_")}
+        rec["response"] = hybrid["response"]
+        return rec
+
+    write_jsonl(cdir / "nqcc.jsonl", [record(it, h) for it, h in zip(nq, runs["hybrid"])])
+    write_jsonl(cdir / "tqacc.jsonl", [record(it, h) for it, h in zip(tqa, tqa_hybrid)])
     for name, recs in runs.items():
         write_jsonl(cdir / "reader_runs" / f"{name}.jsonl", recs)
     return {"nqcc": nq, "tqacc": tqa, "runs": runs}
