@@ -1,8 +1,9 @@
 """NQ-CC / TQA-CC reader-output records (context-conflict merge, DiffGR).
 
 In:  jsonl, one record per question: ``question`` (str), ``answer`` (list of gold strings),
-     ``generated_passage`` / ``retrieved_passage`` / ``response`` (lists of strings), and an
-     optional ``id``.
+     ``generated_passage`` / ``retrieved_passage`` (lists of strings); optional ``response``
+     (list of strings; absent in reader-input items), ``generated_answer`` /
+     ``retrieved_answer`` (strings) and ``id``.
 Out: CONFLICT_QA_RECORDS rows in file order (``tables.conflict_inputs``); ``question_id`` is
      the ``id`` field when present, else the 1-based line number.
 """
@@ -33,7 +34,12 @@ def read_conflict_qa(path, dataset: str) -> pa.Table:
         qid = str(require(rec, "id", (str, int), path, line)) if "id" in rec else str(line)
         row = {"dataset": dataset, "question_id": qid, "question": question,
                "source_file": str(path), "source_line": line}
+        for key in ("generated_answer", "retrieved_answer"):
+            row[key] = require(rec, key, str, path, line) if key in rec else None
         for field, column in LIST_FIELDS:
+            if field == "response" and field not in rec:
+                row[column] = []
+                continue
             values = require(rec, field, list, path, line)
             if not all(isinstance(v, str) for v in values):
                 raise InputError(path, line, field, "expected a list of strings")

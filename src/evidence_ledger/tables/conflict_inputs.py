@@ -43,7 +43,10 @@ CONFLICT_QA_RECORDS = TableSchema(
 `nqcc` or `tqacc`. `question_id` is the record's `id` field when present, else its
 1-based line number as a string. `answers` = the gold answer list (`answer`),
 `generated_passages` / `retrieved_passages` / `responses` = the record's
-`generated_passage` / `retrieved_passage` / `response` lists, kept verbatim and in order.""",
+`generated_passage` / `retrieved_passage` / `response` lists, kept verbatim and in order
+(`responses` is [] for reader-input items, which carry no `response`). `generated_answer` /
+`retrieved_answer`: the answers derived from each context when the record gives them, else
+null.""",
     schema=pa.schema([
         ("dataset", pa.string()),
         ("question_id", pa.string()),
@@ -52,6 +55,8 @@ CONFLICT_QA_RECORDS = TableSchema(
         ("generated_passages", pa.list_(pa.string())),
         ("retrieved_passages", pa.list_(pa.string())),
         ("responses", pa.list_(pa.string())),
+        ("generated_answer", pa.string()),
+        ("retrieved_answer", pa.string()),
         ("source_file", pa.string()),
         ("source_line", pa.int64()),
     ]),
