@@ -305,7 +305,6 @@ def fever_pages(w: dict) -> tuple[list[dict], dict]:
     titles = {e["name"]: page_id(e["title"]) for e in w["bands"] + all_entities(w)[::-1] if e["type"] != "band"}
     titles.update({e["name"]: page_id(e["title"]) for e in w["bands"] if e["name"] not in titles})
     pid_of = {e["title"]: page_id(e["title"]) for e in all_entities(w)}
-    river_page = {rv["name"]: titles[rv["name"]] for rv in w["rivers"]}
     by_name = {e["name"]: e for e in all_entities(w)}
 
     def add(lines, text, attrs=(), links=(), key=None):
@@ -448,7 +447,6 @@ def fever_pages(w: dict) -> tuple[list[dict], dict]:
         add(L, f"It is most often seen in {s['month']}.", ["month"], key=n)
         finish(s, L)
 
-    del river_page
     pages += distractor_pages(w)
     # a fact's own page first, then pages that repeat it
     own = {e["title"]: pid_of[e["title"]] for e in all_entities(w)}
@@ -1140,8 +1138,8 @@ def feverous_pages(w: dict) -> tuple[list[dict], dict, dict]:
         items = [f"{link(p['name'])} (born {p['birth_year']}), {p['occupation']}" for p in natives]
         items.append(f"{t['mayor']}, mayor")
         x["people"] = dict(zip([p["name"] for p in natives] + [t["mayor"]], P.add_list(items)))
-        ids[n], pages_append = x, pages.append
-        pages_append(P.d)
+        ids[n] = x
+        pages.append(P.d)
         context.update(P.context)
     for rv in w["rivers"]:
         n = rv["title"]
