@@ -304,7 +304,7 @@ def diffgr_summary_rows(model: str, dataset: str, order: str, items: Sequence[tu
 
 
 # ----------------------------------------------------------------------------- rule entry points
-_TSV = {"sep": "\t", "index": False, "float_format": "%.6f", "lineterminator": "\n"}
+_TSV = {"sep": "\t", "index": False, "float_format": "%.6f", "lineterminator": "\n", "na_rep": "NaN"}
 
 
 def run_diffgr_generate(records_path, answers_path, lengths_path, model: str, dataset: str, prompt: str,

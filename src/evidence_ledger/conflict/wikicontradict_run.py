@@ -206,6 +206,9 @@ def run_wikicontradict_judge_human(human_path, instances_path, fewshot_path, out
     return len(items)
 
 
+_TSV = {"sep": "\t", "index": False, "float_format": "%.6f", "lineterminator": "\n", "na_rep": "NaN"}
+
+
 def run_wikicontradict_metrics(judgement_paths: Sequence, human_judged_path, templates: Sequence[str],
                                rates_path, detection_path, agreement_path=None, confusion_path=None) -> None:
     """Rule wikicontradict_metrics: judged tables -> TSVs (rates, 5.2 detection, judge agreement)."""
@@ -217,11 +220,11 @@ def run_wikicontradict_metrics(judgement_paths: Sequence, human_judged_path, tem
 
     judged = pd.concat([read_frame(p, WC_JUDGEMENTS) for p in judgement_paths], ignore_index=True)
     rates = wm.judged_rates(judged, template_order=list(templates))
-    rates.to_csv(rates_path, sep="\t", index=False, float_format="%.6f", lineterminator="\n")
+    rates.to_csv(rates_path, **_TSV)
     det = judged[judged["template"] == "5.2"][["model", "conflict_type", "detection"]]
     detection = wm.conflict_detection_rates(det) if len(det) else pd.DataFrame(
         columns=["model", "conflict_type", "n", "n_yes", "n_no", "n_unparseable", "detection_rate"])
-    detection.to_csv(detection_path, sep="\t", index=False, float_format="%.6f", lineterminator="\n")
+    detection.to_csv(detection_path, **_TSV)
     if human_judged_path is not None:
         human = read_frame(human_judged_path, WC_HUMAN_JUDGED)
         rows, confusions = [], []
@@ -232,5 +235,5 @@ def run_wikicontradict_metrics(judgement_paths: Sequence, human_judged_path, tem
             rows.append({"judge_model": grp["judge_model"].iloc[0] if len(grp) else "", "subset": name, **summary})
             confusion.insert(0, "subset", name)
             confusions.append(confusion)
-        pd.DataFrame(rows).to_csv(agreement_path, sep="\t", index=False, float_format="%.6f", lineterminator="\n")
-        pd.concat(confusions, ignore_index=True).to_csv(confusion_path, sep="\t", index=False, lineterminator="\n")
+        pd.DataFrame(rows).to_csv(agreement_path, **_TSV)
+        pd.concat(confusions, ignore_index=True).to_csv(confusion_path, **_TSV)
