@@ -1,0 +1,190 @@
+"""EVIDENCE rows for the pool orderings and the greedy controls.
+
+In:  ORDERING rows per source (e.g. ``bm25``, ``bge``), each claim's retrieved documents,
+     the claims (gold evidence groups), a unit lookup (unit id -> text, context, kind,
+     doc id), the budget tokenizers and budgets, and the scored-prefix caps.
+Out: EVIDENCE rows, one per (claim, doc_id, source, budget).
+
+Evaluation unit: the claim (``doc_id`` = '') for FEVER / FEVEROUS; claim x retrieved
+abstract for SciFact (``per_document=True``): each retrieved abstract gets its own row
+whose evidence is that abstract's sentences in the source's order.
+
+Controls (built from the ``bm25`` rows unless said otherwise, same budget):
+  none     - empty evidence.
+  swap     - the evidence of another claim: claims are sorted by sha256(f"{seed}:{claim_id}")
+             and each takes the evidence of the next one (cyclically), a derangement within
+             the dataset (SciFact: the donor's abstract of the same retrieval rank; empty if
+             the donor has fewer abstracts). Needs at least two claims.
+  gold     - a complete gold evidence group: the first group (annotation order) whose
+             rendered text fits the budget under every tokenizer; when none fits, the first
+             group whose ids all resolve (else the first group), shown whole with
+             ``fits_budget=False``. Claims (SciFact: abstracts) without gold evidence get
+             empty evidence. Gold ids that do not resolve to a unit are counted in
+             ``unresolved`` and left out.
+  reversed - the bm25 visible units in reverse order; token counts are recomputed and
+             ``fits_budget`` is False if the reversed text exceeds the budget.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from tqdm import tqdm
+
+from .budget import assemble_budgeted, render_counts
+from .prefix import CELL_LIKE_KINDS, scored_prefix
+from .render import render_unit
+
+CONTROLS = ("none", "swap", "gold", "reversed")
+
+
+@dataclass
+class PrefixCaps:
+    """Scored-prefix caps of one benchmark (see ``prefix.scored_prefix``)."""
+
+    non_cell: int
+    cell: int | None = None
+    cell_like_kinds: tuple = CELL_LIKE_KINDS
+
+
+@dataclass
+class UnitInfo:
+    text: str
+    context: str
+    kind: str
+    doc_id: str
+
+    @property
+    def line(self) -> str:
+        return render_unit(self.text, self.context)
+
+
+@dataclass
+class EvidenceBuilder:
+    """Everything needed to turn unit-id lists into EVIDENCE rows for one dataset."""
+
+    dataset: str
+    units: dict[str, UnitInfo]
+    tokenizers: dict
+    budgets: dict[str, int]
+    caps: PrefixCaps
+    per_document: bool = False
+    _cache: dict = field(default_factory=dict)
+
+    def row(self, claim_id: str, doc_id: str, source: str, budget: str, visible: list[str],
+            text: str, tokens: dict[str, int], unresolved: int = 0, fits: bool = True) -> dict:
+        kinds = [self.units[u].kind for u in visible]
+        scored = scored_prefix(visible, kinds, self.caps.non_cell, self.caps.cell, self.caps.cell_like_kinds)
+        return {"dataset": self.dataset, "claim_id": claim_id, "doc_id": doc_id, "source": source,
+                "budget": budget, "visible_unit_ids": list(visible), "visible_text": text,
+                "tokens_by_tokenizer": {k: int(v) for k, v in sorted(tokens.items())},
+                "scored_unit_ids": scored, "unresolved": int(unresolved), "fits_budget": bool(fits)}
+
+    def budgeted_rows(self, claim_id: str, doc_id: str, source: str, ordered: list[str]) -> list[dict]:
+        """One row per budget: the longest fitting prefix of ``ordered``."""
+        res = assemble_budgeted([self.units[u].line for u in ordered], self.tokenizers, self.budgets)
+        return [self.row(claim_id, doc_id, source, b, ordered[: res[b]["n_units"]], res[b]["text"],
+                         res[b]["tokens"]) for b in self.budgets]
+
+    def counted(self, ids: list[str]) -> tuple[str, dict[str, int]]:
+        return render_counts([self.units[u].line for u in ids], self.tokenizers)
+
+    def fits(self, tokens: dict[str, int], budget: str) -> bool:
+        return all(v <= self.budgets[budget] for v in tokens.values())
+
+
+def evaluation_units(ordering: dict, retrieved_docs: list[str], per_document: bool,
+                     units: dict[str, UnitInfo]) -> list[tuple[str, list[str]]]:
+    """(doc_id, ordered unit ids) per evaluation unit of one claim's ordering."""
+    ordered = list(ordering["unit_ids"])
+    if not per_document:
+        return [("", ordered)]
+    return [(d, [u for u in ordered if units[u].doc_id == d]) for d in retrieved_docs]
+
+
+def derangement(claim_ids: list[str], seed: int) -> dict[str, str]:
+    """claim id -> donor claim id: sorted by sha256(f"{seed}:{id}"), each takes the next one."""
+    ids = sorted(set(claim_ids), key=lambda c: (hashlib.sha256(f"{seed}:{c}".encode()).hexdigest(), c))
+    if len(ids) < 2:
+        raise ValueError(f"a swap control needs at least two claims, got {len(ids)}")
+    return {c: ids[(i + 1) % len(ids)] for i, c in enumerate(ids)}
+
+
+def gold_groups_for(groups, doc_id: str, per_document: bool, units: dict[str, UnitInfo]) -> list[list[str]]:
+    """The claim's gold groups relevant to this evaluation unit (SciFact: groups in ``doc_id``)."""
+    groups = [list(dict.fromkeys(g)) for g in (groups if groups is not None else []) if len(g)]
+    if not per_document:
+        return groups
+    out = []
+    for g in groups:
+        docs = {units[u].doc_id if u in units else u.split(":", 1)[0] for u in g}
+        if docs == {doc_id}:
+            out.append(g)
+    return out
+
+
+def gold_row(b: EvidenceBuilder, claim_id: str, doc_id: str, budget: str, groups: list[list[str]]) -> dict:
+    """The ``gold`` control for one evaluation unit and budget (see module doc)."""
+    if not groups:
+        return b.row(claim_id, doc_id, "gold", budget, [], "", {t: 0 for t in b.tokenizers})
+    fallback = None
+    for g in groups:
+        ids = [u for u in g if u in b.units]
+        unresolved = len(g) - len(ids)
+        text, tokens = b.counted(ids)
+        if unresolved == 0 and b.fits(tokens, budget):
+            return b.row(claim_id, doc_id, "gold", budget, ids, text, tokens, 0, True)
+        if fallback is None or (fallback[3] > 0 and unresolved == 0):
+            fallback = (ids, text, tokens, unresolved)
+    ids, text, tokens, unresolved = fallback
+    return b.row(claim_id, doc_id, "gold", budget, ids, text, tokens, unresolved, False)
+
+
+def assemble_evidence(b: EvidenceBuilder, orderings: dict[str, list[dict]], retrieved_docs: dict[str, list[str]],
+                      gold: dict[str, list], controls=CONTROLS, swap_seed: int = 0,
+                      show_progress: bool = False) -> list[dict]:
+    """EVIDENCE rows for every ordering source and control, sorted by (claim, doc, source, budget).
+
+    ``orderings``: source -> ORDERING rows; ``retrieved_docs``: claim id -> ranked doc ids;
+    ``gold``: claim id -> gold evidence groups. Controls need a ``bm25`` ordering.
+    """
+    rows = []
+    per_claim_bm25: dict[str, list[dict]] = {}
+    for source in sorted(orderings):
+        for o in tqdm(orderings[source], desc=f"assemble {source}", disable=not show_progress, mininterval=10):
+            cid = o["claim_id"]
+            for doc_id, ordered in evaluation_units(o, retrieved_docs.get(cid, []), b.per_document, b.units):
+                new = b.budgeted_rows(cid, doc_id, source, ordered)
+                rows.extend(new)
+                if source == "bm25":
+                    per_claim_bm25.setdefault(cid, []).extend(new)
+    controls = list(controls)
+    if controls and "bm25" not in orderings:
+        raise ValueError("the controls are built from the bm25 ordering, which is missing")
+    zero = {t: 0 for t in b.tokenizers}
+    donors = derangement(list(per_claim_bm25), swap_seed) if "swap" in controls else {}
+    for cid in sorted(per_claim_bm25):
+        own = per_claim_bm25[cid]
+        doc_rank = list(dict.fromkeys(r["doc_id"] for r in own))
+        for r in own:
+            doc_id, budget = r["doc_id"], r["budget"]
+            if "none" in controls:
+                rows.append(b.row(cid, doc_id, "none", budget, [], "", zero))
+            if "swap" in controls:
+                donor_rows = per_claim_bm25[donors[cid]]
+                donor_docs = list(dict.fromkeys(x["doc_id"] for x in donor_rows))
+                rank = doc_rank.index(doc_id)
+                vis = []
+                if rank < len(donor_docs):
+                    d = next(x for x in donor_rows if x["doc_id"] == donor_docs[rank] and x["budget"] == budget)
+                    vis = list(d["visible_unit_ids"])
+                text, tokens = b.counted(vis)
+                rows.append(b.row(cid, doc_id, "swap", budget, vis, text, tokens, 0, b.fits(tokens, budget)))
+            if "gold" in controls:
+                rows.append(gold_row(b, cid, doc_id, budget, gold_groups_for(gold.get(cid), doc_id, b.per_document, b.units)))
+            if "reversed" in controls:
+                vis = list(reversed(r["visible_unit_ids"]))
+                text, tokens = b.counted(vis)
+                rows.append(b.row(cid, doc_id, "reversed", budget, vis, text, tokens, 0, b.fits(tokens, budget)))
+    rows.sort(key=lambda r: (r["claim_id"], r["doc_id"], r["source"], r["budget"]))
+    return rows

@@ -1,0 +1,103 @@
+"""Provider evidence submissions (Study 1 evidence sources): import, and export of orderings.
+
+In (import): a JSON-lines submission, one line per claim::
+
+    {"id": CLAIM_ID, "predicted_evidence": [ITEM, ...]}
+
+with ITEM one of: a unit id string as released (FEVEROUS ``"Page_sentence_3"``,
+``"Page_cell_0_1_2"``; FEVER ``"Page::3"``); a FEVEROUS triple ``[page, type, position]``
+(-> ``"{page}_{type}_{position}"``, e.g. ``["Page", "cell", "0_1_2"]``); a FEVER pair
+``[page, line]`` (-> ``"{page}::{line}"``). Provider order is kept; a repeated id is kept
+once (first place). Ids that do not resolve to a unit are counted per claim in
+``unresolved`` and left out of the visible evidence.
+Out: EVIDENCE rows with budget ``full`` (all resolved units visible, token counts under
+every budget tokenizer, scored prefix per the benchmark's caps); a claim of the claims
+table with no line in the submission gets an empty row (and is counted in the summary).
+A malformed line, a claim id not in the claims table or a claim id given twice raises
+``InputError`` naming file, line and field.
+
+Export: ORDERING rows -> submission lines with unit ids as strings (``export_submission``).
+"""
+from __future__ import annotations
+
+import json
+
+from ..errors import InputError
+
+
+def item_to_unit_id(item, path, line: int) -> str:
+    """Canonical unit id of one ``predicted_evidence`` item (see module doc)."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, list) and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in item):
+        if len(item) == 3:
+            return f"{item[0]}_{item[1]}_{item[2]}"
+        if len(item) == 2:
+            return f"{item[0]}::{item[1]}"
+    raise InputError(path, line, "predicted_evidence",
+                     f"item {item!r} is neither a unit id, a [page, type, position] triple nor a [page, line] pair")
+
+
+def read_submission(path, claim_ids: set[str]) -> dict[str, list[str]]:
+    """claim id -> predicted unit ids (provider order, de-duplicated) from a JSON-lines file."""
+    out: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for n, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, n, None, f"not valid JSON: {exc.msg}") from exc
+            if not isinstance(rec, dict) or "id" not in rec:
+                raise InputError(path, n, "id", "missing claim id")
+            cid = rec["id"]
+            if isinstance(cid, bool) or not isinstance(cid, (str, int)):
+                raise InputError(path, n, "id", f"claim id must be a string or integer, got {cid!r}")
+            cid = str(cid)
+            if cid not in claim_ids:
+                raise InputError(path, n, "id", f"claim {cid!r} is not in the claims table")
+            if cid in out:
+                raise InputError(path, n, "id", f"claim {cid!r} appears twice")
+            items = rec.get("predicted_evidence")
+            if not isinstance(items, list):
+                raise InputError(path, n, "predicted_evidence", "missing or not a list")
+            out[cid] = list(dict.fromkeys(item_to_unit_id(it, path, n) for it in items))
+    return out
+
+
+def resolve_ids(ids: list[str], known) -> tuple[list[str], int]:
+    """(ids that resolve, in order; count of ids that do not)."""
+    kept = [u for u in ids if u in known]
+    return kept, len(ids) - len(kept)
+
+
+def import_submission_rows(builder, claim_ids: list[str], submission: dict[str, list[str]],
+                           source: str) -> tuple[list[dict], dict]:
+    """EVIDENCE rows (budget ``full``) for every claim in ``claim_ids``; plus a summary dict."""
+    rows = []
+    missing = unresolved_total = predicted_total = 0
+    for cid in sorted(claim_ids):
+        ids = submission.get(cid)
+        if ids is None:
+            missing += 1
+            ids = []
+        kept, unresolved = resolve_ids(ids, builder.units)
+        predicted_total += len(ids)
+        unresolved_total += unresolved
+        text, tokens = builder.counted(kept)
+        rows.append(builder.row(cid, "", source, "full", kept, text, tokens, unresolved, True))
+    summary = {"source": source, "claims": len(claim_ids), "claims_without_submission": missing,
+               "predicted_ids": predicted_total, "unresolved_ids": unresolved_total}
+    return rows, summary
+
+
+def export_submission(orderings: list[dict], path, max_ids: int | None = None) -> int:
+    """Write ORDERING rows as FEVEROUS-style submission lines (sorted by claim id); return lines."""
+    lines = []
+    for o in sorted(orderings, key=lambda r: r["claim_id"]):
+        ids = list(o["unit_ids"])[: max_ids] if max_ids else list(o["unit_ids"])
+        lines.append(json.dumps({"id": o["claim_id"], "predicted_evidence": ids}, ensure_ascii=False))
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("".join(l + "\n" for l in lines))
+    return len(lines)

@@ -1,0 +1,150 @@
+"""Corpus-scale BM25 over wiki pages or abstracts (bm25s), and top-k retrieval per claim.
+
+In:  the DOCUMENTS table (doc_id, title, text) of one dataset; claims (CLAIMS rows).
+Out: an index directory (bm25s sparse score matrix as .npy, memory-mapped on load, plus
+     ``doc_ids.json`` and ``meta.json``); RETRIEVED rows (top-k documents per claim with
+     retrieval misses).
+
+BM25 variant: bm25s ``method="lucene"`` by default (Lucene's BM25: idf =
+ln(1 + (N - df + 0.5) / (df + 0.5)), tf saturation tf / (tf + k1 (1 - b + b dl/avgdl)),
+k1 = 1.5, b = 0.75; all three are config values). Lucene's idf is never negative, so no
+epsilon floor is needed (unlike rank_bm25's BM25Okapi, used within pools).
+Tokenisation: :func:`evidence_ledger.retrieval.text.bm25_tokens` (case-folded ``\\w+``,
+English stop words removed, no stemming) of ``title + "\\n" + text``.
+Document order in the index is the sorted ``doc_id`` order, so ties in score are broken
+by ``doc_id``. A document scoring 0 (no query term in common) is never retrieved, so a
+claim can retrieve fewer than k documents (e.g. a claim whose words all are stop words).
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import bm25s
+import numpy as np
+from tqdm import tqdm
+
+from .text import TOKENISATION, bm25_tokens
+
+log = logging.getLogger(__name__)
+
+DOC_IDS_FILE = "doc_ids.json"
+META_FILE = "meta.json"
+
+
+@dataclass
+class CorpusIndex:
+    """A loaded corpus index: the bm25s retriever and the doc id of each column."""
+
+    retriever: bm25s.BM25
+    doc_ids: list[str]
+    meta: dict
+
+    def query_token_ids(self, text: str) -> np.ndarray:
+        vocab = self.retriever.vocab_dict
+        ids = [vocab[t] for t in bm25_tokens(text) if t in vocab]
+        return np.asarray(ids, dtype=np.int64)
+
+    def scores(self, text: str) -> np.ndarray:
+        """BM25 score of every document for query ``text`` (float32, index order)."""
+        ids = self.query_token_ids(text)
+        if ids.size == 0:
+            return np.zeros(len(self.doc_ids), dtype=np.float32)
+        return np.asarray(self.retriever.get_scores_from_ids(ids.tolist()))
+
+
+def build_corpus_index(doc_ids: Iterable[str], titles: Iterable[str], texts: Iterable[str],
+                       out_dir, k1: float = 1.5, b: float = 0.75, method: str = "lucene",
+                       show_progress: bool = False) -> dict:
+    """Tokenise and index documents, save the index to ``out_dir``; return its meta dict.
+
+    Documents are indexed in sorted ``doc_id`` order; duplicate doc ids raise ValueError.
+    """
+    rows = sorted(zip(doc_ids, titles, texts), key=lambda r: r[0])
+    ids = [r[0] for r in rows]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i, j in zip(ids, ids[1:]) if i == j)
+        raise ValueError(f"duplicate doc_id {dup!r} in the documents table")
+    if not ids:
+        raise ValueError("cannot index an empty document collection")
+    vocab: dict[str, int] = {}
+    corpus_ids = []
+    for _, title, text in tqdm(rows, desc="tokenise documents", disable=not show_progress, mininterval=10):
+        toks = bm25_tokens(f"{title}\n{text}")
+        corpus_ids.append([vocab.setdefault(t, len(vocab)) for t in toks])
+    retriever = bm25s.BM25(k1=k1, b=b, method=method)
+    retriever.index(bm25s.tokenization.Tokenized(ids=corpus_ids, vocab=vocab), show_progress=False)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    retriever.save(str(out_dir), show_progress=False)
+    meta = {
+        "engine": f"bm25s {bm25s.__version__}",
+        "method": method, "k1": k1, "b": b,
+        "tokenisation": TOKENISATION,
+        "text": "title + '\\n' + text",
+        "n_docs": len(ids), "vocab_size": len(vocab),
+    }
+    (out_dir / DOC_IDS_FILE).write_text(json.dumps(ids, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out_dir / META_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return meta
+
+
+def load_corpus_index(index_dir, mmap: bool = True) -> CorpusIndex:
+    """Load an index written by :func:`build_corpus_index` (arrays memory-mapped by default)."""
+    index_dir = Path(index_dir)
+    retriever = bm25s.BM25.load(str(index_dir), mmap=mmap, load_vocab=True, show_progress=False)
+    doc_ids = json.loads((index_dir / DOC_IDS_FILE).read_text(encoding="utf-8"))
+    meta = json.loads((index_dir / META_FILE).read_text(encoding="utf-8"))
+    return CorpusIndex(retriever=retriever, doc_ids=doc_ids, meta=meta)
+
+
+def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k best positive scores: score descending, then index ascending.
+
+    Exact and deterministic under ties (candidates are every index scoring at least the
+    k-th best score, then sorted); zero and negative scores are never returned.
+    """
+    n = scores.shape[0]
+    if k <= 0 or n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if k < n:
+        kth = np.partition(scores, n - k)[n - k]
+        cand = np.flatnonzero(scores >= kth)
+    else:
+        cand = np.arange(n)
+    cand = cand[scores[cand] > 0]
+    order = np.lexsort((cand, -scores[cand].astype(np.float64)))
+    return cand[order][:k]
+
+
+def retrieve_top_k(index: CorpusIndex, text: str, k: int) -> tuple[list[str], list[float]]:
+    """Top-k documents for query ``text``: (doc ids in rank order, their scores)."""
+    scores = index.scores(text)
+    top = top_k_indices(scores, k)
+    return [index.doc_ids[i] for i in top], [float(scores[i]) for i in top]
+
+
+def retrieve_for_claims(index: CorpusIndex, claims: list[dict], gold_docs: dict[str, list[str]],
+                        unresolved_gold: dict[str, int], k: int, show_progress: bool = False) -> list[dict]:
+    """RETRIEVED rows for ``claims`` (dicts with dataset, claim_id, claim).
+
+    ``gold_docs[claim_id]`` are the claim's gold documents and ``unresolved_gold[claim_id]``
+    the count of gold unit ids whose document is unknown (see
+    :func:`evidence_ledger.retrieval.pools.gold_documents`).
+    """
+    rows = []
+    for c in tqdm(claims, desc="retrieve", disable=not show_progress, mininterval=10):
+        doc_ids, scores = retrieve_top_k(index, c["claim"], k)
+        gold = sorted(gold_docs.get(c["claim_id"], []))
+        got = set(doc_ids)
+        missed = [d for d in gold if d not in got]
+        rows.append({
+            "dataset": c["dataset"], "claim_id": c["claim_id"], "claim": c["claim"],
+            "doc_ids": doc_ids, "scores": scores, "gold_doc_ids": gold,
+            "missed_gold_doc_ids": missed, "retrieval_miss": bool(missed),
+            "unresolved_gold_units": int(unresolved_gold.get(c["claim_id"], 0)),
+        })
+    return rows

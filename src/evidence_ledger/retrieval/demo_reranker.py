@@ -1,0 +1,148 @@
+"""The demo's reranker: a tiny XLM-R cross-encoder built locally and trained briefly.
+
+In:  training claims with their gold unit ids, their candidate pools and the unit passages.
+Out: a directory loadable by ``FlagReranker`` / ``AutoModelForSequenceClassification``
+     (``config.json``, ``model.safetensors``, tokenizer files), standing in for
+     ``BAAI/bge-reranker-base`` in the demo through the same loading code.
+
+Recipe (see ENVIRONMENT.md): XLM-RoBERTa sequence classifier with ``num_labels=1`` and
+``max_position_embeddings=514``; a Unigram tokenizer trained on the training claims and
+passages with ``<s>``=0, ``<pad>``=1, ``</s>``=2, ``<unk>``=3, ``<mask>``=4 and the RoBERTa
+pair template ``<s> A </s></s> B </s>``. Training: for each step a batch of claims, each
+with one gold passage (positive) and ``negatives`` pool passages that are not gold, softmax
+cross-entropy over each group's logits (the listwise loss FlagEmbedding's reranker
+fine-tuning uses), AdamW. Everything is seeded; on CPU with one thread a rebuild gives
+identical weights.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import random
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+
+
+def train_unigram_tokenizer(texts: list[str], vocab_size: int):
+    """A ``PreTrainedTokenizerFast`` with a Unigram model trained on ``texts``."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=SPECIALS, unk_token="<unk>",
+                                      show_progress=False)
+    tok.train_from_iterator(texts, trainer=trainer)
+    for i, s in enumerate(SPECIALS):
+        assert tok.token_to_id(s) == i, (s, tok.token_to_id(s))
+    tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<s>", eos_token="</s>", sep_token="</s>", cls_token="<s>",
+        pad_token="<pad>", unk_token="<unk>", mask_token="<mask>",
+        model_input_names=["input_ids", "attention_mask"], model_max_length=512)
+
+
+def _init_token_matching(model, scale: float) -> None:
+    """Start every attention layer's query and key projections at ``scale`` x identity.
+
+    With random, nearly orthogonal token embeddings this makes a token attend to identical
+    tokens from the start, a lexical-matching prior that lets a model this small learn to
+    rank within a few hundred steps (from a plain random init it barely beats chance).
+    """
+    import torch
+
+    with torch.no_grad():
+        for layer in model.roberta.encoder.layer:
+            for proj in (layer.attention.self.query, layer.attention.self.key):
+                proj.weight.copy_(scale * torch.eye(proj.weight.shape[0]))
+                proj.bias.zero_()
+
+
+def training_groups(examples: list[dict], negatives: int, seed: int) -> list[tuple[str, str, list[str]]]:
+    """(claim, positive passage, negative passages) groups.
+
+    ``examples``: dicts with ``claim``, ``positives`` (gold passages) and ``candidates``
+    (non-gold pool passages). One group per (claim, positive); negatives are drawn without
+    replacement from the candidates with a seeded RNG (fewer when the pool is small; a claim
+    without candidates or positives gives no group).
+    """
+    rng = random.Random(seed)
+    groups = []
+    for ex in examples:
+        cands = list(ex["candidates"])
+        if not cands:
+            continue
+        for pos in ex["positives"]:
+            negs = rng.sample(cands, min(negatives, len(cands)))
+            groups.append((ex["claim"], pos, negs))
+    return groups
+
+
+def build_demo_reranker(examples: list[dict], out_dir, *, vocab_size: int = 2000, hidden_size: int = 64,
+                        layers: int = 2, heads: int = 2, steps: int = 300, batch_claims: int = 8,
+                        negatives: int = 7, lr: float = 1e-3, max_length: int = 128, seed: int = 0, match_scale: float = 4.0,
+                        log_every: int = 50) -> dict:
+    """Build, train and save the tiny cross-encoder; return a summary (losses, sizes)."""
+    import torch
+    from transformers import XLMRobertaConfig, XLMRobertaForSequenceClassification
+
+    torch.manual_seed(seed)
+    groups = training_groups(examples, negatives, seed)
+    if not groups:
+        raise ValueError("no training groups: the training claims have no gold passage with a pool")
+    texts = sorted({g[0] for g in groups} | {g[1] for g in groups} | {n for g in groups for n in g[2]})
+    tokenizer = train_unigram_tokenizer(texts, vocab_size)
+    config = XLMRobertaConfig(
+        vocab_size=len(tokenizer), hidden_size=hidden_size, num_hidden_layers=layers,
+        num_attention_heads=heads, intermediate_size=4 * hidden_size, max_position_embeddings=514,
+        type_vocab_size=1, num_labels=1, pad_token_id=1, bos_token_id=0, eos_token_id=2)
+    model = XLMRobertaForSequenceClassification(config)
+    _init_token_matching(model, match_scale)
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    rng = random.Random(seed + 1)
+    order: list[int] = []
+    losses = []
+    for step in range(steps):
+        if len(order) < batch_claims:
+            more = list(range(len(groups)))
+            rng.shuffle(more)
+            order.extend(more)
+        batch = [groups[order.pop()] for _ in range(batch_claims)]
+        queries, passages, sizes = [], [], []
+        for claim, pos, negs in batch:
+            for p in [pos, *negs]:
+                queries.append(claim)
+                passages.append(p)
+            sizes.append(1 + len(negs))
+        enc = tokenizer(queries, passages, truncation="only_second", max_length=max_length,
+                        padding=True, return_tensors="pt")
+        logits = model(**enc).logits.view(-1)
+        loss = 0.0
+        at = 0
+        for n in sizes:
+            loss = loss + torch.nn.functional.cross_entropy(logits[at:at + n].unsqueeze(0),
+                                                            torch.zeros(1, dtype=torch.long))
+            at += n
+        loss = loss / len(sizes)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+        if log_every and (step + 1) % log_every == 0:
+            log.info("step %d loss %.4f", step + 1, sum(losses[-log_every:]) / log_every)
+    model.eval()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out_dir, safe_serialization=True)
+    tokenizer.save_pretrained(out_dir)
+    summary = {"groups": len(groups), "steps": steps, "vocab_size": len(tokenizer),
+               "first_loss": losses[0], "last_loss_mean": sum(losses[-log_every or -1:]) / len(losses[-log_every or -1:]),
+               "seed": seed}
+    (out_dir / "training_summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    return summary

@@ -1,0 +1,105 @@
+"""Cross-encoder reranking of candidate pools through FlagEmbedding's ``FlagReranker``.
+
+In:  POOLS rows, claim texts, unit passages, and a reranker location: a Hub id with a
+     pinned revision (e.g. ``BAAI/bge-reranker-base``) or a local directory (the demo's
+     locally built cross-encoder).
+Out: ORDERING rows (source ``bge``): each pool sorted by the reranker's raw logit
+     (score desc, then pool position, then unit id; see ``ordering.order_pool``).
+
+Device: the first CUDA device with fp16 when a GPU is present and ``fp16`` is set, else
+CPU in fp32 (FlagReranker itself refuses fp16 on CPU). Pairs are (claim, passage) with
+passage = unit context + newline + unit text; they are scored in fixed chunks of claims, so
+batches, and therefore scores, are the same on every run with the same settings.
+``trust_remote_code`` is always False.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from .ordering import ordering_row
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RerankerSpec:
+    """Where the reranker comes from: ``local_dir`` wins over ``hub_id``/``revision``."""
+
+    hub_id: str | None = None
+    revision: str | None = None
+    local_dir: str | None = None
+    batch_size: int = 128
+    fp16: bool = True
+    max_length: int = 512
+
+
+def resolve_model_dir(spec: RerankerSpec) -> tuple[str, str]:
+    """(directory to load, identity string recorded with every ordering).
+
+    A local directory is identified by the sha256 of its weights file(s); a Hub model by
+    ``id@revision`` after ``snapshot_download`` of exactly that revision (uses the local
+    cache when ``HF_HUB_OFFLINE=1``).
+    """
+    if spec.local_dir:
+        path = Path(spec.local_dir)
+        weights = sorted(path.glob("*.safetensors")) or sorted(path.glob("*.bin"))
+        if not weights:
+            raise FileNotFoundError(f"reranker directory {path} holds no weights (*.safetensors)")
+        h = hashlib.sha256()
+        for w in weights:
+            h.update(w.read_bytes())
+        return str(path), f"local:{path.name} sha256:{h.hexdigest()[:16]}"
+    if not spec.hub_id or not spec.revision:
+        raise ValueError("reranker: give local_dir, or hub_id together with a pinned revision")
+    from huggingface_hub import snapshot_download
+
+    path = snapshot_download(repo_id=spec.hub_id, revision=spec.revision)
+    return path, f"{spec.hub_id}@{spec.revision}"
+
+
+def load_reranker(spec: RerankerSpec):
+    """A ``FlagReranker`` for ``spec`` on GPU (fp16 if asked) or CPU (fp32); returns (reranker, identity)."""
+    import torch
+    from FlagEmbedding import FlagReranker
+
+    path, identity = resolve_model_dir(spec)
+    cuda = torch.cuda.is_available()
+    device = "cuda:0" if cuda else "cpu"
+    reranker = FlagReranker(path, use_fp16=bool(spec.fp16 and cuda), devices=[device],
+                            batch_size=spec.batch_size, max_length=spec.max_length,
+                            trust_remote_code=False)
+    log.info("reranker %s on %s (fp16=%s)", identity, device, bool(spec.fp16 and cuda))
+    return reranker, identity
+
+
+def score_pairs(reranker, pairs: list[tuple[str, str]]) -> list[float]:
+    """Raw reranker logits for (query, passage) pairs; [] for no pairs."""
+    if not pairs:
+        return []
+    scores = reranker.compute_score([list(p) for p in pairs], normalize=False)
+    if isinstance(scores, float):
+        scores = [scores]
+    return [float(s) for s in scores]
+
+
+def order_pools_reranker(pools: list[dict], claims: dict[str, str], passages: dict[str, str], reranker,
+                         identity: str, source: str = "bge", claims_per_call: int = 64,
+                         show_progress: bool = False) -> list[dict]:
+    """ORDERING rows for POOLS rows, scoring pools ``claims_per_call`` claims at a time."""
+    rows = []
+    for start in tqdm(range(0, len(pools), claims_per_call), desc=f"order {source}",
+                      disable=not show_progress, mininterval=10):
+        chunk = pools[start:start + claims_per_call]
+        pairs = [(claims[p["claim_id"]], passages[u]) for p in chunk for u in p["unit_ids"]]
+        scores = score_pairs(reranker, pairs)
+        at = 0
+        for p in chunk:
+            uids = list(p["unit_ids"])
+            rows.append(ordering_row(p["dataset"], p["claim_id"], source, uids, scores[at:at + len(uids)], identity))
+            at += len(uids)
+    return rows
