@@ -99,3 +99,18 @@ def test_percentile_interval_linear_interpolation():
     lo, hi = bs.percentile_interval(draws, 0.05)
     assert lo[0] == pytest.approx(0.5) and hi[0] == pytest.approx(9.5)
     assert bs.bonferroni_tail(0.05, 12) == pytest.approx(0.05 / 24)
+
+
+def test_joint_bootstrap_of_models_equals_separate_bootstraps():
+    answers, evidence, relevant, families = syn.study2_tables("scifact", n_claims=60)
+    panels = []
+    for system in ("qwen3", "llama31"):
+        p = acc.build_claim_panel(answers, evidence, relevant, dataset="scifact", system=system, parser="strict",
+                                  formats=syn.FORMATS, sources=syn.SOURCES, answer_budgets=syn.BUDGETS,
+                                  evidence_budgets=syn.BUDGETS, replicates=syn.REPLICATES)
+        panels.append(acc.aggregate_to_families(p, families))
+    kw = dict(replicates=[1, 2, 3, 4, 5], resample_seeds=True, n_draws=150, seed=9, batch_size=64, tail=0.01)
+    joint = bs.panel_intervals(panels, "exploratory", **kw)
+    alone = bs.panel_intervals(panels[0], "exploratory", **kw) + bs.panel_intervals(panels[1], "exploratory", **kw)
+    assert joint == alone
+    assert len(joint) == 20 and {r["system"] for r in joint} == {"qwen3", "llama31"}

@@ -147,7 +147,7 @@ def forest_plot(intervals: pd.DataFrame, bound: float, png_path, svg_path, title
     if title:
         ax.set_title(title, fontsize=9)
     handles = [plt.Line2D([], [], color=v, marker="o", lw=2, label=k) for k, v in colors.items()]
-    ax.legend(handles=handles, loc="lower right", fontsize=7, frameon=False)
+    ax.legend(handles=handles, loc="best", fontsize=7, framealpha=0.9)
     fig.tight_layout()
     fig.savefig(png_path, dpi=150, metadata={"Software": None})
     fig.savefig(svg_path, metadata={"Date": None, "Creator": None})
