@@ -1,7 +1,7 @@
 """Rule build_families: claim families of one dataset (union-find with a reason per link).
 
 Reads:  snakemake.input.claims (CLAIMS parquet files of the family population, e.g. FEVEROUS
-        dev + pool); params.negation_tokens, params.top_k, params.threshold.
+        dev + pool); params.dataset, params.negation_tokens, params.top_k, params.threshold.
 Writes: snakemake.output.families (FAMILIES), output.links (FAMILY_LINKS), output.summary
         (TSV: family size -> count, links per reason); log to snakemake.log[0].
 """
@@ -16,7 +16,7 @@ from evidence_ledger.tables.ingest import CLAIMS
 from evidence_ledger.tables.sampling import FAMILIES, FAMILY_LINKS
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-dataset = snakemake.wildcards.dataset
+dataset = snakemake.params.dataset
 ids, texts, cited = family_population([read_table(p, CLAIMS) for p in snakemake.input.claims])
 logging.info("%s: %d claims in the family population", dataset, len(ids))
 with open(snakemake.log[0], "a") as log_handle, tqdm(total=len(ids), desc="near-duplicates", file=log_handle) as bar:

@@ -19,6 +19,7 @@ rule build_families:
     benchmark:
         "logs/sampling/families_{dataset}.benchmark.tsv"
     params:
+        dataset=lambda wc: wc.dataset,
         negation_tokens=config["families"]["negation_tokens"],
         top_k=config["families"]["top_k"],
         threshold=config["families"]["near_duplicate_threshold"],
