@@ -7,6 +7,8 @@ Writes: snakemake.output.claims (results/ingest/feverous/claims_{split}.parquet,
 """
 import logging
 
+from tqdm import tqdm
+
 from evidence_ledger.datasets.feverous import ingest_feverous
 from evidence_ledger.tables import write_table
 from evidence_ledger.tables.ingest import CLAIMS, DOCUMENTS, UNITS
@@ -14,7 +16,9 @@ from evidence_ledger.tables.ingest import CLAIMS, DOCUMENTS, UNITS
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
 splits = list(snakemake.params.splits)
 claims_in = dict(zip(splits, snakemake.input.claims))
-claims, units, docs = ingest_feverous(claims_in, snakemake.input.get("wiki"), snakemake.params.on_unresolved)
+with open(snakemake.log[0], "a") as log_handle, tqdm(desc="wiki pages", file=log_handle, mininterval=30) as bar:
+    claims, units, docs = ingest_feverous(claims_in, snakemake.input.get("wiki"), snakemake.params.on_unresolved,
+                                    progress=bar.update)
 for split, path in zip(splits, snakemake.output.claims):
     write_table(claims[split], path, CLAIMS)
     logging.info("%s: %d claims -> %s", split, claims[split].num_rows, path)

@@ -125,11 +125,12 @@ def parse_lines(lines: str, path, line: int) -> list[tuple[int, str]]:
     return out
 
 
-def read_fever_wiki(wiki) -> tuple[pa.Table, pa.Table]:
+def read_fever_wiki(wiki, progress=None) -> tuple[pa.Table, pa.Table]:
     """Read ``wiki-pages`` (directory of jsonl files, or one file) into (UNITS, DOCUMENTS).
 
     Pages with an empty id (the dump's first record) carry no content and are skipped.
     A page id seen twice raises ``InputError``. Units are in file/page/line order.
+    ``progress``: optional callable, called with 1 after each wiki file.
     """
     units, docs, seen = [], [], {}
     for path in wiki_files(wiki):
@@ -148,17 +149,19 @@ def read_fever_wiki(wiki) -> tuple[pa.Table, pa.Table]:
                               "kind": "sentence", "position": position, "text": sentence, "context": title})
             docs.append({"dataset": DATASET, "doc_id": page, "title": title,
                          "text": " ".join(s for _, s in sentences)})
+        if progress is not None:
+            progress(1)
     return UNITS.from_rows(units), DOCUMENTS.from_rows(docs)
 
 
-def ingest_fever(claims_by_split: dict, wiki=None, on_unresolved: str = "error"):
+def ingest_fever(claims_by_split: dict, wiki=None, on_unresolved: str = "error", progress=None):
     """(claims table per split, UNITS, DOCUMENTS); ``wiki`` None = claims-only load (empty
     UNITS/DOCUMENTS, gold ids kept with ``unresolved_ids`` null)."""
     if wiki is None:
         units, docs = UNITS.empty(), DOCUMENTS.empty()
         unit_ids = None
     else:
-        units, docs = read_fever_wiki(wiki)
+        units, docs = read_fever_wiki(wiki, progress)
         unit_ids = set(units.column("unit_id").to_pylist())
     claims = {split: read_fever_claims(path, unit_ids, on_unresolved) for split, path in claims_by_split.items()}
     return claims, units, docs

@@ -151,10 +151,11 @@ def page_units(page: str, data: dict, where: tuple) -> list[dict]:
     return units
 
 
-def read_feverous_wiki(db_path) -> tuple[pa.Table, pa.Table]:
+def read_feverous_wiki(db_path, progress=None) -> tuple[pa.Table, pa.Table]:
     """Read the SQLite wiki (read-only) into (UNITS, DOCUMENTS), pages in id order.
 
-    Errors name the db file, the row's ``rowid`` as line and the JSON field.
+    Errors name the db file, the row's ``rowid`` as line and the JSON field. ``progress``:
+    optional callable, called with 1 after each page.
     """
     db_path = Path(db_path)
     if not db_path.exists():
@@ -175,6 +176,8 @@ def read_feverous_wiki(db_path) -> tuple[pa.Table, pa.Table]:
             units += page_rows
             docs.append({"dataset": DATASET, "doc_id": page, "title": page_rows[0]["text"],
                          "text": " ".join(u["text"] for u in page_rows[1:] if u["text"])})
+            if progress is not None:
+                progress(1)
     finally:
         con.close()
     return UNITS.from_rows(units), DOCUMENTS.from_rows(docs)
@@ -191,13 +194,13 @@ def read_id_list(path) -> list[str]:
     return list(out)
 
 
-def ingest_feverous(claims_by_split: dict, wiki_db=None, on_unresolved: str = "error"):
+def ingest_feverous(claims_by_split: dict, wiki_db=None, on_unresolved: str = "error", progress=None):
     """(claims table per split, UNITS, DOCUMENTS); ``wiki_db`` None = claims-only load."""
     if wiki_db is None:
         units, docs = UNITS.empty(), DOCUMENTS.empty()
         unit_ids = None
     else:
-        units, docs = read_feverous_wiki(wiki_db)
+        units, docs = read_feverous_wiki(wiki_db, progress)
         unit_ids = set(units.column("unit_id").to_pylist())
     claims = {split: read_feverous_claims(path, unit_ids, on_unresolved) for split, path in claims_by_split.items()}
     return claims, units, docs
