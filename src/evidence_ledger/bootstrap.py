@@ -7,17 +7,20 @@ Out: (n_draws, outputs) float64 draws and linear percentile intervals.
 
 Draw protocol (one ``numpy.random.Generator(PCG64(seed))`` per call, batches of
 ``batch_size`` draws; the last batch may be shorter): for each batch,
-``idx = rng.integers(0, n_clusters, (b, n_clusters))`` resamples clusters with
-replacement, then, if seeds are resampled, ``sidx = rng.integers(0, n_seeds, (b, n_seeds))``
-resamples seed indices with replacement (otherwise every draw uses all seeds in order:
-Study 1 checkpoints are averaged, not resampled). Every output of the statistic is computed
-from the same draws, so paired conditions share their samples.
+``idx = rng.integers(0, n_clusters, (b, n_clusters), dtype=index_dtype(n_clusters))``
+resamples clusters with replacement, then, if seeds are resampled,
+``sidx = rng.integers(0, n_seeds, (b, n_seeds))`` resamples seed indices with replacement
+(otherwise every draw uses all seeds in order: Study 1 checkpoints are averaged, not
+resampled). Every output of the statistic is computed from the same draws, so paired
+conditions share their samples.
 
 Implementation: each batch's cluster indices become a (b, clusters) multiplicity matrix
-(one ``bincount``) multiplied by the per-cluster sums (one float64 GEMM). All counts are
-integers below 2**53, so the GEMM is exact and the totals equal those of a per-draw loop
-summing ``counts[idx]``; statistics built by :func:`contrast_statistic` use only
-element-wise operations, so the two give bit-identical draws and intervals. Run with one BLAS
+(one ``bincount``) multiplied by the per-cluster sums (one GEMM, one BLAS thread; float32
+when every possible total is below 2**24, else float64 below 2**53; identical count columns
+are multiplied once). All products and sums are of integers within the exact range, so the
+totals equal those of a per-draw loop summing ``counts[idx]`` in int64; statistics built by
+:func:`contrast_statistic` use only element-wise operations, so the two give bit-identical
+draws and intervals (tests/bootstrap_reference.py keeps that loop). Run with one BLAS
 thread (``OMP_NUM_THREADS=1``) when jobs share cores.
 """
 from __future__ import annotations
@@ -123,31 +126,37 @@ def contrast_statistic(contrasts: Sequence[Sequence[tuple[Fraction, tuple]]], st
 
     ``stat_index[cell] = (numerator column, denominator column)`` into the stats axis; a
     cell's score is ``100 * multiplier * C / D`` per sampled seed; seeds are averaged by a
-    fixed left-to-right sum; contrasts add ``coef * score`` in their stored term order.
-    Only element-wise operations are used (batch-size independent results)."""
-    plan = [[(float(c), cell) for c, cell in terms] for terms in contrasts]
+    fixed left-to-right sum divided by their number; each contrast adds ``coef * score`` in
+    its stored term order (shorter contrasts are padded with zero-coefficient repeats of
+    their first term). Only element-wise operations are used, so results do not depend on
+    the batch size (the per-draw reference loop gives bit-identical values)."""
+    cells: list = []
+    for terms in contrasts:
+        for _, cell in terms:
+            if cell not in cells:
+                cells.append(cell)
+    num_cols = np.array([stat_index[c][0] for c in cells], dtype=np.int64)
+    den_cols = np.array([stat_index[c][1] for c in cells], dtype=np.int64)
+    width = max((len(t) for t in contrasts), default=0)
+    term_cell = np.zeros((width, len(contrasts)), dtype=np.int64)
+    term_coef = np.zeros((width, len(contrasts)), dtype=np.float64)
+    for i, terms in enumerate(contrasts):
+        for j in range(width):
+            coef, cell = terms[j] if j < len(terms) else (0, terms[0][1]) if terms else (0, cells[0])
+            term_cell[j, i] = cells.index(cell)
+            term_coef[j, i] = float(coef)
     scale = 100.0 * multiplier
 
     def statistic(tot: np.ndarray) -> np.ndarray:
         b, k, _ = tot.shape
-        cache: dict = {}
-
-        def seed_mean(cell):
-            if cell not in cache:
-                n_i, d_i = stat_index[cell]
-                s = tot[:, :, n_i] * scale / tot[:, :, d_i]
-                acc = s[:, 0].copy()
-                for j in range(1, k):
-                    acc = acc + s[:, j]
-                cache[cell] = acc / k
-            return cache[cell]
-
-        out = np.empty((b, len(plan)), dtype=np.float64)
-        for i, terms in enumerate(plan):
-            acc = np.zeros(b, dtype=np.float64)
-            for coef, cell in terms:
-                acc = acc + coef * seed_mean(cell)
-            out[:, i] = acc
+        scores = tot[:, :, num_cols] * scale / tot[:, :, den_cols]  # (b, k, cells)
+        acc = scores[:, 0, :].copy()
+        for j in range(1, k):
+            acc = acc + scores[:, j, :]
+        mean = acc / k
+        out = np.zeros((b, len(contrasts)), dtype=np.float64)
+        for j in range(width):
+            out = out + term_coef[j] * mean[:, term_cell[j]]
         return out
 
     return statistic
