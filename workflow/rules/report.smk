@@ -29,4 +29,34 @@ rule provenance:
         "../../scripts/provenance.py"
 
 
-FINAL_OUTPUTS["report"] = lambda: rules.provenance.output
+
+
+rule claim_traces:
+    input:
+        unpack(claim_trace_inputs),
+    output:
+        tsv=report(
+            "results/report/claim_traces.tsv",
+            caption="../report/claim_traces.rst",
+            category="Study 2",
+            subcategory="Per-claim traces",
+        ),
+    log:
+        "logs/report/claim_traces.log",
+    benchmark:
+        "logs/report/claim_traces.benchmark.tsv"
+    params:
+        sources=lambda wc: config["accounting"]["study2"]["sources"],
+        per_pattern=lambda wc: config["report"]["traces_per_pattern"],
+        datasets=lambda wc: trace_datasets(),
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/claim_traces.py"
+
+
+FINAL_OUTPUTS["report"] = report_final_outputs
