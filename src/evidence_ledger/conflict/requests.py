@@ -5,17 +5,17 @@ Out: request columns (messages, sampling, ``request_id``) for the stage's reques
      generated texts with provenance, via ``generation.cache.generate_cached`` (no second
      backend or cache here).
 
-``request_id`` = sha256 of the canonical JSON of (messages, sampling parameters incl. seed
+``request_id`` is ``generation.requests.request_id`` (sha256 of messages + sampling incl. seed
 and max_new_tokens): it names a request independently of the model, so identical prompts
 share it; the cache key (model identity + rendered prompt + sampling) is recorded beside it.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 from typing import Callable, Mapping, Sequence
 
-from ..generation.backends.base import ChatRequest, SamplingSpec, canonical_json
+from ..generation.backends.base import ChatRequest, SamplingSpec
+from ..generation.requests import request_id
 
 log = logging.getLogger(__name__)
 
@@ -28,12 +28,6 @@ def greedy_sampling(max_new_tokens: int, seed: int) -> SamplingSpec:
 
 def user_messages(prompt: str) -> list[dict]:
     return [{"role": "user", "content": prompt}]
-
-
-def request_id(messages: Sequence[Mapping[str, str]], sampling: SamplingSpec) -> str:
-    """sha256 hex of (messages, sampling) - see module docstring."""
-    payload = {"messages": [[m["role"], m["content"]] for m in messages], "sampling": sampling.as_dict()}
-    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
 def request_columns(prompt: str, sampling: SamplingSpec) -> dict:
