@@ -196,3 +196,70 @@ def test_demo_human_label_file_loads():
         pytest.skip("demo data not generated")
     human = wm.load_human_labels(path)
     assert len(human) > 0 and set(human["human_label"]) <= set(wm.LABELS)
+
+
+# ----------------------------------------------------------------------------- run rows
+def _instance_rows():
+    return [
+        {"question_id": "7", "question": INST.question, "context1": INST.passage1, "context2": INST.passage2,
+         "answer1": "1921", "answer2": "1934", "contradict_type": "explicit", "same_passage": False},
+        {"question_id": "8", "question": SAME.question, "context1": SAME.passage1, "context2": SAME.passage2,
+         "answer1": "Ada Rask", "answer2": "Nils Vance", "contradict_type": "implicit", "same_passage": True},
+    ]
+
+
+class _Text:
+    """What the judge rows read from a generation: its text (plus provenance fields)."""
+
+    def __init__(self, text):
+        self.text, self.cache_key, self.n_output_tokens, self.finish_reason = text, "k", 3, "stop"
+        self.identity = {"backend": "transformers", "model_id": "m", "model_revision": "", "weights_hash": "h"}
+
+
+def test_request_rows_are_greedy_with_stable_ids():
+    from evidence_ledger.conflict import wikicontradict_run as wr
+
+    rows, skipped = wr.wikicontradict_request_rows(_instance_rows(), "m", wc.template_ids(), 250, 0)
+    assert len(rows) == 2 * 8 - 1 and skipped["control"] == 1
+    assert {r["max_new_tokens"] for r in rows} == {250} and {r["temperature"] for r in rows} == {0.0}
+    again, _ = wr.wikicontradict_request_rows(_instance_rows(), "m", wc.template_ids(), 250, 0)
+    assert [r["request_id"] for r in rows] == [r["request_id"] for r in again]
+    # the same-passage instance has identical prompts for 2 = 3 = 4 and 5 = 5.1: shared ids
+    assert len({r["request_id"] for r in rows}) == 8 + 4
+    assert rows[0]["messages"] == [{"role": "user", "content": wc.render_prompt(INST, wc.TEMPLATES["1"])}]
+
+
+def test_judged_rows_keep_raw_outputs_and_parse_labels_and_detection():
+    from evidence_ledger.conflict import judge
+    from evidence_ledger.conflict import wikicontradict_run as wr
+
+    reqs, _ = wr.wikicontradict_request_rows(_instance_rows()[:1], "m", ["5", "5.2"], 250, 0)
+    responses = wr.wikicontradict_response_rows(reqs, [_Text("1921 or 1934."), _Text("Conflict: yes\nAnswer: 1921")])
+    examples = judge.load_fewshot_examples(wr_fewshot_path())
+    judge_reqs = wr.judge_request_rows(responses, wr.question_lookup(_instance_rows()), examples, 128, 0)
+    assert "Response: 1921 or 1934." in judge_reqs[0]["messages"][0]["content"]
+    raw = ["Both years given.\nJudgement: correct", "SUPPORTS"]
+    rows = wr.judged_rows(responses, judge_reqs, [_Text(t) for t in raw], "judge")
+    assert [(r["template"], r["judge_label"], r["judge_reason"], r["detection"]) for r in rows] == [
+        ("5", "correct", "", ""), ("5.2", "unparseable", "no judgement line", "yes")]
+    assert rows[1]["judge_raw"] == "SUPPORTS"
+
+
+def wr_fewshot_path():
+    from conftest import REPO_ROOT
+
+    return REPO_ROOT / "resources/prompts/wikicontradict_fewshot.jsonl"
+
+
+def test_human_item_for_unknown_instance_names_the_line():
+    from evidence_ledger.conflict import wikicontradict_run as wr
+    from evidence_ledger.errors import InputError
+
+    human = [{"item_id": "a", "instance_id": "7", "template": "5", "model": "m", "response": "r",
+              "human_label": "correct"},
+             {"item_id": "b", "instance_id": "99", "template": "5", "model": "m", "response": "r",
+              "human_label": "correct"}]
+    with pytest.raises(InputError, match=r"h.jsonl:2: field 'instance_id'"):
+        wr.human_items(human, _instance_rows(), "h.jsonl")
+    items = wr.human_items(human[:1], _instance_rows(), "h.jsonl")
+    assert items[0]["gold_answers"] == ["1921", "1934"] and items[0]["conflict_type"] == "explicit"
