@@ -131,3 +131,95 @@ def test_missing_reader_answer_is_an_error_naming_the_question():
     answers = [a for a in answers if not (a["question_id"] == "q4" and a["run"] == "closed_book")]
     with pytest.raises(ValueError, match=r"question q4: no reader answer for runs \['closed_book'\]"):
         dp.merged_items(answers, records, lengths, "generated_first")
+
+
+# ----------------------------------------------------------------------------- through Snakemake
+@pytest.mark.workflow
+def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
+    """Ingest demo NQ-CC, generate the five reader runs with a tiny local model, score; then
+    the official reader files; a rerun has nothing to do and the length restriction removes
+    exactly the pairs outside the threshold."""
+    import json
+    import os
+    import re
+    import subprocess
+    import sys
+
+    import pandas as pd
+    import yaml
+
+    from conftest import REPO_ROOT
+    from evidence_ledger.generation.tiny_models import ARCHS, build_untrained_model, train_tokenizer
+    from evidence_ledger.scoring.diffgr import score_files
+
+    demo = REPO_ROOT / "resources" / "demo" / "conflict_qa"
+    texts = []
+    for line in (demo / "nqcc.jsonl").open():
+        rec = json.loads(line)
+        texts += [rec["question"], *rec["generated_passage"], *rec["retrieved_passage"]]
+    tok = train_tokenizer(ARCHS["qwen3"], texts, 512)
+    model_dir = tmp_path / "tiny_reader"
+    build_untrained_model(ARCHS["qwen3"], tok, seed=0, max_positions=2048).save_pretrained(model_dir)
+    tok.save_pretrained(model_dir)
+
+    config = yaml.safe_load((REPO_ROOT / "config" / "config.yaml").read_text())
+    config["studies"] = {k: k == "diffgr" for k in config["studies"]}
+    config["models"]["tiny_reader"] = {**config["models"]["qwen3"], "local_dir": str(model_dir), "build": None}
+    config["diffgr"].update(models=["tiny_reader"], datasets=["nqcc"], bootstrap={"draws": 200, "seed": 5, "level": 0.9})
+    config["generation"]["backend"] = "transformers"
+    cfg_path = tmp_path / "config.yaml"
+    cfg_path.write_text(yaml.safe_dump(config))
+    work = tmp_path / "work"
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", HF_HUB_OFFLINE="1")
+
+    def snakemake(*args, cfg=cfg_path):
+        cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"), "--directory", str(work),
+               "--configfile", str(cfg), "--cores", "1", *args]
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=170)
+
+    targets = ["results/diffgr/diffgr.tsv", "results/diffgr/length_control.tsv", "results/diffgr/reader_files.tsv"]
+    proc = snakemake(*targets)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+
+    n_questions = sum(1 for _ in (demo / "nqcc.jsonl").open())
+    table = pd.read_csv(work / "results/diffgr/diffgr.tsv", sep="\t")
+    assert sorted(zip(table["order"], table["subset"])) == [
+        ("generated_first", "AIG"), ("generated_first", "AIR"), ("retrieved_first", "AIG"), ("retrieved_first", "AIR")]
+    assert (table["n_questions"] == n_questions).all() and (table["n_length_removed"] == 0).all()
+    stages = ["n_unknown", "n_not_in_context", "n_parametric", "n_both_right", "n_both_wrong"]
+    for _, row in table.drop_duplicates("order").iterrows():
+        aig = table[(table.order == row.order) & (table.subset == "AIG")].iloc[0]
+        air = table[(table.order == row.order) & (table.subset == "AIR")].iloc[0]
+        assert sum(row[s] for s in stages) + aig.n + air.n == n_questions
+
+    answers = pd.read_parquet(work / "results/diffgr/tiny_reader/nqcc/reader_answers.parquet")
+    assert len(answers) == 5 * n_questions
+    assert answers.groupby("run").size().to_dict() == {"closed_book": n_questions, "generated": n_questions,
+                                                       "hybrid": 2 * n_questions, "retrieved": n_questions}
+    assert (answers["max_new_tokens"] == 10).all() and (answers["temperature"] == 0.0).all()
+    assert (answers["n_output_tokens"] <= 10).all()
+
+    lengths = pd.read_csv(work / "results/diffgr/length_control.tsv", sep="\t").iloc[0]
+    per_q = pd.read_parquet(work / "results/diffgr/tiny_reader/nqcc/lengths.parquet")
+    assert lengths["n_pairs"] == n_questions and lengths["n_within"] == int(per_q["within_threshold"].sum())
+
+    files = pd.read_csv(work / "results/diffgr/reader_files.tsv", sep="\t").set_index("subset")
+    official = score_files(demo / "reader_runs/hybrid.jsonl", demo / "reader_runs/generated_only.jsonl",
+                           demo / "reader_runs/retrieved_only.jsonl", demo / "reader_runs/closed_book.jsonl")
+    for subset, key in (("AIG", "aig"), ("AIR", "air")):
+        assert files.loc[subset, "n"] == official[key]["n"]
+        assert files.loc[subset, "diffgr"] == pytest.approx(official[key]["diffgr"], abs=1e-6)
+
+    again = snakemake("-n", *targets)
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+
+    config["diffgr"]["restrict_to_length_threshold"] = True
+    restricted_cfg = tmp_path / "restricted.yaml"
+    restricted_cfg.write_text(yaml.safe_dump(config))
+    plan = snakemake("-n", "results/diffgr/diffgr.tsv", cfg=restricted_cfg)
+    planned = {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+$", plan.stdout, re.MULTILINE)} - {"total"}
+    assert planned == {"diffgr_score"}, plan.stdout[-2000:]  # the switch re-runs scoring only
+    proc = snakemake("results/diffgr/diffgr.tsv", cfg=restricted_cfg)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    restricted = pd.read_csv(work / "results/diffgr/diffgr.tsv", sep="\t")
+    assert (restricted["n_length_removed"] == n_questions - int(per_q["within_threshold"].sum())).all()
