@@ -121,3 +121,17 @@ def study1_tables(n_claims: int = 200, seed: int = 11, checkpoints=(1, 2, 3, 4),
                                  "label_correct": pred == gold[c], "submitted": True})
     answers = pd.DataFrame(ans_rows)
     return answers, evidence, relevant
+
+
+def study1_unresolved_flags(evidence: pd.DataFrame, extra_claims=()):
+    """UNRESOLVED_FLAGS rows from the evidence indicators' unresolved counts, with the claims in
+    ``extra_claims`` flagged too (an unresolved unit met only in the verifier's input window)."""
+    rows = []
+    for claim, sub in evidence.groupby("claim_id", sort=False):
+        counts = {r.evidence_source: int(r.unresolved) for r in sub.itertuples()}
+        if claim in extra_claims:
+            counts = {k: max(v, 1) for k, v in counts.items()}
+        anyu = any(v > 0 for v in counts.values())
+        rows.append({"dataset": "feverous", "claim_id": claim, "unresolved_by_source": list(counts.items()),
+                     "any_unresolved": anyu, "both_resolved": not anyu})
+    return pd.DataFrame(rows)

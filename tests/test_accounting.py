@@ -167,6 +167,20 @@ def test_class_contributions_sum_to_the_gain_and_resolved_population_excludes_un
     assert acc0 == pytest.approx(100 * answers[answers["answer_source"] == S1_SOURCES[0]]["label_correct"].mean())
 
 
+def test_verifier_unresolved_flags_define_the_resolved_population():
+    answers, evidence, relevant = syn.study1_tables()
+    flags = syn.study1_unresolved_flags(evidence, extra_claims={"1", "2"})
+    res = acc.study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
+                               sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4], unresolved_flags=flags)
+    resolved = res["panels"]["resolved"].units
+    assert "1" not in resolved and "2" not in resolved
+    assert len(resolved) == int(flags["both_resolved"].sum())
+    with pytest.raises(InputError, match="unresolved flag"):
+        acc.study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
+                             sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4],
+                             unresolved_flags=flags.iloc[1:])
+
+
 def test_macro_f1_counts_invalid_as_wrong_for_every_class():
     gold = np.array(["SUPPORTS", "REFUTES", "SUPPORTS", "REFUTES"], dtype=object)
     pred = np.array(["SUPPORTS", "REFUTES", "INVALID", "SUPPORTS"], dtype=object)

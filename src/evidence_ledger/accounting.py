@@ -682,16 +682,28 @@ def _row(study, population, dataset, system, parser, quantity, value, *, factor=
 
 def study1_estimates(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd.DataFrame, *, dataset: str,
                      system: str, parser: str, sources: Sequence[str], budget: str, replicates: Sequence[int],
-                     fmt: str = "verifier", paths: Mapping[str, str] | None = None) -> dict:
+                     fmt: str = "verifier", paths: Mapping[str, str] | None = None,
+                     unresolved_flags: pd.DataFrame | None = None) -> dict:
     """Study 1 point estimates (ESTIMATES rows), claim panels of both populations and coverage.
 
-    Populations: ``all`` (every RELEVANT claim) and ``resolved`` (no unresolved submitted
-    unit under either source). Returns ``{"estimates", "panels": {population: panel},
-    "coverage"}``."""
+    Populations: ``all`` (every RELEVANT claim) and ``resolved`` (no unresolved unit under
+    either source). The unresolved flag comes from ``unresolved_flags`` (the verifier's
+    per-claim table: ``claim_id``, ``any_unresolved``; every population claim needs a row)
+    when given, else from ``unresolved > 0`` in EVIDENCE_INDICATORS for either source.
+    Returns ``{"estimates", "panels": {population: panel}, "coverage"}``."""
     panel = build_claim_panel(answers, evidence, relevant, dataset=dataset, system=system, parser=parser,
                               formats=[fmt], sources=sources, answer_budgets=[budget], evidence_budgets=[budget],
                               replicates=replicates, paths=paths)
     ind = claim_indicators(answers, evidence, panel, parser=parser, paths=paths)
+    if unresolved_flags is not None:
+        flags = unresolved_flags[unresolved_flags["dataset"] == dataset]
+        _check_unique(flags, ["claim_id"], (paths or {}).get("unresolved", "unresolved"))
+        flag = flags.set_index("claim_id")["any_unresolved"].reindex(panel.units)
+        if flag.isna().any():
+            raise InputError((paths or {}).get("unresolved", "unresolved"), None, "claim_id",
+                             f"{int(flag.isna().sum())} population claims have no unresolved flag; "
+                             f"first: {flag.index[flag.isna()][0]!r}")
+        ind.unresolved = flag.to_numpy(dtype=bool)
     resolved = panel.subset(~ind.unresolved)
     resolved.coverage = dict(panel.coverage, population_claims=len(resolved.units),
                              claims_with_unresolved=int(ind.unresolved.sum()))
@@ -798,8 +810,9 @@ def _sort_estimates(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_study1_accounting(*, answers_path, evidence_path, relevant_path, reference_path, params: Mapping,
-                          outputs: Mapping, log=None) -> None:
-    """Study 1: estimates (+TSV), per-claim counts of both populations, coverage."""
+                          outputs: Mapping, unresolved_path=None, log=None) -> None:
+    """Study 1: estimates (+TSV), per-claim counts of both populations, coverage.
+    ``unresolved_path``: the verifier's per-claim UNRESOLVED_FLAGS (optional)."""
     from . import tables
     from .tables.accounting import CLUSTER_COUNTS, COVERAGE, ESTIMATES
     from .tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
@@ -807,10 +820,17 @@ def run_study1_accounting(*, answers_path, evidence_path, relevant_path, referen
     answers = tables.read_frame(answers_path, ANSWER_INDICATORS)
     evidence = tables.read_frame(evidence_path, EVIDENCE_INDICATORS)
     relevant = tables.read_frame(relevant_path, RELEVANT)
-    paths = {"answers": str(answers_path), "evidence": str(evidence_path), "relevant": str(relevant_path)}
+    paths = {"answers": str(answers_path), "evidence": str(evidence_path), "relevant": str(relevant_path),
+             "unresolved": str(unresolved_path)}
+    flags = None
+    if unresolved_path:
+        from .tables.verifier import UNRESOLVED_FLAGS
+
+        flags = tables.read_frame(unresolved_path, UNRESOLVED_FLAGS, columns=["dataset", "claim_id", "any_unresolved"])
     res = study1_estimates(answers, evidence, relevant, dataset=params["dataset"], system=params["system"],
                            parser=params["parser"], sources=params["sources"], budget=params["budget"],
-                           replicates=params["checkpoints"], fmt=params["format"], paths=paths)
+                           replicates=params["checkpoints"], fmt=params["format"], paths=paths,
+                           unresolved_flags=flags)
     ref = read_reference(reference_path) if reference_path else None
     est = _sort_estimates(attach_reference(res["estimates"], ref))
     tables.write_table(est, outputs["estimates"], ESTIMATES)

@@ -7,6 +7,7 @@ rule study1_accounting:
         answers="results/study1/answer_indicators.parquet",
         evidence="results/study1/evidence_indicators.parquet",
         relevant="results/study1/relevant.parquet",
+        unresolved="results/study1/unresolved.parquet",
         **accounting_reference_inputs(),
     output:
         estimates="results/accounting/study1/estimates.parquet",

@@ -427,10 +427,15 @@ def study2_panel_names():
 
 
 def study1_accounting_settings():
-    """``accounting.study1`` plus the batch size shared by all bootstraps."""
+    """``accounting.study1`` plus, from ``verifier:``, the dataset, system (verifier name),
+    sources and checkpoint indices (1..number of checkpoint seeds), and the batch size
+    shared by all bootstraps."""
     settings = dict(config["accounting"]["study1"])
     boot = dict(settings.pop("bootstrap"))
-    settings.update(boot, batch_size=config["accounting"]["bootstrap"]["batch_size"])
+    ver = config["verifier"]
+    settings.update(boot, batch_size=config["accounting"]["bootstrap"]["batch_size"], dataset=ver["dataset"],
+                    system=ver["name"], sources=list(ver["sources"]),
+                    checkpoints=list(range(1, len(ver["checkpoint_seeds"]) + 1)))
     return settings
 
 
