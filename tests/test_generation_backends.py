@@ -1,0 +1,159 @@
+"""transformers backend, chat templates, response cache and resume after a killed run."""
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from evidence_ledger.generation import prompts
+from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
+from evidence_ledger.generation.cache import ResponseCache, generate_cached
+from evidence_ledger.generation.tiny_models import TrainingExample, build_demo_model
+
+MAPPINGS = {"primary": {"A": "support", "B": "refute", "C": "nei"}}
+WORDS = "the river city film actor was born in capital country played by a of mountain".split()
+
+
+def synthetic_examples(n=60, seed=0):
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        claim = " ".join(rng.choice(WORDS) for _ in range(6))
+        label = rng.choice(["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"])
+        evidence = {"SUPPORTS": claim, "REFUTES": "not " + claim}.get(label, " ".join(rng.sample(WORDS, 6)))
+        out.append(TrainingExample("fever", claim, evidence, label))
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_dirs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    ex = synthetic_examples()
+    texts = [e.claim + " " + e.evidence for e in ex]
+    build_demo_model(root / "qwen3", "qwen3", ex, texts, MAPPINGS, {"enable_thinking": False}, steps=25, vocab_size=400)
+    build_demo_model(root / "llama31", "llama31", ex, texts, MAPPINGS, {}, steps=25, vocab_size=400)
+    return root
+
+
+@pytest.fixture(scope="module")
+def qwen(tiny_dirs):
+    spec = model_spec_from_config("qwen3", {"dtype": "float32", "chat_template_kwargs": {"enable_thinking": False}},
+                                  str(tiny_dirs / "qwen3"))
+    return load_backend("transformers", spec, batch_size=4)
+
+
+def _requests(n, greedy_every=3):
+    reqs = []
+    for i in range(n):
+        msgs = prompts.build_messages("fever", "labels", f"claim {i} {WORDS[i % len(WORDS)]}", f"evidence {i}")
+        temp = 0.0 if i % greedy_every == 0 else 0.7
+        reqs.append(ChatRequest.from_messages(msgs, SamplingSpec(temp, 0.8, 20, 1.0, 8, 1000 + i)))
+    return reqs
+
+
+def test_qwen3_template_renders_empty_think_block(qwen):
+    text = qwen.render([{"role": "user", "content": "hi"}])
+    assert text == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
+
+
+def test_llama31_template_renders_header_and_bos(tiny_dirs):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(tiny_dirs / "llama31"))
+    text = tok.apply_chat_template([{"role": "user", "content": " hi "}], tokenize=False, add_generation_prompt=True)
+    assert text.startswith("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n")
+    assert text.endswith("<|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>"
+                         "<|start_header_id|>assistant<|end_header_id|>\n\n")
+
+
+def test_seeded_sampling_repeats_exactly_and_does_not_depend_on_the_batch(qwen):
+    prompt = qwen.render(prompts.build_messages("fever", "labels", "the film actor", "the film actor"))
+    specs = [SamplingSpec(1.5, 1.0, 0, 1.0, 8, s) for s in range(8)]
+    first = [g.text for g in qwen.generate([prompt] * 8, specs)]
+    again = [g.text for g in qwen.generate([prompt] * 8, specs)]
+    alone = [qwen.generate([prompt], [s])[0].text for s in specs[:3]]
+    assert first == again
+    assert alone == first[:3]
+    assert len(set(first)) > 1  # different seeds give different samples at temperature 1.5
+
+
+def test_rerun_with_warm_cache_generates_nothing(qwen, tmp_path):
+    cache = ResponseCache(tmp_path / "cache")
+    reqs = _requests(6) + _requests(2)  # the last two repeat requests 0 and 1
+    first = generate_cached(qwen, reqs, cache, batch_size=4)
+    assert [g.from_cache for g in first] == [False] * 8
+    assert sum(1 for _ in cache.shard_paths()) == 2  # 6 unique keys in batches of 4
+    assert first[6].text == first[0].text and first[6].cache_key == first[0].cache_key
+    second = generate_cached(qwen, reqs, cache, batch_size=4)
+    assert all(g.from_cache for g in second)
+    assert [g.text for g in second] == [g.text for g in first]
+    assert sum(1 for _ in cache.shard_paths()) == 2
+
+
+DRIVER = textwrap.dedent("""
+    import sys, time
+    from evidence_ledger.generation import prompts
+    from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
+    from evidence_ledger.generation.cache import ResponseCache, generate_cached
+    model_dir, cache_dir, n, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+    spec = model_spec_from_config("qwen3", {"dtype": "float32", "chat_template_kwargs": {"enable_thinking": False}},
+                                  model_dir)
+    backend = load_backend("transformers", spec, batch_size=3)
+    words = %r
+    reqs = []
+    for i in range(n):
+        msgs = prompts.build_messages("fever", "labels", f"claim {i} {words[i %% len(words)]}", f"evidence {i}")
+        reqs.append(ChatRequest.from_messages(msgs, SamplingSpec(0.0 if i %% 3 == 0 else 0.7, 0.8, 20, 1.0, 8, 1000 + i)))
+    generate_cached(backend, reqs, ResponseCache(cache_dir), batch_size=3, progress=lambda k: time.sleep(pause))
+    print("done")
+""" % (WORDS,))
+
+
+def _run_driver(tmp_path, model_dir, cache_dir, n, pause, kill_after_shards=None):
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    proc = subprocess.Popen([sys.executable, str(script), str(model_dir), str(cache_dir), str(n), str(pause)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if kill_after_shards is None:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err.decode()[-2000:]
+        return
+    cache = ResponseCache(cache_dir)
+    deadline = time.time() + 300
+    while len(cache.shard_paths()) < kill_after_shards:
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        assert time.time() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def test_resume_after_kill_yields_the_rows_of_an_uninterrupted_run(tiny_dirs, tmp_path):
+    n = 15  # 5 batches of 3
+    killed = tmp_path / "killed"
+    _run_driver(tmp_path, tiny_dirs / "qwen3", killed, n, pause=2.0, kill_after_shards=1)
+    after_kill = ResponseCache(killed)
+    assert 1 <= len(after_kill.shard_paths()) < 5  # really interrupted part-way
+    partial = len(after_kill.load())
+    _run_driver(tmp_path, tiny_dirs / "qwen3", killed, n, pause=0.0)
+    clean = tmp_path / "clean"
+    _run_driver(tmp_path, tiny_dirs / "qwen3", clean, n, pause=0.0)
+
+    def rows(cache_dir):
+        from evidence_ledger.tables import read_table
+        from evidence_ledger.tables.generation import CACHE_ENTRIES
+
+        out = []
+        for p in ResponseCache(cache_dir).shard_paths():
+            out += [(r["cache_key"], r["text"], r["n_output_tokens"]) for r in read_table(p, CACHE_ENTRIES).to_pylist()]
+        return sorted(out)
+
+    resumed, uninterrupted = rows(killed), rows(clean)
+    assert len(uninterrupted) == n
+    assert resumed == uninterrupted  # no lost rows, no duplicated rows, same outputs
+    assert partial < n

@@ -1,0 +1,141 @@
+"""Request planning: counts, seeds, de-duplication, cache keys, planner."""
+import pytest
+
+from evidence_ledger.errors import InputError
+from evidence_ledger.generation import planner
+from evidence_ledger.generation.backends.base import ChatRequest, ModelSpec, SamplingSpec
+from evidence_ledger.generation.cache import cache_key
+from evidence_ledger.generation.requests import enumerate_conditions, plan_requests, request_seed
+
+GEN = {
+    "seeds": [1103, 2207],
+    "sampling": {"temperature": 0.7, "top_p": 0.8, "top_k": 20, "repetition_penalty": 1.0},
+    "max_new_tokens": 16,
+    "formats": ["codes", "labels"],
+    "sources": ["bm25", "bge"],
+    "budgets": ["short", "long"],
+    "code_mappings": {
+        "primary": {"A": "support", "B": "refute", "C": "nei"},
+        "alternatives": {"rotated": {"A": "refute", "B": "nei", "C": "support"}},
+    },
+    "controls": {"sources": ["none", "gold"], "formats": ["codes", "labels"], "budgets": ["short", "long"],
+                 "code_mapping_budgets": ["short"]},
+}
+
+CLAIMS = [
+    {"claim_id": "1", "claim": "Ada was born in Varenholm.", "label": "SUPPORTS", "gold_abstracts": []},
+    {"claim_id": "2", "claim": "Ada never left Varenholm.", "label": "REFUTES", "gold_abstracts": []},
+]
+
+
+def _ev(claim_id, source, budget, text, fits=True):
+    return {"dataset": "fever", "claim_id": claim_id, "doc_id": "", "source": source, "budget": budget,
+            "visible_text": text, "fits_budget": fits}
+
+
+EVIDENCE = [
+    _ev(c, s, b, f"{s} {b} evidence for {c}")
+    for c in ("1", "2") for s in ("bm25", "bge") for b in ("short", "long")
+] + [
+    _ev(c, "none", b, "") for c in ("1", "2") for b in ("short", "long")
+] + [
+    _ev("1", "gold", "short", "gold 1"), _ev("1", "gold", "long", "gold 1"),
+    _ev("2", "gold", "short", "gold 2 is long", fits=False), _ev("2", "gold", "long", "gold 2 is long"),
+]
+
+
+def test_request_rows_equal_the_hand_computed_product():
+    table, skipped = plan_requests("qwen3", "fever", CLAIMS, EVIDENCE, GEN)
+    # per unit: primary 2 sources x 2 budgets x 2 formats x (1 greedy + 2 seeds) = 24;
+    # controls 2 sources x 2 budgets x 2 formats = 8; alternative mapping 1 x 2 sources x 1 budget = 2
+    assert len(enumerate_conditions(GEN)) == 34
+    # claim 2's short gold evidence does not fit: its 2 formats are skipped
+    assert table.num_rows == 2 * 34 - 2
+    assert skipped == {"gold": 2}
+    # the `none` control is identical at both budgets (2 formats per claim collapse);
+    # claim 1's gold evidence is the same text at both budgets (2 more collapse)
+    assert len(set(table.column("request_id").to_pylist())) == table.num_rows - 4 - 2
+
+
+def test_seed_is_shared_across_sources_formats_and_budgets():
+    table, _ = plan_requests("qwen3", "fever", CLAIMS, EVIDENCE, GEN)
+    rows = [r for r in table.to_pylist() if r["claim_id"] == "1" and r["condition"] == "primary"]
+    for rep in (0, 1, 2):
+        seeds = {r["seed"] for r in rows if r["replicate"] == rep}
+        assert seeds == {request_seed("fever", "1", "", rep, ([0] + GEN["seeds"])[rep])}
+    assert len({r["seed"] for r in rows}) == 3
+    assert request_seed("fever", "1", "", 1, 1103) != request_seed("fever", "2", "", 1, 1103)
+    assert request_seed("fever", "1", "", 1, 1103) != request_seed("scifact", "1", "", 1, 1103)
+
+
+def test_greedy_rows_use_temperature_zero_and_sampled_rows_the_config():
+    table, _ = plan_requests("qwen3", "fever", CLAIMS, EVIDENCE, GEN)
+    for r in table.to_pylist():
+        if r["replicate"] == 0:
+            assert (r["temperature"], r["top_k"]) == (0.0, 0)
+        else:
+            assert (r["temperature"], r["top_p"], r["top_k"]) == (0.7, 0.8, 20)
+        assert r["max_new_tokens"] == 16
+
+
+def test_codes_prompt_lists_the_alternative_mapping():
+    table, _ = plan_requests("qwen3", "fever", CLAIMS, EVIDENCE, GEN)
+    alt = [r for r in table.to_pylist() if r["condition"] == "code_mapping"][0]
+    assert "A = REFUTES\nB = NOT ENOUGH INFO\nC = SUPPORTS" in alt["messages"][0]["content"]
+    none_row = [r for r in table.to_pylist() if r["source"] == "none"][0]
+    assert "(no evidence provided)" in none_row["messages"][0]["content"]
+
+
+def test_missing_primary_evidence_is_an_input_error():
+    partial = [e for e in EVIDENCE if not (e["claim_id"] == "2" and e["source"] == "bge")]
+    with pytest.raises(InputError, match="bge/short evidence for claim 2"):
+        plan_requests("qwen3", "fever", CLAIMS, partial, GEN, evidence_path="ev.parquet")
+
+
+def test_shards_partition_unique_requests():
+    table, _ = plan_requests("qwen3", "fever", CLAIMS, EVIDENCE, GEN, n_shards=3)
+    shard_of = {}
+    for r in table.to_pylist():
+        assert shard_of.setdefault(r["request_id"], r["shard"]) == r["shard"]
+    assert set(shard_of.values()) == {0, 1, 2}
+
+
+def _key(spec: ModelSpec, template="tpl", seed=7, prompt="<p>hello"):
+    ident = {**spec.identity(), "backend": "vllm", "chat_template_hash": template, "settings": {}}
+    req = ChatRequest.from_messages([{"role": "user", "content": "hello"}], SamplingSpec(0.7, 0.8, 20, 1.0, 16, seed))
+    return cache_key(ident, req, prompt)
+
+
+def test_cache_key_changes_with_revision_template_seed_and_prompt():
+    spec = ModelSpec("qwen3", "Qwen/Qwen3-8B", revision="abc")
+    base = _key(spec)
+    assert base == _key(ModelSpec("qwen3", "Qwen/Qwen3-8B", revision="abc"))
+    assert base != _key(ModelSpec("qwen3", "Qwen/Qwen3-8B", revision="def"))
+    assert base != _key(ModelSpec("qwen3", "x", weights_hash="0" * 64))
+    assert base != _key(spec, template="other")
+    assert base != _key(spec, seed=8)
+    assert base != _key(spec, prompt="<q>hello")
+
+
+def test_planner_counts_from_config_alone(tmp_path):
+    config = {
+        "sampling": {"fever": {"n": 10}},
+        "generation": {**GEN, "models": ["qwen3"], "datasets": ["fever", "scifact"],
+                       "planner": {"prompt_tokens_per_s": 1000, "output_tokens_per_s": 100, "chars_per_token": 4,
+                                   "prompt_tokens_overhead": 100, "budget_tokens": {"short": 200, "long": 800},
+                                   "population": {"scifact": 5}, "docs_per_claim": {"scifact": 3}}},
+    }
+    rows = planner.plan(config, tmp_path)
+    by = {(r["dataset"], r["condition"]): r for r in rows}
+    assert by[("fever", "primary")]["requests"] == 10 * 24
+    assert by[("scifact", "primary")]["requests"] == 15 * 24
+    # none: once per format (both budgets identical); gold: 2 budgets x 2 formats
+    assert by[("fever", "control:none")]["requests"] == 10 * 2
+    assert by[("fever", "control:none")]["prompt_tokens"] == 10 * 2 * 100
+    assert by[("fever", "control:gold")]["requests"] == 10 * 4
+    assert by[("fever", "code_mapping:rotated")]["requests"] == 10 * 2
+    # primary tokens: per unit 12 short + 12 long requests
+    assert by[("fever", "primary")]["prompt_tokens"] == 10 * (12 * 300 + 12 * 900)
+    r = by[("fever", "primary")]
+    assert r["gpu_seconds"] == pytest.approx(r["prompt_tokens"] / 1000 + r["requests"] * 16 / 100, abs=0.1)
+    assert "total:" in planner.format_plan(rows)
