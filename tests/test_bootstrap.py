@@ -114,3 +114,31 @@ def test_joint_bootstrap_of_models_equals_separate_bootstraps():
     alone = bs.panel_intervals(panels[0], "exploratory", **kw) + bs.panel_intervals(panels[1], "exploratory", **kw)
     assert joint == alone
     assert len(joint) == 20 and {r["system"] for r in joint} == {"qwen3", "llama31"}
+
+
+def test_study1_rule_functions_rerun_byte_identical(tmp_path, repo_root):
+    from evidence_ledger import tables
+    from evidence_ledger.tables.accounting import INTERVALS
+    from evidence_ledger.tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
+
+    answers, evidence, relevant = syn.study1_tables()
+    paths = {}
+    for name, frame, schema in (("answers", answers, ANSWER_INDICATORS), ("evidence", evidence, EVIDENCE_INDICATORS),
+                                ("relevant", relevant, RELEVANT)):
+        paths[name] = tables.write_table(frame, tmp_path / f"{name}.parquet", schema)
+    params = {"dataset": "feverous", "system": "verifier", "format": "verifier", "parser": "none",
+              "sources": ["provider_bm25", "provider_bge"], "budget": "full", "checkpoints": [1, 2, 3, 4],
+              "seed": 20261099, "draws": 300, "alpha": 0.05, "family_size": 1, "batch_size": 128}
+    ref = repo_root / "resources/reference/paper_values.tsv"
+    runs = []
+    for run in ("a", "b"):
+        out = {k: tmp_path / run / f"{k}.out" for k in ("estimates", "summary", "counts", "coverage")}
+        acc.run_study1_accounting(answers_path=paths["answers"], evidence_path=paths["evidence"],
+                                  relevant_path=paths["relevant"], reference_path=ref, params=params, outputs=out)
+        boot = {"intervals": tmp_path / run / "intervals.parquet", "summary": tmp_path / run / "intervals.tsv"}
+        bs.run_study1_bootstrap(counts_path=out["counts"], reference_path=ref, params=params, outputs=boot)
+        runs.append([p.read_bytes() for p in list(out.values()) + list(boot.values())])
+    assert runs[0] == runs[1]
+    intervals = tables.read_frame(tmp_path / "a" / "intervals.parquet", INTERVALS)
+    assert list(intervals["quantity"][:6]) == ["gain", "E0", "A1", "A0", "E1", "interaction"]
+    assert (intervals["tail"] == 0.025).all() and (intervals["n_seed_indices"] == 0).all()

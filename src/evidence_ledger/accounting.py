@@ -834,7 +834,8 @@ def run_study1_accounting(*, answers_path, evidence_path, relevant_path, referen
     ref = read_reference(reference_path) if reference_path else None
     est = _sort_estimates(attach_reference(res["estimates"], ref))
     tables.write_table(est, outputs["estimates"], ESTIMATES)
-    write_tsv(est[est["replicate"] == -1].drop(columns=["study"]), outputs["summary"])
+    per_checkpoint = (est["replicate"] > 0) & est["quantity"].isin(["T00", "T11", "gain"])
+    write_tsv(est[(est["replicate"] == -1) | per_checkpoint].drop(columns=["study"]), outputs["summary"])
     counts = pd.concat([panel_to_frame(p, study="study1", population=pop, parser=params["parser"])
                         for pop, p in res["panels"].items()], ignore_index=True)
     tables.write_table(counts, outputs["counts"], CLUSTER_COUNTS)
