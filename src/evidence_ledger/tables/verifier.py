@@ -80,9 +80,10 @@ UNRESOLVED_FLAGS = TableSchema(
     name="study1_unresolved",
     version=1,
     doc="""One row per evaluation claim. `unresolved_by_source` maps evidence source -> number of
-unresolved candidate ids (the source's own count plus unresolved ids in the input window,
-without double counting: max of the two); `any_unresolved` is True when some source has
-one; `both_resolved` = not any_unresolved, the restricted Study 1 population.""",
+unresolved candidate ids, as in EVIDENCE_INDICATORS.unresolved (max of the provider's own
+count and the unresolved ids in the verifier's input window, which count the same ids when
+both see them); `any_unresolved` is True when some source has one; `both_resolved` = not
+any_unresolved, the restricted Study 1 population.""",
     schema=pa.schema([
         ("dataset", pa.string()),
         ("claim_id", pa.string()),

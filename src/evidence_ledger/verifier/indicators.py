@@ -54,13 +54,18 @@ def feverous_scored_prefix(unit_ids: Sequence[str], max_evidence: int = feverous
 
 
 def provider_evidence_rows(claims: Sequence[Mapping], source: str, evidence: Iterable[Mapping], *,
+                           window_unresolved: Mapping | None = None,
                            max_evidence: int = feverous.MAX_EVIDENCE,
                            max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL) -> tuple[list, int]:
     """EVIDENCE-like rows of one provider for every claim, ``scored_unit_ids`` = the FEVEROUS
     kept prefix of ``visible_unit_ids``. Returns (rows, number of claims the provider has no
     row for); such a claim gets an empty submission (never eligible unless a gold set is
     empty), it is not dropped. Rows of claims outside ``claims`` are ignored (a provider file
-    may cover the training claims as well)."""
+    may cover the training claims as well).
+
+    ``unresolved`` = max(the provider table's count, unresolved ids met in the verifier's
+    input window, ``window_unresolved[(source, claim_id)]``): when a provider table keeps
+    unresolved ids in its list, both count the same ids, so they are not added."""
     wanted = {(c["dataset"], str(c["claim_id"])) for c in claims}
     by_key = {}
     for ev in evidence:
@@ -79,6 +84,7 @@ def provider_evidence_rows(claims: Sequence[Mapping], source: str, evidence: Ite
             ids, unresolved = [], 0
         else:
             ids, unresolved = list(ev["visible_unit_ids"] or []), int(ev["unresolved"] or 0)
+        unresolved = max(unresolved, (window_unresolved or {}).get((source, key[1]), 0))
         rows.append({"dataset": key[0], "claim_id": key[1], "doc_id": "", "source": source, "budget": BUDGET,
                      "scored_unit_ids": feverous_scored_prefix(ids, max_evidence, max_evidence_cell),
                      "unresolved": unresolved})
@@ -98,24 +104,25 @@ def relevant_rows(claims: Iterable[Mapping]) -> list:
     return scoring_indicators.relevant_rows(claims)
 
 
-def unresolved_flag_rows(inputs: Iterable[Mapping], sources: Sequence[str]) -> list:
-    """Per-claim unresolved flags from the evaluation VERIFIER_INPUTS rows.
+def window_unresolved_counts(inputs: Iterable[Mapping]) -> dict:
+    """``(source, claim_id) -> number of unresolved ids in the verifier's input window``."""
+    return {(r["source"], str(r["claim_id"])): len(r["unresolved_ids"] or []) for r in inputs}
 
-    A source's count for a claim is ``max(provider_unresolved, len(unresolved_ids))``: the
-    provider table's own count of ids that did not resolve, and the unresolved ids met in the
-    input window (when a provider table keeps such ids in its list), would otherwise count
-    the same ids twice. Claims keep their first-seen order.
+
+def unresolved_flag_rows(evidence_indicators: Sequence[Mapping], sources: Sequence[str]) -> list:
+    """Per-claim unresolved flags from EVIDENCE_INDICATORS rows (``unresolved`` per source).
+
+    ``any_unresolved``: some source has an unresolved id for the claim; ``both_resolved`` is
+    its negation (the restricted Study 1 population). Claims keep their first-seen order.
     """
     per_claim: dict = {}
-    for row in inputs:
-        key = (row["dataset"], row["claim_id"])
-        per_claim.setdefault(key, {})[row["source"]] = max(int(row["provider_unresolved"]),
-                                                            len(row["unresolved_ids"] or []))
+    for row in evidence_indicators:
+        per_claim.setdefault((row["dataset"], row["claim_id"]), {})[row["evidence_source"]] = int(row["unresolved"])
     rows = []
     for (dataset, claim_id), counts in per_claim.items():
         missing = [s for s in sources if s not in counts]
         if missing:
-            raise ValueError(f"claim {claim_id!r} has no verifier input for sources {missing}")
+            raise ValueError(f"claim {claim_id!r} has no evidence indicator for sources {missing}")
         any_unresolved = any(counts[s] > 0 for s in sources)
         rows.append({"dataset": dataset, "claim_id": claim_id,
                      "unresolved_by_source": [(s, counts[s]) for s in sources],
@@ -138,17 +145,18 @@ def run_study1_indicators(answers_path, claims_path, evidence_paths: Mapping[str
     answers = tables.read_table(answers_path, VERIFIER_ANSWERS).to_pylist()
     tables.write_table(ANSWER_INDICATORS.from_rows(answer_indicator_rows(answers, claims)),
                        outputs["answers"], ANSWER_INDICATORS)
+    inputs = tables.read_table(inputs_path, VERIFIER_INPUTS, columns=["source", "claim_id", "unresolved_ids"])
+    window = window_unresolved_counts(inputs.to_pylist())
     ev_rows, missing = [], {}
     for source, path in evidence_paths.items():
         rows, missing[source] = provider_evidence_rows(claims, source, tables.read_table(path, EVIDENCE).to_pylist(),
-                                                       max_evidence=max_evidence, max_evidence_cell=max_evidence_cell)
+                                                       window_unresolved=window, max_evidence=max_evidence,
+                                                       max_evidence_cell=max_evidence_cell)
         ev_rows.extend(rows)
     ev_ind = evidence_indicator_rows(claims, ev_rows, max_evidence=max_evidence, max_evidence_cell=max_evidence_cell)
     tables.write_table(EVIDENCE_INDICATORS.from_rows(ev_ind), outputs["evidence"], EVIDENCE_INDICATORS)
     tables.write_table(RELEVANT.from_rows(relevant_rows(claims)), outputs["relevant"], RELEVANT)
-    inputs = tables.read_table(inputs_path, VERIFIER_INPUTS,
-                               columns=["dataset", "source", "claim_id", "unresolved_ids", "provider_unresolved"])
-    flags = unresolved_flag_rows(inputs.to_pylist(), list(evidence_paths))
+    flags = unresolved_flag_rows(ev_ind, list(evidence_paths))
     tables.write_table(UNRESOLVED_FLAGS.from_rows(flags), outputs["unresolved"], UNRESOLVED_FLAGS)
     summary = {
         "answers": len(answers), "claims": len(claims), "claims_missing_from_source": missing,

@@ -53,7 +53,7 @@ def predict_checkpoint(ckpt_dir, inputs: pa.Table, *, checkpoint: int, system: s
             ids, mask = pad_batch(sequences[start: start + batch_size], tokenizer.pad_token_id)
             with autocast_context(dev, precision):
                 logits = model(input_ids=ids.to(dev), attention_mask=mask.to(dev)).logits
-            probs = torch.softmax(logits.float().index_select(1, head), dim=-1).cpu().double()
+            probs = torch.softmax(logits.double().index_select(1, head), dim=-1).cpu()
             best = probs.argmax(dim=-1).tolist()
             for k, (p, b) in enumerate(zip(probs.tolist(), best)):
                 row = dict(meta_rows[start + k])

@@ -1,0 +1,147 @@
+"""Verifier fine-tuning and prediction on demo-like data with the locally built tiny model."""
+import json
+import random
+
+import pyarrow as pa
+import pytest
+
+from evidence_ledger import tables
+from evidence_ledger.tables.evidence import EVIDENCE
+from evidence_ledger.tables.ingest import CLAIMS, UNITS
+from evidence_ledger.tables.verifier import EXAMPLES_SEEN
+from evidence_ledger.verifier.labels import head_index_by_label, label_set_indices
+from evidence_ledger.verifier.predict import predict_checkpoint
+from evidence_ledger.verifier.serialise import SerialisationLimits, build_verifier_inputs
+from evidence_ledger.verifier.tiny_model import TinyVerifierSpec, build_tiny_verifier
+from evidence_ledger.verifier.train import BaseModel, TrainingSettings, load_tokenizer, train_checkpoint
+
+NAMES = ["Alba", "Borin", "Cato", "Dara", "Eno", "Fira", "Galt", "Hesk", "Ivo", "Juna", "Kel", "Lorn"]
+COLOURS = ["red", "blue", "green", "yellow", "black", "white"]
+
+
+def demo_like_world(n, offset, rng):
+    """Claims about the colour someone painted a house; REFUTES claims name another colour.
+    The provider lists a distractor sentence first, then the gold sentence."""
+    claims, units, evidence = [], [], []
+    for i in range(n):
+        cid, page = str(offset + i), f"Page{offset + i}"
+        name, colour = rng.choice(NAMES), rng.choice(COLOURS)
+        label = rng.choice(["SUPPORTS", "REFUTES"])
+        said = colour if label == "SUPPORTS" else rng.choice([c for c in COLOURS if c != colour])
+        gold, other = f"{page}_sentence_0", f"{page}_sentence_1"
+        units += [
+            {"dataset": "feverous", "unit_id": gold, "doc_id": page, "kind": "sentence", "position": 0,
+             "text": f"{name} painted the house {colour} in spring.", "context": page},
+            {"dataset": "feverous", "unit_id": other, "doc_id": page, "kind": "sentence", "position": 1,
+             "text": f"{name} lives near the river.", "context": page},
+        ]
+        claims.append({"dataset": "feverous", "claim_id": cid, "claim": f"{name} painted the house {said}.",
+                       "label": label, "evidence_groups": [[gold]], "gold_abstracts": [], "cited_doc_ids": [],
+                       "source_file": "demo", "source_line": i + 1, "unresolved_ids": []})
+        evidence.append({"dataset": "feverous", "claim_id": cid, "doc_id": "", "source": "provider_a",
+                         "budget": "full", "visible_unit_ids": [other, gold], "visible_text": "",
+                         "tokens_by_tokenizer": [], "scored_unit_ids": [other, gold], "unresolved": 0,
+                         "fits_budget": True})
+    return claims, units, evidence
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    rng = random.Random(7)
+    train_c, train_u, train_e = demo_like_world(400, 0, rng)
+    dev_c, dev_u, dev_e = demo_like_world(200, 10_000, rng)
+    base_dir = tmp_path_factory.mktemp("verifier_base")
+    build_tiny_verifier([c["claim"] for c in train_c] + [u["text"] for u in train_u], base_dir,
+                        TinyVerifierSpec(vocab_size=500, hidden_size=128, intermediate_size=256))
+    base = BaseModel(str(base_dir))
+    tokenizer = load_tokenizer(base)
+    units = UNITS.from_rows(train_u + dev_u)
+    evidence = {"provider_a": EVIDENCE.from_rows(train_e + dev_e)}
+    train_in, _ = build_verifier_inputs(CLAIMS.from_rows(train_c), evidence, units, tokenizer,
+                                        SerialisationLimits(), "train")
+    dev_in, _ = build_verifier_inputs(CLAIMS.from_rows(dev_c), evidence, units, tokenizer,
+                                      SerialisationLimits(), "dev")
+    return {"base": base, "train": train_in, "dev": dev_in, "tmp": tmp_path_factory,
+            "gold": {c["claim_id"]: c["label"] for c in dev_c}}
+
+
+def settings(seed, updates, lr=5e-4, examples=None):
+    return TrainingSettings(seed=seed, final_update=updates, batch_size=16, grad_accumulation=1, learning_rate=lr,
+                            warmup_ratio=0.1, label_set=("SUPPORTS", "REFUTES"), examples=examples)
+
+
+def accuracy(rows, gold):
+    return sum(r["predicted_label"] == gold[r["claim_id"]] for r in rows) / len(rows)
+
+
+def test_training_on_demo_like_data_beats_chance_on_held_out_claims(world):
+    out = world["tmp"].mktemp("ckpt_learn")
+    train_checkpoint(world["train"], world["base"], settings(1, 300, lr=1e-3), out, checkpoint=1)
+    rows = predict_checkpoint(out, world["dev"], checkpoint=1, system="tiny")
+    # 200 held-out claims, two balanced classes: chance is 0.5; 0.7 is > 5 sd above it
+    assert accuracy(rows, world["gold"]) >= 0.7
+
+
+def test_identical_seed_gives_identical_checkpoint_predictions(world):
+    runs = []
+    for name in ("a", "b"):
+        out = world["tmp"].mktemp(f"ckpt_seed_{name}")
+        train_checkpoint(world["train"], world["base"], settings(3, 20, examples=64), out, checkpoint=1)
+        runs.append((predict_checkpoint(out, world["dev"], checkpoint=1, system="tiny"),
+                     (out / "model.safetensors").read_bytes(),
+                     tables.read_table(out / "examples_seen.parquet", EXAMPLES_SEEN).to_pylist()))
+    assert runs[0][0] == runs[1][0]
+    assert runs[0][1] == runs[1][1]
+    assert runs[0][2] == runs[1][2]
+
+
+def test_other_seed_sees_other_examples_in_another_order(world):
+    seen = []
+    for seed in (3, 4):
+        out = world["tmp"].mktemp(f"ckpt_order_{seed}")
+        train_checkpoint(world["train"], world["base"], settings(seed, 4, examples=64), out, checkpoint=1)
+        seen.append([r["claim_id"] for r in tables.read_table(out / "examples_seen.parquet", EXAMPLES_SEEN).to_pylist()])
+    assert seen[0] != seen[1]
+
+
+def test_checkpoint_directory_records_weights_log_examples_and_metadata(world):
+    out = world["tmp"].mktemp("ckpt_files")
+    meta = train_checkpoint(world["train"], world["base"], settings(5, 6, examples=40), out, checkpoint=2)
+    assert (out / "model.safetensors").exists()
+    log_lines = (out / "training_log.jsonl").read_text().splitlines()
+    assert [json.loads(l)["update"] for l in log_lines] == list(range(1, 7))
+    seen = tables.read_table(out / "examples_seen.parquet", EXAMPLES_SEEN).to_pylist()
+    assert len(seen) == 6 * 16
+    # 40 distinct examples: the first pass uses each once before any repeats
+    assert len({r["claim_id"] for r in seen[:40]}) == 40
+    assert len({r["claim_id"] for r in seen}) == 40
+    on_disk = json.loads((out / "metadata.json").read_text())
+    assert on_disk == meta
+    assert meta["seed"] == 5 and meta["checkpoint"] == 2 and meta["final_update"] == 6
+    assert meta["distinct_examples"] == 40 and meta["example_uses"] == 96
+    assert meta["parameters_updated"] == meta["parameters_total"]
+    assert meta["base_model"]["revision"] is None
+    assert {"torch", "transformers", "tokenizers", "python"} <= set(meta["libraries"])
+
+
+def test_two_label_checkpoint_never_predicts_nei_and_its_probabilities_sum_to_one(world):
+    out = world["tmp"].mktemp("ckpt_labels")
+    train_checkpoint(world["train"], world["base"], settings(6, 3, examples=32), out, checkpoint=1)
+    rows = predict_checkpoint(out, world["dev"], checkpoint=1, system="tiny")
+    assert {r["predicted_label"] for r in rows} <= {"SUPPORTS", "REFUTES"}
+    assert all(r["p_nei"] == 0.0 for r in rows)
+    assert all(abs(r["p_supports"] + r["p_refutes"] - 1.0) < 1e-9 for r in rows)
+
+
+def test_more_examples_than_the_pool_is_refused(world):
+    with pytest.raises(ValueError, match="only 400 training inputs"):
+        train_checkpoint(world["train"], world["base"], settings(1, 1, examples=401),
+                         world["tmp"].mktemp("ckpt_too_many"), checkpoint=1)
+
+
+def test_mnli_head_maps_entailment_contradiction_neutral_to_feverous_labels():
+    id2label = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
+    assert head_index_by_label(id2label) == {"REFUTES": 0, "NOT ENOUGH INFO": 1, "SUPPORTS": 2}
+    assert label_set_indices(id2label, ["SUPPORTS", "REFUTES"]) == [2, 0]
+    with pytest.raises(ValueError, match="LABEL_0"):
+        head_index_by_label({0: "LABEL_0", 1: "NEUTRAL"})
