@@ -11,6 +11,8 @@ import logging
 from evidence_ledger.scoring.indicators import score_answer_tables
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-n_rows = score_answer_tables(snakemake.input.parsed, snakemake.input.sample, snakemake.output.indicators,
+counts = score_answer_tables(snakemake.input.parsed, snakemake.input.sample, snakemake.output.indicators,
                              parsers=snakemake.params.parsers)
-logging.info("%d answer indicator rows (parsers %s)", n_rows, list(snakemake.params.parsers))
+logging.info("%d answer indicator rows (parsers %s)", counts["rows"], list(snakemake.params.parsers))
+if counts["outside_sample"]:
+    logging.warning("%d parsed answers are for claims outside the sample: not scored", counts["outside_sample"])

@@ -3,16 +3,20 @@
 Reads:  snakemake.input.evidence (results/evidence/{dataset}/evidence.parquet, EVIDENCE) and
         snakemake.input.sample (results/sampling/{dataset}/sample.parquet, CLAIMS: the gold);
         params.max_evidence, params.max_evidence_cell, params.max_sentences.
-Writes: snakemake.output.indicators (EVIDENCE_INDICATORS) and snakemake.output.relevant
-        (RELEVANT); log to snakemake.log[0].
+Writes: snakemake.output.indicators (EVIDENCE_INDICATORS, sampled claims only) and
+        snakemake.output.relevant (RELEVANT); log to snakemake.log[0], including the number of
+        evidence rows of claims outside the sample (set aside).
 """
 import logging
 
 from evidence_ledger.scoring.indicators import score_evidence_tables
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-n_rows, n_claims = score_evidence_tables(
+counts = score_evidence_tables(
     snakemake.input.evidence, snakemake.input.sample, snakemake.output.indicators, snakemake.output.relevant,
     max_evidence=snakemake.params.max_evidence, max_evidence_cell=snakemake.params.max_evidence_cell,
     max_sentences=snakemake.params.max_sentences)
-logging.info("%d evidence indicator rows, %d claims in RELEVANT", n_rows, n_claims)
+logging.info("%d evidence indicator rows, %d claims in RELEVANT", counts["rows"], counts["claims"])
+if counts["outside_sample"]:
+    logging.warning("%d evidence rows are for claims outside the sample (e.g. Study 1 claims): not scored here",
+                    counts["outside_sample"])

@@ -180,3 +180,16 @@ def test_answer_completeness_is_checked_for_primary_formats_only():
         indicators.answer_indicator_rows(claims, [parsed_row("fever", 1, "SUPPORTS", fmt="codes")])
     rows = indicators.answer_indicator_rows(claims, [parsed_row("fever", 1, "SUPPORTS", fmt="codes:rotated")])
     assert [r["format"] for r in rows] == ["codes:rotated", "codes:rotated"]
+
+
+def test_evidence_of_claims_outside_the_sample_is_set_aside_and_counted(tmp_path):
+    sample = [claim_row("feverous", 1, "SUPPORTS", [["P_sentence_0"]])]
+    evidence = [evidence_row("feverous", 1, ["P_sentence_0"]), evidence_row("feverous", 2, ["P_sentence_0"]),
+                evidence_row("feverous", 3, [])]
+    write_table(CLAIMS.from_rows(sample), tmp_path / "s.parquet", CLAIMS)
+    write_table(EVIDENCE.from_rows(evidence), tmp_path / "e.parquet", EVIDENCE)
+    counts = indicators.score_evidence_tables(tmp_path / "e.parquet", tmp_path / "s.parquet", tmp_path / "i.parquet",
+                                              tmp_path / "r.parquet")
+    assert counts == {"rows": 1, "claims": 1, "outside_sample": 2}
+    rows = read_table(tmp_path / "i.parquet", EVIDENCE_INDICATORS).to_pylist()
+    assert [(r["claim_id"], r["eligible"]) for r in rows] == [("1", True)]

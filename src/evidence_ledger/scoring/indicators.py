@@ -228,10 +228,27 @@ def relevant_rows(claims: Iterable[Mapping]) -> list[dict]:
 # --- Parquet adapters (used by scripts/score_*.py) ----------------------------------
 
 
+def split_by_population(rows: Iterable[Mapping], claims: Iterable[Mapping]) -> tuple[list, list]:
+    """``(rows of sampled claims, rows of other claims)``, matching on (dataset, claim_id).
+
+    The evidence stage also assembles evidence for claims outside the Study 2 sample (e.g. the
+    Study 1 dev claims); those rows are set aside here and counted by the caller, not scored.
+    """
+    population = {(c["dataset"], str(c["claim_id"])) for c in claims}
+    inside, outside = [], []
+    for r in rows:
+        (inside if (r["dataset"], str(r["claim_id"])) in population else outside).append(r)
+    return inside, outside
+
+
 def score_evidence_tables(evidence_path, sample_path, indicators_path, relevant_path, *,
                           max_evidence: int = fever.MAX_EVIDENCE, max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL,
-                          max_sentences: int = scifact.MAX_ABSTRACT_SENTS) -> tuple[int, int]:
-    """EVIDENCE + sample (CLAIMS) Parquet -> EVIDENCE_INDICATORS and RELEVANT Parquet; returns row counts."""
+                          max_sentences: int = scifact.MAX_ABSTRACT_SENTS) -> dict:
+    """EVIDENCE + sample (CLAIMS) Parquet -> EVIDENCE_INDICATORS and RELEVANT Parquet.
+
+    Only rows of sampled claims are scored; returns ``{"rows", "claims", "outside_sample"}``
+    (``outside_sample`` = evidence rows of claims not in the sample, set aside).
+    """
     from evidence_ledger.tables import read_table, write_table
     from evidence_ledger.tables.evidence import EVIDENCE
     from evidence_ledger.tables.ingest import CLAIMS
@@ -241,16 +258,20 @@ def score_evidence_tables(evidence_path, sample_path, indicators_path, relevant_
     evidence = read_table(evidence_path, EVIDENCE,
                           columns=["dataset", "claim_id", "doc_id", "source", "budget", "scored_unit_ids",
                                    "unresolved"]).to_pylist()
+    evidence, outside = split_by_population(evidence, claims)
     rows = evidence_indicator_rows(claims, evidence, max_evidence=max_evidence,
                                    max_evidence_cell=max_evidence_cell, max_sentences=max_sentences)
     relevant = relevant_rows(claims)
     write_table(EVIDENCE_INDICATORS.from_rows(rows), indicators_path, EVIDENCE_INDICATORS)
     write_table(RELEVANT.from_rows(relevant), relevant_path, RELEVANT)
-    return len(rows), len(relevant)
+    return {"rows": len(rows), "claims": len(relevant), "outside_sample": len(outside)}
 
 
-def score_answer_tables(parsed_path, sample_path, indicators_path, parsers: Sequence[str] = PARSERS) -> int:
-    """PARSED + sample (CLAIMS) Parquet -> ANSWER_INDICATORS Parquet; returns the row count."""
+def score_answer_tables(parsed_path, sample_path, indicators_path, parsers: Sequence[str] = PARSERS) -> dict:
+    """PARSED + sample (CLAIMS) Parquet -> ANSWER_INDICATORS Parquet.
+
+    Only answers to sampled claims are scored; returns ``{"rows", "outside_sample"}``.
+    """
     from evidence_ledger.tables import read_table, write_table
     from evidence_ledger.tables.generation import PARSED
     from evidence_ledger.tables.ingest import CLAIMS
@@ -258,6 +279,7 @@ def score_answer_tables(parsed_path, sample_path, indicators_path, parsers: Sequ
 
     claims = read_table(sample_path, CLAIMS).to_pylist()
     parsed = read_table(parsed_path, PARSED).to_pylist()
+    parsed, outside = split_by_population(parsed, claims)
     rows = answer_indicator_rows(claims, parsed, parsers)
     write_table(ANSWER_INDICATORS.from_rows(rows), indicators_path, ANSWER_INDICATORS)
-    return len(rows)
+    return {"rows": len(rows), "outside_sample": len(outside)}
