@@ -318,6 +318,19 @@ def test_paper_config_carries_the_seed_study_settings():
     assert cfg["accounting"]["study1"]["bootstrap"]["draws"] == 10000
 
 
+DEMO_ONLY_KEYS = {"generation.demo_models"}  # settings of the locally built demo models
+
+
+def test_paper_config_sets_every_key_the_demo_sets():
+    """Every section and second-level key of config.yaml is set in paper.yaml too (so a new
+    stage setting is not silently left to a default in the paper run)."""
+    paper, demo = paper_config(), yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    assert set(paper) == set(demo)
+    missing = [f"{section}.{key}" for section, body in demo.items() if isinstance(body, dict)
+               for key in body if key not in paper[section] and f"{section}.{key}" not in DEMO_ONLY_KEYS]
+    assert not missing, f"set in config/config.yaml but not in config/paper.yaml: {missing}"
+
+
 def test_pinned_revisions_keep_the_demo_commits():
     """The models the demo also names use the same pinned commits; the others are marked PIN."""
     paper, demo = paper_config(), yaml.safe_load((REPO / "config" / "config.yaml").read_text())
