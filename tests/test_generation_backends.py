@@ -12,7 +12,7 @@ import pytest
 from evidence_ledger.generation import prompts
 from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
 from evidence_ledger.generation.cache import ResponseCache, generate_cached
-from evidence_ledger.generation.tiny_models import TrainingExample, build_demo_model
+from evidence_ledger.generation.tiny_models import ARCHS, TrainingExample, build_demo_model, train_tokenizer
 
 MAPPINGS = {"primary": {"A": "support", "B": "refute", "C": "nei"}}
 WORDS = "the river city film actor was born in capital country played by a of mountain".split()
@@ -35,7 +35,6 @@ def tiny_dirs(tmp_path_factory):
     ex = synthetic_examples()
     texts = [e.claim + " " + e.evidence for e in ex]
     build_demo_model(root / "qwen3", "qwen3", ex, texts, MAPPINGS, {"enable_thinking": False}, steps=25, vocab_size=400)
-    build_demo_model(root / "llama31", "llama31", ex, texts, MAPPINGS, {}, steps=25, vocab_size=400)
     return root
 
 
@@ -43,7 +42,7 @@ def tiny_dirs(tmp_path_factory):
 def qwen(tiny_dirs):
     spec = model_spec_from_config("qwen3", {"dtype": "float32", "chat_template_kwargs": {"enable_thinking": False}},
                                   str(tiny_dirs / "qwen3"))
-    return load_backend("transformers", spec, batch_size=4)
+    return load_backend("transformers", spec, batch_size=3)
 
 
 def _requests(n, greedy_every=3):
@@ -60,10 +59,8 @@ def test_qwen3_template_renders_empty_think_block(qwen):
     assert text == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
 
 
-def test_llama31_template_renders_header_and_bos(tiny_dirs):
-    from transformers import AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(str(tiny_dirs / "llama31"))
+def test_llama31_template_renders_header_and_bos():
+    tok = train_tokenizer(ARCHS["llama31"], [e.claim for e in synthetic_examples()], vocab_size=300)
     text = tok.apply_chat_template([{"role": "user", "content": " hi "}], tokenize=False, add_generation_prompt=True)
     assert text.startswith("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n")
     assert text.endswith("<|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>"
@@ -86,7 +83,7 @@ def test_rerun_with_warm_cache_generates_nothing(qwen, tmp_path):
     reqs = _requests(6) + _requests(2)  # the last two repeat requests 0 and 1
     first = generate_cached(qwen, reqs, cache, batch_size=4)
     assert [g.from_cache for g in first] == [False] * 8
-    assert sum(1 for _ in cache.shard_paths()) == 2  # 6 unique keys in batches of 4
+    assert sum(1 for _ in cache.shard_paths()) == 2  # 6 unique keys in cache batches of 4
     assert first[6].text == first[0].text and first[6].cache_key == first[0].cache_key
     second = generate_cached(qwen, reqs, cache, batch_size=4)
     assert all(g.from_cache for g in second)
@@ -133,16 +130,17 @@ def _run_driver(tmp_path, model_dir, cache_dir, n, pause, kill_after_shards=None
     proc.wait()
 
 
-def test_resume_after_kill_yields_the_rows_of_an_uninterrupted_run(tiny_dirs, tmp_path):
-    n = 15  # 5 batches of 3
+def test_resume_after_kill_yields_the_rows_of_an_uninterrupted_run(tiny_dirs, qwen, tmp_path):
+    n = 15  # 5 cache batches of 3
     killed = tmp_path / "killed"
-    _run_driver(tmp_path, tiny_dirs / "qwen3", killed, n, pause=2.0, kill_after_shards=1)
-    after_kill = ResponseCache(killed)
-    assert 1 <= len(after_kill.shard_paths()) < 5  # really interrupted part-way
-    partial = len(after_kill.load())
-    _run_driver(tmp_path, tiny_dirs / "qwen3", killed, n, pause=0.0)
-    clean = tmp_path / "clean"
-    _run_driver(tmp_path, tiny_dirs / "qwen3", clean, n, pause=0.0)
+    _run_driver(tmp_path, tiny_dirs / "qwen3", killed, n, pause=0.5, kill_after_shards=1)
+    assert 1 <= len(ResponseCache(killed).shard_paths()) < 5  # really interrupted part-way
+    partial = ResponseCache(killed).load()
+
+    reqs = _requests(n)
+    resumed = generate_cached(qwen, reqs, ResponseCache(killed), batch_size=3)
+    assert sum(not g.from_cache for g in resumed) == n - len(partial)  # only the missing ones
+    clean = generate_cached(qwen, reqs, ResponseCache(tmp_path / "clean"), batch_size=3)
 
     def rows(cache_dir):
         from evidence_ledger.tables import read_table
@@ -153,7 +151,6 @@ def test_resume_after_kill_yields_the_rows_of_an_uninterrupted_run(tiny_dirs, tm
             out += [(r["cache_key"], r["text"], r["n_output_tokens"]) for r in read_table(p, CACHE_ENTRIES).to_pylist()]
         return sorted(out)
 
-    resumed, uninterrupted = rows(killed), rows(clean)
-    assert len(uninterrupted) == n
-    assert resumed == uninterrupted  # no lost rows, no duplicated rows, same outputs
-    assert partial < n
+    assert len(rows(tmp_path / "clean")) == n
+    assert rows(killed) == rows(tmp_path / "clean")  # no lost rows, no duplicated rows, same outputs
+    assert [g.text for g in resumed] == [g.text for g in clean]
