@@ -1,0 +1,61 @@
+"""Corpus BM25 index (bm25s): save, memory-mapped load, deterministic top-k, retrieval misses."""
+import numpy as np
+import pytest
+
+from evidence_ledger.retrieval.corpus import (build_corpus_index, load_corpus_index, retrieve_for_claims,
+                                              retrieve_top_k, top_k_indices)
+from evidence_ledger.retrieval.text import bm25_tokens
+
+DOCS = {
+    "Velmora": ("Velmora", "Velmora is a town on the Lirren River. It has 4000 inhabitants."),
+    "Lirren_River": ("Lirren River", "The Lirren River flows north into the sea."),
+    "Ann_Falk": ("Ann Falk", "Ann Falk was born in 1932 in Daskirk. She is a painter."),
+    "Daskirk": ("Daskirk", "Daskirk is a village known for salt mining."),
+}
+
+
+@pytest.fixture
+def index(tmp_path):
+    ids = list(DOCS)
+    build_corpus_index(ids, [DOCS[i][0] for i in ids], [DOCS[i][1] for i in ids], tmp_path / "ix")
+    return load_corpus_index(tmp_path / "ix", mmap=True)
+
+
+def test_tokens_keep_digits_and_drop_stop_words():
+    assert bm25_tokens("Ann was born in 1932, in the Town of X.") == ["ann", "born", "1932", "town", "x"]
+
+
+def test_loaded_index_is_memory_mapped_and_retrieves_the_matching_page(index):
+    assert isinstance(index.retriever.scores["data"], np.memmap)
+    assert index.meta["n_docs"] == 4 and index.meta["method"] == "lucene"
+    ids, scores = retrieve_top_k(index, "Ann Falk was born in 1932.", 2)
+    assert ids[0] == "Ann_Falk"
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_documents_without_a_query_term_are_not_retrieved(index):
+    ids, _ = retrieve_top_k(index, "painter", 5)
+    assert ids == ["Ann_Falk"]
+    assert retrieve_top_k(index, "the of and", 5) == ([], [])
+
+
+def test_top_k_ties_go_to_the_lower_index():
+    scores = np.array([1.0, 3.0, 1.0, 3.0, 0.0, 1.0], dtype=np.float32)
+    assert top_k_indices(scores, 3).tolist() == [1, 3, 0]
+    assert top_k_indices(scores, 10).tolist() == [1, 3, 0, 2, 5]
+
+
+def test_retrieval_miss_names_the_gold_page_not_retrieved(index):
+    claims = [{"dataset": "fever", "claim_id": "1", "claim": "Ann Falk is a painter."},
+              {"dataset": "fever", "claim_id": "2", "claim": "Velmora lies on the Lirren River."}]
+    gold = {"1": ["Ann_Falk", "Daskirk"], "2": ["Velmora"]}
+    rows = retrieve_for_claims(index, claims, gold, {"1": 1}, k=1)
+    assert rows[0]["doc_ids"] == ["Ann_Falk"]
+    assert rows[0]["missed_gold_doc_ids"] == ["Daskirk"] and rows[0]["retrieval_miss"]
+    assert rows[0]["unresolved_gold_units"] == 1
+    assert rows[1]["retrieval_miss"] is False and rows[1]["unresolved_gold_units"] == 0
+
+
+def test_duplicate_doc_ids_are_rejected(tmp_path):
+    with pytest.raises(ValueError, match="duplicate doc_id 'a'"):
+        build_corpus_index(["a", "a"], ["t", "t"], ["x", "y"], tmp_path / "ix")
