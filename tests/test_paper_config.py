@@ -21,6 +21,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import Counter
+from contextlib import closing
 from pathlib import Path
 
 import jsonschema
@@ -122,14 +123,13 @@ def build_placeholder_data(cfg: dict, root: Path) -> dict:
             claim_ids.setdefault("feverous", {})[split] = [str(c["id"]) for c in claims]
         if section.get("wiki"):
             ids = feverous_ids(all_claims)
-            with sqlite3.connect(DEMO / "feverous" / "feverous_wikiv1.db") as src:
+            with closing(sqlite3.connect(DEMO / "feverous" / "feverous_wikiv1.db")) as src:
                 pages = src.execute("SELECT id, data FROM wiki ORDER BY id").fetchall()
             keep = [(pid, body) for pid, body in pages if any(i.startswith(pid + "_") for i in ids)]
             keep += [(pid, body) for pid, body in pages if (pid, body) not in keep][:2]
-            with sqlite3.connect(out(section["wiki"])) as db:
+            with closing(sqlite3.connect(out(section["wiki"]))) as db, db:
                 db.execute("CREATE TABLE wiki (id TEXT PRIMARY KEY, data TEXT)")
                 db.executemany("INSERT INTO wiki VALUES (?, ?)", keep)
-            db.close()
         if section.get("reserved_ids"):
             pool = claim_ids["feverous"].get("pool") or next(iter(claim_ids["feverous"].values()))
             out(section["reserved_ids"]).write_text(f"# reserved claim ids, one a line\n{pool[0]}\n")
