@@ -1,6 +1,5 @@
 """SPEC 5 decision labels from the primary family, on hand-made tables and synthetic panels."""
 import pandas as pd
-import pytest
 
 from evidence_ledger import bootstrap as bs
 from evidence_ledger import decisions as dec

@@ -22,10 +22,9 @@ replicate's corpus metric, then the mean).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
