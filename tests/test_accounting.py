@@ -319,3 +319,12 @@ def test_reference_values_are_read_from_the_data_file(repo_root):
               & (ref["factor"] == "context")]
     assert out["reference"].item() == row["value"].item()
     assert out["reference_lower"].item() == row["lower"].item()
+
+
+def test_pattern_examples_pick_the_lowest_numeric_claim_id_among_greedy_observations():
+    rows = [{"dataset": "feverous", "system": "qwen3", "format": "codes", "budget": "short", "replicate": rep,
+             "claim_id": claim, "doc_id": "", "pattern": "1010", "gold_label": "SUPPORTS", "predicted_0": "SUPPORTS",
+             "predicted_1": "SUPPORTS", "eligible_0": True, "eligible_1": False}
+            for claim, rep in (("236", 0), ("1000", 0), ("5", 3))]
+    ex = acc.pattern_examples(pd.DataFrame(rows), greedy=0)
+    assert ex[["claim_id", "n_claims_with_pattern", "conditions"]].values.tolist() == [["236", 3, "codes/short/rep0"]]
