@@ -33,6 +33,13 @@ def test_loaded_index_is_memory_mapped_and_retrieves_the_matching_page(index):
     assert scores == sorted(scores, reverse=True)
 
 
+def test_scores_equal_bm25s_own_scoring_including_repeated_terms(index):
+    for query in ["Velmora river", "Lirren River flows north river", "painter 1932 Daskirk salt", "zzz"]:
+        ids = index.query_token_ids(query)
+        expected = index.retriever.get_scores_from_ids(ids.tolist()) if ids.size else np.zeros(4, np.float32)
+        assert np.array_equal(index.scores(query), expected)
+
+
 def test_documents_without_a_query_term_are_not_retrieved(index):
     ids, _ = retrieve_top_k(index, "painter", 5)
     assert ids == ["Ann_Falk"]

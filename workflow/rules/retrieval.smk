@@ -246,3 +246,7 @@ rule evidence_diagnostics:
 
 
 FINAL_OUTPUTS["retrieval"] = retrieval_final_outputs
+
+
+# results/models/{model} (generation's build_demo_models) also matches the reranker directory
+ruleorder: build_demo_reranker > build_demo_models

@@ -49,11 +49,25 @@ class CorpusIndex:
         return np.asarray(ids, dtype=np.int64)
 
     def scores(self, text: str) -> np.ndarray:
-        """BM25 score of every document for query ``text`` (float32, index order)."""
+        """BM25 score of every document for query ``text`` (index order).
+
+        Equal to bm25s' ``get_scores_from_ids``: the precomputed per-(term, document) scores
+        of the query's terms (repeats count again) summed in the index dtype, term by term.
+        bm25s adds each term's column with ``np.add.at``; a column holds each document at
+        most once, so plain fancy-index addition performs the same float additions, only
+        faster.
+        """
         ids = self.query_token_ids(text)
-        if ids.size == 0:
-            return np.zeros(len(self.doc_ids), dtype=np.float32)
-        return np.asarray(self.retriever.get_scores_from_ids(ids.tolist()))
+        m = self.retriever.scores
+        out = np.zeros(len(self.doc_ids), dtype=m["data"].dtype)
+        data, indices, indptr = m["data"], m["indices"], m["indptr"]
+        for t in ids:
+            s, e = indptr[t], indptr[t + 1]
+            out[indices[s:e]] += data[s:e]
+        nonocc = getattr(self.retriever, "nonoccurrence_array", None)
+        if nonocc is not None and ids.size:
+            out += nonocc[ids].sum()
+        return out
 
 
 def build_corpus_index(doc_ids: Iterable[str], titles: Iterable[str], texts: Iterable[str],
@@ -107,15 +121,13 @@ def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
     Exact and deterministic under ties (candidates are every index scoring at least the
     k-th best score, then sorted); zero and negative scores are never returned.
     """
-    n = scores.shape[0]
-    if k <= 0 or n == 0:
+    if k <= 0:
         return np.zeros(0, dtype=np.int64)
-    if k < n:
-        kth = np.partition(scores, n - k)[n - k]
-        cand = np.flatnonzero(scores >= kth)
-    else:
-        cand = np.arange(n)
-    cand = cand[scores[cand] > 0]
+    cand = np.flatnonzero(scores > 0)
+    m = cand.size
+    if m > k:
+        kth = np.partition(scores[cand], m - k)[m - k]
+        cand = cand[scores[cand] >= kth]
     order = np.lexsort((cand, -scores[cand].astype(np.float64)))
     return cand[order][:k]
 

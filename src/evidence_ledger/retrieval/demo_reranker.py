@@ -66,24 +66,68 @@ def _init_token_matching(model, scale: float) -> None:
 def training_groups(examples: list[dict], negatives: int, seed: int) -> list[tuple[str, str, list[str]]]:
     """(claim, positive passage, negative passages) groups.
 
-    ``examples``: dicts with ``claim``, ``positives`` (gold passages) and ``candidates``
-    (non-gold pool passages). One group per (claim, positive); negatives are drawn without
-    replacement from the candidates with a seeded RNG (fewer when the pool is small; a claim
-    without candidates or positives gives no group).
+    ``examples``: dicts with ``claim``, ``positives`` (gold passages), ``same_doc`` (non-gold
+    passages of the gold documents) and ``candidates`` (other non-gold pool passages). One
+    group per (claim, positive); half of the negatives (rounded up) are drawn from
+    ``same_doc`` and the rest from ``candidates`` (each without replacement, seeded, topping
+    up from the other list when one runs short). Same-document negatives share the entity
+    with the positive, so the model must learn which sentence answers the claim rather than
+    which entity it names (the latter memorises the training entities and does not carry
+    over to new claims). A claim without positives or negatives gives no group.
     """
     rng = random.Random(seed)
     groups = []
     for ex in examples:
-        cands = list(ex["candidates"])
-        if not cands:
+        same = list(ex.get("same_doc", []))
+        other = list(ex.get("candidates", []))
+        if not same and not other:
             continue
         for pos in ex["positives"]:
-            negs = rng.sample(cands, min(negatives, len(cands)))
+            want_same = min(len(same), (negatives + 1) // 2)
+            want_other = min(len(other), negatives - want_same)
+            want_same = min(len(same), negatives - want_other)
+            negs = rng.sample(same, want_same) + rng.sample(other, want_other)
             groups.append((ex["claim"], pos, negs))
     return groups
 
 
-def build_demo_reranker(examples: list[dict], out_dir, *, vocab_size: int = 2000, hidden_size: int = 64,
+def pseudo_query_groups(passages: list[tuple[str, str, str]], n: int, negatives: int, seed: int,
+                        keep: float = 0.6) -> list[tuple[str, str, list[str]]]:
+    """Self-supervised (claim-like query, passage, negatives) groups from corpus passages.
+
+    ``passages``: (doc id, title, passage text). For ``n`` passages drawn with a seeded RNG,
+    the query is the title (half of the time) followed by a random ``keep`` share of the
+    passage's words in their order; negatives are half other passages of the same document
+    and half passages of other documents. Off by default (``n = 0``).
+    """
+    rng = random.Random(seed)
+    by_doc: dict[str, list[int]] = {}
+    for i, (doc, _, _) in enumerate(passages):
+        by_doc.setdefault(doc, []).append(i)
+    groups = []
+    if len({p[0] for p in passages}) < 2:
+        return groups
+    for _ in range(n):
+        i = rng.randrange(len(passages))
+        doc, title, text = passages[i]
+        words = text.split()
+        if not words:
+            continue
+        k = max(1, round(keep * len(words)))
+        picked = sorted(rng.sample(range(len(words)), k))
+        query = " ".join(([title] if title and rng.random() < 0.5 else []) + [words[j] for j in picked])
+        same = [j for j in by_doc[doc] if j != i]
+        hard = rng.sample(same, min(len(same), negatives // 2))
+        negs = [passages[j][2] for j in hard]
+        while len(negs) < negatives:
+            j = rng.randrange(len(passages))
+            if passages[j][0] != doc:
+                negs.append(passages[j][2])
+        groups.append((query, text, negs))
+    return groups
+
+
+def build_demo_reranker(examples: list[dict], out_dir, *, corpus_passages=(), pseudo_queries: int = 0, vocab_size: int = 2000, hidden_size: int = 64,
                         layers: int = 2, heads: int = 2, steps: int = 300, batch_claims: int = 8,
                         negatives: int = 7, lr: float = 1e-3, max_length: int = 128, seed: int = 0, match_scale: float = 4.0,
                         log_every: int = 50) -> dict:
@@ -93,6 +137,7 @@ def build_demo_reranker(examples: list[dict], out_dir, *, vocab_size: int = 2000
 
     torch.manual_seed(seed)
     groups = training_groups(examples, negatives, seed)
+    groups += pseudo_query_groups(list(corpus_passages), pseudo_queries, negatives, seed)
     if not groups:
         raise ValueError("no training groups: the training claims have no gold passage with a pool")
     texts = sorted({g[0] for g in groups} | {g[1] for g in groups} | {n for g in groups for n in g[2]})
@@ -141,7 +186,7 @@ def build_demo_reranker(examples: list[dict], out_dir, *, vocab_size: int = 2000
     out_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out_dir, safe_serialization=True)
     tokenizer.save_pretrained(out_dir)
-    summary = {"groups": len(groups), "steps": steps, "vocab_size": len(tokenizer),
+    summary = {"groups": len(groups), "pseudo_queries": pseudo_queries, "steps": steps, "vocab_size": len(tokenizer),
                "first_loss": losses[0], "last_loss_mean": sum(losses[-log_every or -1:]) / len(losses[-log_every or -1:]),
                "seed": seed}
     (out_dir / "training_summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")

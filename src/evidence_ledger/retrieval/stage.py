@@ -119,9 +119,13 @@ def order_bge(pools_path, retrieved_path, units_path, out_path, spec: reranker.R
 
 
 def reranker_training_examples(index_dir, claims_paths, units_path, k: int, max_units: int, pool_kinds,
-                               max_candidates: int = 30) -> list[dict]:
-    """Training examples for the demo reranker: each claim with gold evidence, its gold passages
-    (positives) and the non-gold passages of its retrieved pool (candidates, pool order)."""
+                               max_candidates: int = 30) -> tuple[list[dict], list[tuple[str, str, str]]]:
+    """Training data for the demo reranker: (examples, corpus passages).
+
+    Examples: each claim with gold evidence, its gold passages (positives), the other passages
+    of its gold documents (``same_doc``) and the passages of its retrieved pool from other
+    documents (``candidates``, pool order). Corpus passages: (doc id, context,
+    passage) of every pool-kind unit, in document order, for self-supervised pseudo-queries."""
     claims = read_claims(claims_paths)
     claims = claims[[any(len(g) for g in (gs if gs is not None else [])) for gs in claims["evidence_groups"]]]
     index = corpus.load_corpus_index(index_dir, mmap=True)
@@ -129,6 +133,7 @@ def reranker_training_examples(index_dir, claims_paths, units_path, k: int, max_
     passage = {u: ordering.unit_bm25_text(t, c) for u, t, c in
                zip(units_all["unit_id"], units_all["text"], units_all["context"])}
     by_doc = pools.units_by_document(units_all, pool_kinds)
+    doc_of = dict(zip(units_all["unit_id"], units_all["doc_id"]))
     examples = []
     for c in claims.itertuples(index=False):
         gold = [u for g in c.evidence_groups for u in g if u in passage]
@@ -136,17 +141,22 @@ def reranker_training_examples(index_dir, claims_paths, units_path, k: int, max_
         doc_ids, _ = corpus.retrieve_top_k(index, c.claim, k)
         pool = pools.build_pool(doc_ids, by_doc, max_units)["unit_ids"]
         gold_set = set(gold)
-        cands = [passage[u] for u in pool if u not in gold_set][:max_candidates]
-        examples.append({"claim": c.claim, "positives": [passage[u] for u in gold], "candidates": cands})
-    return examples
+        gold_docs = {doc_of[u] for u in gold}
+        same = [passage[u] for d in sorted(gold_docs) for u in by_doc.get(d, []) if u not in gold_set]
+        cands = [passage[u] for u in pool if u not in gold_set and doc_of[u] not in gold_docs][:max_candidates]
+        examples.append({"claim": c.claim, "positives": [passage[u] for u in gold], "same_doc": same,
+                         "candidates": cands})
+    ctx = dict(zip(units_all["unit_id"], units_all["context"]))
+    corpus_passages = [(d, ctx[u], passage[u]) for d in sorted(by_doc) for u in by_doc[d]]
+    return examples, corpus_passages
 
 
 def build_demo_reranker(index_dir, claims_paths, units_path, out_dir, k: int, max_units: int, pool_kinds,
                         train: dict) -> dict:
     from .demo_reranker import build_demo_reranker as build
 
-    examples = reranker_training_examples(index_dir, claims_paths, units_path, k, max_units, pool_kinds)
-    log.info("demo reranker: %d training claims", len(examples))
-    summary = build(examples, out_dir, **train)
+    examples, passages = reranker_training_examples(index_dir, claims_paths, units_path, k, max_units, pool_kinds)
+    log.info("demo reranker: %d training claims, %d corpus passages", len(examples), len(passages))
+    summary = build(examples, out_dir, corpus_passages=passages, **train)
     log.info("demo reranker trained: %s", summary)
     return summary
