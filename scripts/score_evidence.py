@@ -4,7 +4,8 @@ Reads:  snakemake.input.evidence (results/evidence/{dataset}/evidence.parquet, E
         snakemake.input.sample (results/sampling/{dataset}/sample.parquet, CLAIMS: the gold);
         params.max_evidence, params.max_evidence_cell, params.max_sentences.
 Writes: snakemake.output.indicators (EVIDENCE_INDICATORS, sampled claims only) and
-        snakemake.output.relevant (RELEVANT); log to snakemake.log[0], including the number of
+        snakemake.output.relevant (RELEVANT) and snakemake.output.summary (eligibility per source x
+        budget, TSV); log to snakemake.log[0], including the number of
         evidence rows of claims outside the sample (set aside).
 """
 import logging
@@ -14,6 +15,7 @@ from evidence_ledger.scoring.indicators import score_evidence_tables
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
 counts = score_evidence_tables(
     snakemake.input.evidence, snakemake.input.sample, snakemake.output.indicators, snakemake.output.relevant,
+    snakemake.output.summary,
     max_evidence=snakemake.params.max_evidence, max_evidence_cell=snakemake.params.max_evidence_cell,
     max_sentences=snakemake.params.max_sentences)
 logging.info("%d evidence indicator rows, %d claims in RELEVANT", counts["rows"], counts["claims"])

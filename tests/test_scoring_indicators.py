@@ -189,7 +189,21 @@ def test_evidence_of_claims_outside_the_sample_is_set_aside_and_counted(tmp_path
     write_table(CLAIMS.from_rows(sample), tmp_path / "s.parquet", CLAIMS)
     write_table(EVIDENCE.from_rows(evidence), tmp_path / "e.parquet", EVIDENCE)
     counts = indicators.score_evidence_tables(tmp_path / "e.parquet", tmp_path / "s.parquet", tmp_path / "i.parquet",
-                                              tmp_path / "r.parquet")
+                                              tmp_path / "r.parquet", tmp_path / "summary.tsv")
     assert counts == {"rows": 1, "claims": 1, "outside_sample": 2}
+    assert (tmp_path / "summary.tsv").read_text().splitlines()[1:] == [
+        "feverous\tbm25\tshort\t1\t1\t1.000000\t1.000\t0",
+        "# evidence rows of claims outside the sample (not scored): 2"]
     rows = read_table(tmp_path / "i.parquet", EVIDENCE_INDICATORS).to_pylist()
     assert [(r["claim_id"], r["eligible"]) for r in rows] == [("1", True)]
+
+
+def test_eligibility_summary_rates_per_source_and_budget():
+    claims = [claim_row("fever", 1, "SUPPORTS", [["P::0"]]), claim_row("fever", 2, "REFUTES", [["Q::0"]]),
+              claim_row("fever", 3, "NOT ENOUGH INFO", [])]
+    evidence = [evidence_row("fever", i, ids, source=s, unresolved=u) for s, batch in (
+        ("bm25", [(1, ["P::0"], 0), (2, ["P::0", "X::1"], 1), (3, [], 0)]),
+        ("bge", [(1, [], 0), (2, ["Q::0"], 0), (3, ["Q::0"], 0)])) for i, ids, u in batch]
+    tsv = indicators.eligibility_summary_tsv(indicators.evidence_indicator_rows(claims, evidence))
+    assert tsv.splitlines()[1:3] == ["fever\tbge\tshort\t3\t2\t0.666667\t0.667\t0",
+                                     "fever\tbm25\tshort\t3\t2\t0.666667\t1.000\t1"]

@@ -10,6 +10,12 @@ rule score_evidence:
     output:
         indicators="results/scoring/{dataset}/evidence_indicators.parquet",
         relevant="results/scoring/{dataset}/relevant.parquet",
+        summary=report(
+            "results/scoring/{dataset}/eligibility.tsv",
+            caption="../report/scoring_eligibility.rst",
+            category="Scoring",
+            subcategory="{dataset}",
+        ),
     log:
         "logs/scoring/evidence_{dataset}.log",
     benchmark:

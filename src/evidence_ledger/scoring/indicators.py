@@ -225,6 +225,26 @@ def relevant_rows(claims: Iterable[Mapping]) -> list[dict]:
     return rows
 
 
+def eligibility_summary_tsv(rows: Sequence[Mapping], outside_sample: int = 0) -> str:
+    """TSV of the evidence condition per (source, budget): units, eligible units, rate, mean scored
+    items, unresolved ids; a last line gives the evidence rows set aside (claims outside the sample).
+
+    Columns: dataset, evidence_source, evidence_budget, units, eligible, eligible_rate (fraction,
+    6 decimals), mean_scored (3 decimals), unresolved. Rows sorted by dataset, source, budget.
+    """
+    groups: dict[tuple, list] = {}
+    for r in rows:
+        groups.setdefault((r["dataset"], r["evidence_source"], r["evidence_budget"]), []).append(r)
+    lines = ["dataset\tevidence_source\tevidence_budget\tunits\teligible\teligible_rate\tmean_scored\tunresolved"]
+    for (dataset, source, budget), group in sorted(groups.items()):
+        n = len(group)
+        eligible = sum(1 for r in group if r["eligible"])
+        lines.append(f"{dataset}\t{source}\t{budget}\t{n}\t{eligible}\t{eligible / n:.6f}\t"
+                     f"{sum(r['n_scored'] for r in group) / n:.3f}\t{sum(r['unresolved'] for r in group)}")
+    lines.append(f"# evidence rows of claims outside the sample (not scored): {outside_sample}")
+    return "\n".join(lines) + "\n"
+
+
 # --- Parquet adapters (used by scripts/score_*.py) ----------------------------------
 
 
@@ -241,13 +261,14 @@ def split_by_population(rows: Iterable[Mapping], claims: Iterable[Mapping]) -> t
     return inside, outside
 
 
-def score_evidence_tables(evidence_path, sample_path, indicators_path, relevant_path, *,
+def score_evidence_tables(evidence_path, sample_path, indicators_path, relevant_path, summary_path=None, *,
                           max_evidence: int = fever.MAX_EVIDENCE, max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL,
                           max_sentences: int = scifact.MAX_ABSTRACT_SENTS) -> dict:
     """EVIDENCE + sample (CLAIMS) Parquet -> EVIDENCE_INDICATORS and RELEVANT Parquet.
 
     Only rows of sampled claims are scored; returns ``{"rows", "claims", "outside_sample"}``
-    (``outside_sample`` = evidence rows of claims not in the sample, set aside).
+    (``outside_sample`` = evidence rows of claims not in the sample, set aside). With
+    ``summary_path``, also writes :func:`eligibility_summary_tsv`.
     """
     from evidence_ledger.tables import read_table, write_table
     from evidence_ledger.tables.evidence import EVIDENCE
@@ -264,6 +285,9 @@ def score_evidence_tables(evidence_path, sample_path, indicators_path, relevant_
     relevant = relevant_rows(claims)
     write_table(EVIDENCE_INDICATORS.from_rows(rows), indicators_path, EVIDENCE_INDICATORS)
     write_table(RELEVANT.from_rows(relevant), relevant_path, RELEVANT)
+    if summary_path is not None:
+        with open(summary_path, "w", encoding="utf-8") as out:
+            out.write(eligibility_summary_tsv(rows, len(outside)))
     return {"rows": len(rows), "claims": len(relevant), "outside_sample": len(outside)}
 
 
