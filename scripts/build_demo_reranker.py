@@ -1,4 +1,4 @@
-"""Rule build_demo_reranker: reads the training dataset's corpus index, training claims and units;
+"""Rule build_demo_reranker: reads each training dataset's corpus index, training claims and units;
 writes the demo's tiny XLM-R cross-encoder (FlagReranker-loadable) to results/models/reranker/."""
 import logging
 
@@ -7,6 +7,11 @@ logging.basicConfig(filename=snakemake.log[0], filemode="w", level=logging.INFO,
 
 from evidence_ledger.retrieval.stage import build_demo_reranker
 
-build_demo_reranker(snakemake.input.index, list(snakemake.input.claims), snakemake.input.units,
-                    snakemake.output.model, k=snakemake.params.k, max_units=snakemake.params.max_units,
+claims = list(snakemake.input.claims)
+sources, at = [], 0
+for i, src in enumerate(snakemake.params.sources):
+    sources.append({"index": snakemake.input.index[i], "units": snakemake.input.units[i],
+                    "claims": claims[at:at + src["n_claims"]], "k": src["k"]})
+    at += src["n_claims"]
+build_demo_reranker(sources, snakemake.output.model, max_units=snakemake.params.max_units,
                     pool_kinds=snakemake.params.pool_kinds, train=dict(snakemake.params.train))

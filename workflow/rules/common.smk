@@ -179,14 +179,21 @@ def reranker_inputs():
 
 
 def demo_reranker_inputs():
-    """Inputs of build_demo_reranker: the corpus index, training claims and units of
-    ``retrieval.reranker.build.dataset`` (the rule is only needed when ``build`` is set)."""
+    """Inputs of build_demo_reranker, per dataset of ``retrieval.reranker.build.datasets`` (in
+    config order): corpus indexes, units, and the training claims of the listed splits."""
     b = config["retrieval"]["reranker"].get("build")
     if not b:
         raise ValueError("retrieval.reranker.build is not set; the reranker is loaded from the Hub")
-    d = b["dataset"]
-    return {"index": f"results/retrieval/{d}/index", "units": f"results/ingest/{d}/units.parquet",
-            "claims": [f"results/ingest/{d}/claims_{s}.parquet" for s in b["splits"]]}
+    ds = list(b["datasets"])
+    return {"index": [f"results/retrieval/{d}/index" for d in ds],
+            "units": [f"results/ingest/{d}/units.parquet" for d in ds],
+            "claims": [f"results/ingest/{d}/claims_{s}.parquet" for d in ds for s in b["datasets"][d]]}
+
+
+def demo_reranker_sources():
+    """Per training dataset: number of claims tables (in input order) and documents per claim."""
+    b = config["retrieval"]["reranker"].get("build") or {"datasets": {}}
+    return [{"dataset": d, "n_claims": len(splits), "k": retrieval_k(d)} for d, splits in b["datasets"].items()]
 
 
 def demo_reranker_train_settings():
@@ -332,11 +339,15 @@ def generation_final_outputs():
 
 
 def verifier_evidence_path(source):
-    """Provider EVIDENCE table of a Study 1 source: ``provider_{name}.parquet``; a source
-    already named ``provider_*`` (demo: provider_bm25) is the file name itself."""
+    """Provider EVIDENCE table of a Study 1 source: ``provider_{name}.parquet`` where ``name`` is
+    the key under ``evidence.providers.<dataset>`` whose ``source`` (else key) is ``source``."""
     d = config["verifier"]["dataset"]
-    name = source if source.startswith("provider_") else f"provider_{source}"
-    return f"results/evidence/{d}/{name}.parquet"
+    providers = config.get("evidence", {}).get("providers", {}).get(d, {})
+    names = [n for n, spec in providers.items() if (spec or {}).get("source", n) == source]
+    if len(names) != 1:
+        raise ValueError(f"verifier source {source!r}: expected one provider under evidence.providers.{d} "
+                         f"with that source name, found {names}")
+    return f"results/evidence/{d}/provider_{names[0]}.parquet"
 
 
 def verifier_split_sources(split):

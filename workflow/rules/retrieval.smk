@@ -102,7 +102,7 @@ rule build_demo_reranker:
     benchmark:
         "logs/retrieval/build_demo_reranker.benchmark.tsv"
     params:
-        k=config["retrieval"]["pages_per_claim"],
+        sources=demo_reranker_sources(),
         max_units=config["retrieval"]["max_pool_units"],
         pool_kinds=config["retrieval"]["pool_kinds"],
         train=demo_reranker_train_settings(),

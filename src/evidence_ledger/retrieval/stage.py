@@ -151,12 +151,20 @@ def reranker_training_examples(index_dir, claims_paths, units_path, k: int, max_
     return examples, corpus_passages
 
 
-def build_demo_reranker(index_dir, claims_paths, units_path, out_dir, k: int, max_units: int, pool_kinds,
-                        train: dict) -> dict:
+def build_demo_reranker(sources: list[dict], out_dir, max_units: int, pool_kinds, train: dict) -> dict:
+    """Train the demo reranker on several datasets' training claims.
+
+    ``sources``: one dict per dataset with ``index`` (corpus index dir), ``claims`` (CLAIMS
+    paths), ``units`` (UNITS path) and ``k`` (documents retrieved per claim for the pool).
+    """
     from .demo_reranker import build_demo_reranker as build
 
-    examples, passages = reranker_training_examples(index_dir, claims_paths, units_path, k, max_units, pool_kinds)
-    log.info("demo reranker: %d training claims, %d corpus passages", len(examples), len(passages))
+    examples, passages = [], []
+    for src in sources:
+        ex, ps = reranker_training_examples(src["index"], src["claims"], src["units"], src["k"], max_units, pool_kinds)
+        log.info("demo reranker: %d training claims, %d passages from %s", len(ex), len(ps), src["units"])
+        examples += ex
+        passages += ps
     summary = build(examples, out_dir, corpus_passages=passages, **train)
     log.info("demo reranker trained: %s", summary)
     return summary
