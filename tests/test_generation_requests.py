@@ -100,13 +100,14 @@ def test_shards_partition_unique_requests():
     assert set(shard_of.values()) == {0, 1, 2}
 
 
-def _key(spec: ModelSpec, template="tpl", seed=7, prompt="<p>hello"):
-    ident = {**spec.identity(), "backend": "vllm", "chat_template_hash": template, "settings": {}}
-    req = ChatRequest.from_messages([{"role": "user", "content": "hello"}], SamplingSpec(0.7, 0.8, 20, 1.0, 16, seed))
-    return cache_key(ident, req, prompt)
+def _key(spec: ModelSpec, template="tpl", seed=7, content="hello", backend="vllm", max_new_tokens=16):
+    ident = {**spec.identity(), "backend": backend, "chat_template_hash": template, "settings": {}}
+    req = ChatRequest.from_messages([{"role": "user", "content": content}],
+                                    SamplingSpec(0.7, 0.8, 20, 1.0, max_new_tokens, seed))
+    return cache_key(ident, req)
 
 
-def test_cache_key_changes_with_revision_template_seed_and_prompt():
+def test_cache_key_changes_with_revision_template_seed_and_messages():
     spec = ModelSpec("qwen3", "Qwen/Qwen3-8B", revision="abc")
     base = _key(spec)
     assert base == _key(ModelSpec("qwen3", "Qwen/Qwen3-8B", revision="abc"))
@@ -114,7 +115,10 @@ def test_cache_key_changes_with_revision_template_seed_and_prompt():
     assert base != _key(ModelSpec("qwen3", "x", weights_hash="0" * 64))
     assert base != _key(spec, template="other")
     assert base != _key(spec, seed=8)
-    assert base != _key(spec, prompt="<q>hello")
+    assert base != _key(spec, content="hello!")
+    assert base != _key(spec, backend="transformers")
+    assert base != _key(spec, max_new_tokens=250)
+    assert base != _key(ModelSpec("qwen3", "Qwen/Qwen3-8B", revision="abc", chat_template_kwargs={"enable_thinking": True}))
 
 
 def test_planner_counts_from_config_alone(tmp_path):

@@ -7,10 +7,13 @@ Out: one :class:`CachedGeneration` per request, in request order.
 
 Cache key (:func:`cache_key`) = sha256 of the canonical JSON of
   * the backend identity: model name, Hub id + revision or the local weights hash, dtype,
-    ``chat_template_kwargs``, backend name, chat-template hash, output-relevant backend
-    settings (vLLM prefix caching);
-  * the full messages and the exact rendered prompt text;
+    ``chat_template_kwargs``, backend name, chat-template hash and the tokenizer's special
+    tokens (together they determine the rendered prompt), output-relevant backend settings
+    (vLLM prefix caching);
+  * the full messages;
   * the sampling parameters, the seed and max_new_tokens.
+The rendered prompt is a pure function of the messages, the template, its kwargs and the
+special tokens, so it is not hashed itself: a cache hit then needs no template rendering.
 Library versions and the device are recorded with every entry but are not part of the key.
 
 Storage: a directory of Parquet files (``CACHE_ENTRIES`` schema). :func:`generate_cached`
@@ -48,15 +51,19 @@ from .backends.base import Backend, ChatRequest, canonical_json
 log = logging.getLogger(__name__)
 
 
-def cache_key(identity: dict, request: ChatRequest, prompt: str) -> str:
-    """sha256 hex of everything that determines the output of ``request`` on this backend."""
-    payload = {
-        "identity": identity,
-        "messages": [list(m) for m in request.messages],
-        "prompt": prompt,
-        "sampling": request.sampling.as_dict(),
-    }
-    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+def cache_key(identity: dict, request: ChatRequest, identity_json: str | None = None) -> str:
+    """sha256 hex of everything that determines the output of ``request`` on this backend.
+
+    = sha256(canonical JSON of identity + "\n" + JSON of messages + "\n" + canonical JSON of
+    sampling). ``identity_json`` may pass ``canonical_json(identity)`` precomputed (it is the
+    same for every request of a backend, and encoding it per request dominated cache hits).
+    """
+    h = hashlib.sha256((identity_json or canonical_json(identity)).encode("utf-8"))
+    h.update(b"\n")
+    h.update(json.dumps([list(m) for m in request.messages], ensure_ascii=False).encode("utf-8"))
+    h.update(b"\n")
+    h.update(canonical_json(request.sampling.as_dict()).encode("utf-8"))
+    return h.hexdigest()
 
 
 @dataclass
@@ -86,10 +93,11 @@ class ResponseCache:
         wanted = set(keys) if keys is not None else None
         found: dict[str, dict] = {}
         for path in self.shard_paths():
-            for row in read_table(path, CACHE_ENTRIES).to_pylist():
-                k = row["cache_key"]
+            table = read_table(path, CACHE_ENTRIES)
+            cols = {name: table.column(name).to_pylist() for name in table.column_names}
+            for i, k in enumerate(cols["cache_key"]):
                 if (wanted is None or k in wanted) and k not in found:
-                    found[k] = row
+                    found[k] = {name: values[i] for name, values in cols.items()}
         return found
 
     def append(self, rows: Sequence[dict], tag: str) -> Path:
@@ -115,10 +123,10 @@ def generate_cached(
     number of requests completed by each batch.
     """
     identity = backend.identity()
-    provenance = backend.provenance()
+    provenance = backend.provenance_once()
     identity_json = canonical_json({**identity, **provenance})
-    prompts = [backend.render(r.message_dicts()) for r in requests]
-    keys = [cache_key(identity, r, p) for r, p in zip(requests, prompts)]
+    key_prefix = canonical_json(identity)
+    keys = [cache_key(identity, r, key_prefix) for r in requests]
     cached = cache.load(keys)
     todo: list[int] = []
     seen = set(cached)
@@ -131,7 +139,8 @@ def generate_cached(
     fresh: set[str] = set()
     for start in range(0, len(todo), batch_size):
         batch = todo[start:start + batch_size]
-        gens = backend.generate([prompts[i] for i in batch], [requests[i].sampling for i in batch])
+        prompts = [backend.render(requests[i].message_dicts()) for i in batch]
+        gens = backend.generate(prompts, [requests[i].sampling for i in batch])
         rows = [
             {
                 "cache_key": keys[i],
@@ -150,15 +159,18 @@ def generate_cached(
         if progress:
             progress(len(batch))
     out = []
+    identities: dict[str, dict] = {}  # identity_json is shared by every row of a run
     for k in keys:
         row = cached[k]
+        if row["identity_json"] not in identities:
+            identities[row["identity_json"]] = json.loads(row["identity_json"])
         out.append(CachedGeneration(
             cache_key=k,
             text=row["text"],
             n_prompt_tokens=row["n_prompt_tokens"],
             n_output_tokens=row["n_output_tokens"],
             finish_reason=row["finish_reason"],
-            identity=json.loads(row["identity_json"]),
+            identity=identities[row["identity_json"]],
             from_cache=k not in fresh,
         ))
     return out

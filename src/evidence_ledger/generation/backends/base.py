@@ -180,14 +180,29 @@ class Backend(ABC):
     def chat_template_hash(self) -> str:
         return sha256_text(self.chat_template or "")
 
+    def special_tokens(self) -> dict[str, str]:
+        """The tokenizer's special tokens (bos/eos/...): chat templates insert some of them."""
+        tok = getattr(self, "tokenizer", None)
+        mapping = getattr(tok, "special_tokens_map", None) or {}
+        return {k: str(v) for k, v in sorted(mapping.items())}
+
     def identity(self) -> dict[str, Any]:
-        """What determines outputs for a given prompt and sampling spec (goes into cache keys)."""
-        return {
-            **self.spec.identity(),
-            "backend": self.name,
-            "chat_template_hash": self.chat_template_hash(),
-            "settings": self.settings(),
-        }
+        """What determines outputs for given messages and sampling spec (goes into cache keys)."""
+        if getattr(self, "_identity", None) is None:
+            self._identity = {
+                **self.spec.identity(),
+                "backend": self.name,
+                "chat_template_hash": self.chat_template_hash(),
+                "special_tokens": self.special_tokens(),
+                "settings": self.settings(),
+            }
+        return self._identity
+
+    def provenance_once(self) -> dict[str, Any]:
+        """:meth:`provenance`, computed once per backend (package metadata lookups are slow)."""
+        if getattr(self, "_provenance", None) is None:
+            self._provenance = self.provenance()
+        return self._provenance
 
     def close(self) -> None:  # pragma: no cover - backends override when they hold resources
         pass

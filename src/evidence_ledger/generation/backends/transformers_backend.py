@@ -128,6 +128,7 @@ class TransformersBackend(Backend):
                 key += (s.temperature, s.top_p, s.top_k)
             groups.setdefault(key, []).append(i)
         for idx in groups.values():
+            idx = sorted(idx, key=lambda i: len(ids[i]))  # similar lengths share a batch: less padding
             for start in range(0, len(idx), self.batch_size):
                 chunk = idx[start:start + self.batch_size]
                 gens = self._generate_batch([ids[i] for i in chunk], [samplings[i] for i in chunk])

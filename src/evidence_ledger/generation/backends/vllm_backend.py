@@ -34,6 +34,8 @@ class VllmBackend(Backend):
         enforce_eager: bool = False,
         max_model_len: int | None = None,
         gpu_memory_utilization: float = 0.9,
+        enable_chunked_prefill: bool | None = None,
+        max_num_batched_tokens: int | None = None,
         batch_size: int | None = None,
         **_ignored: Any,
     ):
@@ -57,6 +59,14 @@ class VllmBackend(Backend):
             kwargs.update(revision=spec.revision, tokenizer_revision=spec.revision)
         if max_model_len:
             kwargs["max_model_len"] = int(max_model_len)
+        if enable_chunked_prefill is None:
+            # On CPU a seeded request whose prefill is split over steps makes vLLM rewind a CPU
+            # torch.Generator's offset, which CPU generators do not support ("CPU Generator does
+            # not use offset"); unsplit prefills avoid that path.
+            enable_chunked_prefill = self._on_gpu()
+        kwargs["enable_chunked_prefill"] = bool(enable_chunked_prefill)
+        if max_num_batched_tokens:
+            kwargs["max_num_batched_tokens"] = int(max_num_batched_tokens)
         if self._on_gpu():
             kwargs["gpu_memory_utilization"] = float(gpu_memory_utilization)
         self.llm = vllm.LLM(**kwargs)
