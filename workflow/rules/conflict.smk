@@ -30,6 +30,7 @@ rule wikicontradict_requests:
         templates=WC["templates"],
         max_new_tokens=WC["max_new_tokens"],
         seed=WC["seed"],
+        passage_version=WC.get("passage_version", "rag_qa"),
     threads: 1
     resources:
         mem_mb=1000,

@@ -201,22 +201,35 @@ def parse_conflict_detection(response: str) -> str:
     return "unparseable"
 
 
-def instances_from_records(records: Iterable[dict]) -> list[Instance]:
+PASSAGE_VERSIONS = ("rag_qa", "standalone")
+
+
+def instances_from_records(records: Iterable[dict], passage_version: str = "rag_qa") -> list[Instance]:
     """Instances from rows of the ingest table ``tables.conflict_inputs.WIKICONTRADICT_INSTANCES``.
 
-    Uses ``question_id``, ``question``, ``context1``, ``context2``, ``answer1``, ``answer2``,
-    ``contradict_type`` (``explicit`` / ``implicit``) and ``same_passage``; order is kept.
-    An unknown ``contradict_type`` raises ``ValueError`` naming the question id.
+    Uses ``question_id``, ``question``, ``answer1``, ``answer2``, ``contradict_type``
+    (``explicit`` / ``implicit``), ``same_passage`` and the passages: ``context1`` /
+    ``context2`` of the RAG-QA CSV (``passage_version="rag_qa"``) or the stand-alone versions
+    ``passage1_standalone`` / ``passage2_standalone`` of the full JSON release
+    (``"standalone"``; an instance without them raises ``ValueError`` naming it). Order is
+    kept. An unknown ``contradict_type`` raises ``ValueError`` naming the question id.
     """
+    if passage_version not in PASSAGE_VERSIONS:
+        raise ValueError(f"passage_version must be one of {PASSAGE_VERSIONS}, got {passage_version!r}")
+    keys = ("context1", "context2") if passage_version == "rag_qa" else ("passage1_standalone", "passage2_standalone")
     out = []
     for rec in records:
         ctype = rec["contradict_type"]
         if ctype not in ("explicit", "implicit"):
             raise ValueError(f"WikiContradict question {rec['question_id']}: contradict_type {ctype!r} "
                              f"is not 'explicit' or 'implicit'")
+        p1, p2 = rec.get(keys[0]), rec.get(keys[1])
+        if not p1 or not p2:
+            raise ValueError(f"WikiContradict question {rec['question_id']}: no {keys[0]} / {keys[1]} "
+                             f"(stand-alone passages need the full JSON release in data.wikicontradict.full_json)")
         out.append(Instance(
             instance_id=str(rec["question_id"]), question=rec["question"],
-            passage1=rec["context1"], passage2=rec["context2"],
+            passage1=p1, passage2=p2,
             answer1=rec["answer1"], answer2=rec["answer2"],
             conflict_type=ctype, same_passage=bool(rec["same_passage"]),
         ))

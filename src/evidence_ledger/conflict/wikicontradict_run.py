@@ -19,9 +19,10 @@ from .requests import greedy_sampling, provenance_columns, request_columns
 
 
 def wikicontradict_request_rows(instance_rows: Sequence[Mapping], model: str, templates: Sequence[str],
-                                max_new_tokens: int, seed: int) -> tuple[list[dict], dict[str, int]]:
+                                max_new_tokens: int, seed: int,
+                                passage_version: str = "rag_qa") -> tuple[list[dict], dict[str, int]]:
     """WC_REQUESTS rows for one model, and per template the number of skipped instances."""
-    instances = wc.instances_from_records(instance_rows)
+    instances = wc.instances_from_records(instance_rows, passage_version)
     prompts, skipped = wc.render_requests(instances, templates)
     sampling = greedy_sampling(max_new_tokens, seed)
     rows = []
@@ -130,14 +131,14 @@ def _progress_logger(total: int, what: str):
 
 
 def run_wikicontradict_requests(instances_path, out_path, model: str, templates: Sequence[str],
-                                max_new_tokens: int, seed: int) -> dict[str, int]:
+                                max_new_tokens: int, seed: int, passage_version: str = "rag_qa") -> dict[str, int]:
     """Rule wikicontradict_requests: instances table -> WC_REQUESTS. Returns skipped counts."""
     from ..tables import read_table, write_table
     from ..tables.conflict import WC_REQUESTS
     from ..tables.conflict_inputs import WIKICONTRADICT_INSTANCES
 
     instances = read_table(instances_path, WIKICONTRADICT_INSTANCES).to_pylist()
-    rows, skipped = wikicontradict_request_rows(instances, model, templates, max_new_tokens, seed)
+    rows, skipped = wikicontradict_request_rows(instances, model, templates, max_new_tokens, seed, passage_version)
     write_table(WC_REQUESTS.from_rows(rows), out_path, WC_REQUESTS)
     return skipped
 
