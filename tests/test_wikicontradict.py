@@ -263,3 +263,14 @@ def test_human_item_for_unknown_instance_names_the_line():
         wr.human_items(human, _instance_rows(), "h.jsonl")
     items = wr.human_items(human[:1], _instance_rows(), "h.jsonl")
     assert items[0]["gold_answers"] == ["1921", "1934"] and items[0]["conflict_type"] == "explicit"
+
+
+def test_standalone_passage_version_uses_the_full_json_passages():
+    rows = [{**r, "passage1_standalone": f"S1 {r['question_id']}", "passage2_standalone": f"S2 {r['question_id']}"}
+            for r in _instance_rows()]
+    inst = wc.instances_from_records(rows, "standalone")
+    assert (inst[0].passage1, inst[0].passage2) == ("S1 7", "S2 7")
+    assert wc.instances_from_records(rows)[0].passage1 == INST.passage1
+    rows[1]["passage2_standalone"] = None
+    with pytest.raises(ValueError, match="question 8: no passage1_standalone / passage2_standalone"):
+        wc.instances_from_records(rows, "standalone")
