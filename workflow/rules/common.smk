@@ -514,18 +514,14 @@ def conflict_model_inputs(name):
 
 
 def conflict_generation_params():
-    """Backend name, backend constructor options and batch size, from the ``generation:`` section
-    (the conflict stage uses the same backend settings as Study 2)."""
-    gen = config.get("generation") or {}
-    backend = gen.get("backend", "transformers")
-    options = {"batch_size": int(gen.get("batch_size", 64))}
-    if backend == "vllm":
-        options.update(
-            enable_prefix_caching=bool(gen.get("enable_prefix_caching", False)),
-            tensor_parallel_size=int(gen.get("tensor_parallel_size", 1)),
-            **dict(gen.get("vllm") or {}),
-        )
-    return {"backend": backend, "backend_options": options, "batch_size": options["batch_size"]}
+    """Backend name, constructor options and batch size: the generation stage's settings
+    (``generation_backend_options`` in its section), so both stages load models alike."""
+    options = generation_backend_options()
+    return {
+        "backend": config["generation"].get("backend", "transformers"),
+        "backend_options": options,
+        "batch_size": int(options["batch_size"]),
+    }
 
 
 def conflict_cache_dir(model):
