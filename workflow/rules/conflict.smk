@@ -8,6 +8,9 @@
 
 WC = config["wikicontradict"]
 DG = config["diffgr"]
+CONFLICT_GEN_ENV = (
+    "../../envs/gpu-vllm.yaml" if config["generation"].get("backend") == "vllm" else "../../envs/cpu.yaml"
+)
 
 
 wildcard_constraints:
@@ -62,7 +65,7 @@ rule wikicontradict_generate:
         runtime=240,
         gpu=1,
     conda:
-        "../../envs/gpu-vllm.yaml"
+        CONFLICT_GEN_ENV
     script:
         "../../scripts/wikicontradict_generate.py"
 
@@ -92,7 +95,7 @@ rule wikicontradict_judge:
         runtime=240,
         gpu=1,
     conda:
-        "../../envs/gpu-vllm.yaml"
+        CONFLICT_GEN_ENV
     script:
         "../../scripts/wikicontradict_judge.py"
 
@@ -122,7 +125,7 @@ rule wikicontradict_judge_human:
         runtime=120,
         gpu=1,
     conda:
-        "../../envs/gpu-vllm.yaml"
+        CONFLICT_GEN_ENV
     script:
         "../../scripts/wikicontradict_judge_human.py"
 
@@ -211,7 +214,7 @@ rule diffgr_generate:
         runtime=120,
         gpu=1,
     conda:
-        "../../envs/gpu-vllm.yaml"
+        CONFLICT_GEN_ENV
     script:
         "../../scripts/diffgr_generate.py"
 
