@@ -19,7 +19,9 @@ Two modes per dataset, stated in the output's ``basis`` column:
   identical). Other coincidences (e.g. two orderings showing the same text) are only known
   from evidence, so config-mode counts are upper bounds. Prompt tokens =
   ``planner.prompt_tokens_overhead`` + the budget's evidence tokens
-  (``planner.budget_tokens.{budget}``; 0 for ``none``).
+  (``evidence.budgets.{budget}`` when the evidence section sets it, else
+  ``planner.budget_tokens.{budget}``; 0 for ``none``). Budgets are upper bounds on evidence
+  tokens, so this too is an upper bound.
 
 A condition's count is the number of *new* unique requests it adds after all earlier
 conditions (primary first), i.e. reuse of identical requests is credited to the first
@@ -77,7 +79,8 @@ def plan_from_config(config: Mapping[str, Any], dataset: str, model: str, workdi
             if key in seen_none_formats:
                 continue
             seen_none_formats.add(key)
-        ev_tokens = 0 if c.source == "none" else int(planner["budget_tokens"][c.budget])
+        budgets = {**planner.get("budget_tokens", {}), **(config.get("evidence", {}).get("budgets") or {})}
+        ev_tokens = 0 if c.source == "none" else int(budgets[c.budget])
         d = out.setdefault(name, {"requests": 0, "prompt_tokens": 0})
         d["requests"] += units
         d["prompt_tokens"] += units * (int(planner["prompt_tokens_overhead"]) + ev_tokens)

@@ -278,29 +278,44 @@ def build_demo_model(
 
 
 def demo_training_examples(dataset: str, claims: Sequence[Mapping], units: Sequence[Mapping],
-                           max_units: int = 6) -> list[TrainingExample]:
+                           max_units: int = 6, distractors: int = 3, seed: int = 0) -> list[TrainingExample]:
     """Training examples from a *train* split (CLAIMS rows) and the corpus units (UNITS rows).
 
-    Evidence text = the texts of the claim's first gold evidence group, one unit per line
-    (at most ``max_units``). FEVER-style NOT ENOUGH INFO claims without annotated evidence
-    get the first group of the next claim (in claim_id order) that has one: unrelated
-    evidence is exactly when the answer should be NOT ENOUGH INFO. SciFact gives one example
-    per gold abstract (its rationale sentences, label SUPPORT/CONTRADICT) and one NOINFO
-    example per claim from a cited non-gold abstract, else the next claim's gold abstract.
-    Claims whose evidence ids resolve to no unit are skipped (they teach nothing).
+    Evidence is rendered like the evidence stage renders it (``evidence.render``: one
+    ``[context] text`` line per unit). Each example shows the claim's first gold evidence
+    group that resolves (at most ``max_units`` units) mixed, at seeded random positions, with
+    up to ``distractors`` units drawn from the rest of the corpus - retrieved evidence also
+    mixes relevant and irrelevant units, so the model must find the relevant line.
+    FEVER-style NOT ENOUGH INFO claims without annotated evidence show distractors only
+    (unrelated evidence is exactly when the answer is NOT ENOUGH INFO). SciFact gives one
+    example per gold abstract (its rationale sentences in abstract order, label SUPPORT /
+    CONTRADICT) and one NOINFO example per claim from a cited non-gold abstract, else the
+    next claim's gold abstract. Claims whose evidence resolves to no unit are skipped.
     """
-    text_of = {u["unit_id"]: u["text"] for u in units}
+    from ..evidence.render import render_evidence, render_unit
+
+    rng = random.Random(f"{seed}:{dataset}")
+    line_of = {u["unit_id"]: render_unit(u["text"], u.get("context", "")) for u in units}
+    all_lines = [line_of[k] for k in sorted(line_of)]
     doc_units: dict[str, list[tuple[int, str]]] = {}
     for u in units:
-        doc_units.setdefault(str(u["doc_id"]), []).append((int(u["position"]), u["text"]))
+        doc_units.setdefault(str(u["doc_id"]), []).append((int(u["position"]), line_of[u["unit_id"]]))
     ordered = sorted(claims, key=lambda c: (len(str(c["claim_id"])), str(c["claim_id"])))
 
-    def group_text(groups) -> str:
+    def gold_lines(groups) -> list[str]:
         for g in groups or []:
-            texts = [text_of[i] for i in g if i in text_of][:max_units]
-            if texts:
-                return "\n".join(texts)
-        return ""
+            lines = [line_of[i] for i in g if i in line_of][:max_units]
+            if lines:
+                return lines
+        return []
+
+    def with_distractors(lines: list[str]) -> str:
+        k = rng.randint(0 if lines else 1, distractors) if all_lines else 0
+        out = list(lines)
+        for extra in rng.sample(all_lines, min(k, len(all_lines))):
+            if extra not in out:
+                out.insert(rng.randint(0, len(out)), extra)
+        return render_evidence(out)
 
     def doc_text(doc_id: str, sentence_ids=None) -> str:
         sents = sorted(doc_units.get(str(doc_id), []))
@@ -308,8 +323,8 @@ def demo_training_examples(dataset: str, claims: Sequence[Mapping], units: Seque
             wanted = set(sentence_ids)
             picked = [t for p, t in sents if f"{doc_id}:{p}" in wanted]
             if picked:
-                return "\n".join(picked[:max_units])
-        return "\n".join(t for _, t in sents[:max_units])
+                return render_evidence(picked[:max_units])
+        return render_evidence([t for _, t in sents[:max_units]])
 
     out: list[TrainingExample] = []
     if prompts.dataset_family(dataset) == "scifact":
@@ -328,14 +343,9 @@ def demo_training_examples(dataset: str, claims: Sequence[Mapping], units: Seque
             if others and doc_text(others[0]):
                 out.append(TrainingExample(dataset, c["claim"], doc_text(others[0]), "NOINFO"))
         return out
-    with_evidence = [c for c in ordered if group_text(c.get("evidence_groups"))]
-    for k, c in enumerate(ordered):
-        text = group_text(c.get("evidence_groups"))
-        if not text and c["label"] == "NOT ENOUGH INFO" and with_evidence:
-            donor = with_evidence[(k + 1) % len(with_evidence)]
-            if donor is c:
-                continue
-            text = group_text(donor.get("evidence_groups"))
-        if text:
-            out.append(TrainingExample(dataset, c["claim"], text, c["label"]))
+    for c in ordered:
+        lines = gold_lines(c.get("evidence_groups"))
+        if not lines and c["label"] != "NOT ENOUGH INFO":
+            continue
+        out.append(TrainingExample(dataset, c["claim"], with_distractors(lines), c["label"]))
     return out
