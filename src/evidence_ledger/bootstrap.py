@@ -75,6 +75,19 @@ def gemm_dtype(counts: np.ndarray):
     raise OverflowError("resampled totals could exceed 2**53; a float64 GEMM would no longer be exact")
 
 
+def one_blas_thread():
+    """Context limiting BLAS to one thread (threadpoolctl when installed; otherwise the
+    caller's OMP_NUM_THREADS / OPENBLAS_NUM_THREADS decide). Results do not depend on it:
+    the GEMM sums integers exactly; only speed and core sharing do."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - optional
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def bootstrap_draws(counts: np.ndarray, statistic: Statistic, *, n_draws: int, seed: int, batch_size: int = 128,
                     resample_seeds: bool = True, progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Bootstrap draws of ``statistic`` by the counts-matrix method (see module docstring).
@@ -92,17 +105,18 @@ def bootstrap_draws(counts: np.ndarray, statistic: Statistic, *, n_draws: int, s
     inverse = inverse.reshape(-1)
     rng = np.random.Generator(np.random.PCG64(seed))
     out = None
-    for start, idx, sidx in draw_batches(rng, n_clusters, n_seeds, n_draws, batch_size, resample_seeds):
-        b = idx.shape[0]
-        w = multiplicities(idx, n_clusters).astype(dtype)
-        tot = (w @ unique)[:, inverse].astype(np.float64).reshape(b, n_seeds, n_stats)
-        tot = tot[np.arange(b)[:, None], sidx]
-        vals = statistic(tot)
-        if out is None:
-            out = np.empty((n_draws, vals.shape[1]), dtype=np.float64)
-        out[start:start + b] = vals
-        if progress is not None:
-            progress(start + b)
+    with one_blas_thread():
+        for start, idx, sidx in draw_batches(rng, n_clusters, n_seeds, n_draws, batch_size, resample_seeds):
+            b = idx.shape[0]
+            w = multiplicities(idx, n_clusters).astype(dtype)
+            tot = (w @ unique)[:, inverse].astype(np.float64).reshape(b, n_seeds, n_stats)
+            tot = tot[np.arange(b)[:, None], sidx]
+            vals = statistic(tot)
+            if out is None:
+                out = np.empty((n_draws, vals.shape[1]), dtype=np.float64)
+            out[start:start + b] = vals
+            if progress is not None:
+                progress(start + b)
     return out
 
 
