@@ -31,6 +31,7 @@ def test_generated_passage_closest_in_word_count_is_chosen_first_on_tie():
 def test_length_rel_diff_edge_cases():
     assert dp.length_rel_diff(103, 100) == pytest.approx(0.03)
     assert dp.length_rel_diff(0, 0) == 0.0 and math.isinf(dp.length_rel_diff(5, 0))
+    assert dp.length_ratio(97, 100) == pytest.approx(0.97) and math.isnan(dp.length_ratio(0, 0))
     s = dp.length_summary([0.0, 0.03, 0.031, math.inf], 0.03)
     assert (s["n_pairs"], s["n_within"], s["share_within"]) == (4, 2, 0.5)
     assert s["mean_rel_diff"] == pytest.approx(0.061 / 3)
@@ -48,7 +49,7 @@ def test_hybrid_prompt_follows_context_order_and_original_background_format():
     assert by[("closed_book", "")] == CLOSED.format(query=REC["question"])
     assert "unused" not in "".join(by.values())
     assert lengths == [{"question_id": "q1", "generated_index": 2, "gen_words": 13, "ret_words": 10,
-                        "length_rel_diff": pytest.approx(0.3)}]
+                        "length_ratio": pytest.approx(1.3), "length_rel_diff": pytest.approx(0.3)}]
 
 
 def test_newlines_inside_a_passage_become_spaces():

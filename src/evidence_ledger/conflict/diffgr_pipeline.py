@@ -55,6 +55,13 @@ def select_generated_passage(generated: Sequence[str], retrieved: str) -> int:
     return int(min(range(len(deltas)), key=lambda i: (deltas[i], i)))
 
 
+def length_ratio(gen_words: int, ret_words: int) -> float:
+    """``gen / ret`` word-length ratio; ``inf`` when only ``ret`` is 0, NaN when both are 0."""
+    if ret_words == 0:
+        return math.nan if gen_words == 0 else math.inf
+    return gen_words / ret_words
+
+
 def length_rel_diff(gen_words: int, ret_words: int) -> float:
     """``|gen - ret| / ret``; 0.0 when both are 0, ``inf`` when only ``ret`` is 0."""
     if ret_words == 0:
@@ -105,7 +112,7 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
     original's ``ctxs_num 1``) and the generated passage closest to it in length.
     Returns ``(prompts, lengths)``: prompt rows ``(question_id, run, order, prompt)`` with
     ``order == ""`` for the single-context and closed-book runs; length rows
-    ``(question_id, generated_index, gen_words, ret_words, length_rel_diff)``.
+    ``(question_id, generated_index, gen_words, ret_words, length_ratio, length_rel_diff)``.
     A record without a generated or retrieved passage raises ``ValueError`` naming it.
     """
     for o in orders:
@@ -123,7 +130,7 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
         generated = gens[gi]
         gw, rw = count_words(generated), count_words(retrieved)
         lengths.append({"question_id": qid, "generated_index": gi, "gen_words": gw, "ret_words": rw,
-                        "length_rel_diff": length_rel_diff(gw, rw)})
+                        "length_ratio": length_ratio(gw, rw), "length_rel_diff": length_rel_diff(gw, rw)})
         plan = [("hybrid", o) for o in orders] + [("generated", ""), ("retrieved", ""), ("closed_book", "")]
         for run, order in plan:
             passages = run_passages(run, order, generated, retrieved)

@@ -134,17 +134,19 @@ happens in scoring). Greedy, `max_new_tokens` from config.""",
 
 DIFFGR_LENGTHS = TableSchema(
     name="diffgr_lengths",
-    version=1,
+    version=2,
     doc="""One row per (dataset, question): `generated_index` = position of the generated
 passage chosen (closest word count to the retrieved passage), `gen_words` / `ret_words` =
-word counts (`conflict.diffgr_pipeline.count_words`), `length_rel_diff` = |gen - ret| / ret,
-`within_threshold` = length_rel_diff <= the configured threshold.""",
+word counts (`conflict.diffgr_pipeline.count_words`), `length_ratio` = gen / ret (inf when
+ret = 0 < gen, NaN when both are 0), `length_rel_diff` = |gen - ret| / ret (0 when both are 0),
+`within_threshold` = length_rel_diff <= the configured threshold. v2 added `length_ratio`.""",
     schema=pa.schema([
         ("dataset", pa.string()),
         ("question_id", pa.string()),
         ("generated_index", pa.int64()),
         ("gen_words", pa.int64()),
         ("ret_words", pa.int64()),
+        ("length_ratio", pa.float64()),
         ("length_rel_diff", pa.float64()),
         ("within_threshold", pa.bool_()),
     ]),
