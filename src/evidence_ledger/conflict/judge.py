@@ -29,9 +29,9 @@ from ..errors import InputError
 
 LABELS = ("correct", "partially correct", "incorrect")
 UNPARSEABLE = "unparseable"
-JUDGE_PROMPT_VERSION = 1
+JUDGE_PROMPT_VERSION = 2  # 2: rubric intro also fits single-answer templates (2, 3, control)
 
-RUBRIC = """You are judging whether a response answers a question correctly, given the list of correct answers. The correct answers come from two passages that contradict each other, so the question has several acceptable answers.
+RUBRIC = """You are judging whether a response answers a question correctly, given the list of correct answers. When the list holds several answers, they come from passages that contradict each other, and each of them is acceptable.
 
 Label the response with exactly one of: correct, partially correct, incorrect.
 - correct: the response gives all of the correct answers and handles their contradictory nature without preferring one of them. Attributing each answer to a different source, or presenting them as alternatives, is fine. Stating the answers as if they were all true at the same time is not correct.
