@@ -106,7 +106,7 @@ def study1_tables(n_claims: int = 200, seed: int = 11, checkpoints=(1, 2, 3, 4),
         e1 = e0 or rng.random() < 0.25
         for src, e in zip(sources, (e0, e1)):
             ev_rows.append({"dataset": "feverous", "evidence_source": src, "evidence_budget": "full", "claim_id": c,
-                            "doc_id": "", "eligible": bool(e and gold[c] != "NOT ENOUGH INFO" or e and rng.random() < .5),
+                            "doc_id": "", "eligible": bool(e),
                             "n_scored": 5, "unresolved": int(rng.random() < 0.05)})
     evidence = pd.DataFrame(ev_rows)
     ans_rows = []
