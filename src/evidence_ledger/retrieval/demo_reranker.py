@@ -26,6 +26,36 @@ log = logging.getLogger(__name__)
 SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
 
 
+def _canonical_unigram(tok):
+    """The trained Unigram in a canonical form, so identical runs give identical token ids.
+
+    The trainer's parallel EM leaves last-bit differences and orders equal scores (and the
+    fallback characters it appends with scores 1e-4 apart) arbitrarily. Non-special pieces
+    are sorted by score, cut into clusters of scores less than 1e-3 apart, and within a
+    cluster the pieces are sorted by their text and given the cluster's scores (rounded to
+    1e-6) in descending order.
+    """
+    import json
+
+    from tokenizers import Tokenizer
+
+    data = json.loads(tok.to_str())
+    vocab = data["model"]["vocab"]
+    head, rest = vocab[: len(SPECIALS)], sorted(vocab[len(SPECIALS):], key=lambda x: -x[1])
+    clusters: list[list] = []
+    for piece, score in rest:
+        if clusters and clusters[-1][-1][1] - score < 1e-3:
+            clusters[-1].append([piece, score])
+        else:
+            clusters.append([[piece, score]])
+    canon = []
+    for cl in clusters:
+        scores = [round(sc, 6) for _, sc in cl]
+        canon += [[p, sc] for p, sc in zip(sorted(p for p, _ in cl), scores)]
+    data["model"]["vocab"] = head + canon
+    return Tokenizer.from_str(json.dumps(data))
+
+
 def train_unigram_tokenizer(texts: list[str], vocab_size: int):
     """A ``PreTrainedTokenizerFast`` with a Unigram model trained on ``texts``."""
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
@@ -38,6 +68,7 @@ def train_unigram_tokenizer(texts: list[str], vocab_size: int):
     trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=SPECIALS, unk_token="<unk>",
                                       show_progress=False)
     tok.train_from_iterator(texts, trainer=trainer)
+    tok = _canonical_unigram(tok)
     for i, s in enumerate(SPECIALS):
         assert tok.token_to_id(s) == i, (s, tok.token_to_id(s))
     tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
@@ -178,7 +209,7 @@ def build_demo_reranker(examples: list[dict], out_dir, *, corpus_passages=(), ps
         opt.zero_grad()
         loss.backward()
         opt.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
         if log_every and (step + 1) % log_every == 0:
             log.info("step %d loss %.4f", step + 1, sum(losses[-log_every:]) / log_every)
     model.eval()
@@ -187,7 +218,8 @@ def build_demo_reranker(examples: list[dict], out_dir, *, corpus_passages=(), ps
     model.save_pretrained(out_dir, safe_serialization=True)
     tokenizer.save_pretrained(out_dir)
     summary = {"groups": len(groups), "pseudo_queries": pseudo_queries, "steps": steps, "vocab_size": len(tokenizer),
-               "first_loss": losses[0], "last_loss_mean": sum(losses[-log_every or -1:]) / len(losses[-log_every or -1:]),
+               "first_loss": losses[0] if losses else None,
+               "last_loss_mean": sum(losses[-50:]) / len(losses[-50:]) if losses else None,
                "seed": seed}
     (out_dir / "training_summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return summary
