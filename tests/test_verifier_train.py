@@ -145,3 +145,11 @@ def test_mnli_head_maps_entailment_contradiction_neutral_to_feverous_labels():
     assert label_set_indices(id2label, ["SUPPORTS", "REFUTES"]) == [2, 0]
     with pytest.raises(ValueError, match="LABEL_0"):
         head_index_by_label({0: "LABEL_0", 1: "NEUTRAL"})
+
+
+def test_training_inputs_without_any_source_row_are_refused(world):
+    train = world["train"]
+    orphan = train.set_column(train.schema.get_field_index("in_source"), "in_source",
+                              pa.array([False] * train.num_rows))
+    with pytest.raises(ValueError, match="must cover the training claims"):
+        train_checkpoint(orphan, world["base"], settings(1, 1), world["tmp"].mktemp("ckpt_orphan"), checkpoint=1)

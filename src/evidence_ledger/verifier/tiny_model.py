@@ -66,7 +66,7 @@ def build_tiny_verifier(texts: Iterable[str], out_dir: str | Path, spec: TinyVer
     import torch
     from transformers import DebertaV2Config, DebertaV2ForSequenceClassification, PreTrainedTokenizerFast
 
-    texts = [t for t in texts if t]
+    texts = [t for t in texts if t] + [" | ", " : "]  # the serialiser's separators get their own tokens
     if not texts:
         raise ValueError("build_tiny_verifier: no training text for the tokenizer")
     out_dir = Path(out_dir)

@@ -171,6 +171,11 @@ def train_checkpoint(inputs: pa.Table, base: BaseModel, settings: TrainingSettin
     if len(sources) != 1:
         raise ValueError(f"training inputs must come from one evidence source, got {sorted(sources)}")
     labels = inputs["gold_label"].to_pylist()
+    in_source = inputs["in_source"].to_pylist()
+    if inputs.num_rows and not any(in_source):
+        raise ValueError(f"none of the {inputs.num_rows} training inputs has a row in evidence source "
+                         f"{sorted(sources)[0]!r}: the provider table must cover the training claims "
+                         f"(evidence.provider_split must include the train split)")
     in_set = [i for i, l in enumerate(labels) if l in settings.label_set]
     excluded = {l: labels.count(l) for l in sorted(set(labels)) if l not in settings.label_set}
     claim_ids = inputs["claim_id"].to_pylist()
@@ -244,6 +249,7 @@ def train_checkpoint(inputs: pa.Table, base: BaseModel, settings: TrainingSettin
         "distinct_examples": len(chosen),
         "example_uses": n_uses,
         "pool_size": len(pool_ids),
+        "inputs_not_in_source": int(sum(1 for v in in_source if not v)),
         "excluded_by_label": excluded,
         "label_set": list(settings.label_set),
         "head_indices": head,
