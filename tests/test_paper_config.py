@@ -331,18 +331,19 @@ def test_paper_config_sets_every_key_the_demo_sets():
     assert not missing, f"set in config/config.yaml but not in config/paper.yaml: {missing}"
 
 
-def test_pinned_revisions_keep_the_demo_commits():
-    """The models the demo also names use the same pinned commits; the others are marked PIN."""
+def test_revisions_are_pinned_commits_or_marked_placeholders():
+    """Models the demo also names keep its pinned commits; every other revision is a commit sha
+    or a "PIN:" placeholder the user must replace (never null = the Hub's moving default)."""
     paper, demo = paper_config(), yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     hex40 = re.compile(r"^[0-9a-f]{40}$")
-    for name, model in paper["models"].items():
-        if name in demo["models"]:
-            assert model["revision"] == demo["models"][name]["revision"], name
-            assert hex40.match(model["revision"]), name
-        else:
-            assert model["revision"].startswith("PIN:"), name
-    assert paper["retrieval"]["reranker"]["revision"] == demo["retrieval"]["reranker"]["revision"]
-    assert paper["verifier"]["base_model"]["revision"].startswith("PIN:")
+    revisions = {f"models.{n}": m["revision"] for n, m in paper["models"].items()}
+    revisions["retrieval.reranker"] = paper["retrieval"]["reranker"]["revision"]
+    revisions["verifier.base_model"] = paper["verifier"]["base_model"]["revision"]
+    for key, revision in revisions.items():
+        assert isinstance(revision, str) and (hex40.match(revision) or revision.startswith("PIN:")), key
+    for name, model in demo["models"].items():
+        assert revisions[f"models.{name}"] == model["revision"], name
+    assert revisions["retrieval.reranker"] == demo["retrieval"]["reranker"]["revision"]
 
 
 def test_placeholder_files_pass_the_readers(placeholder):
