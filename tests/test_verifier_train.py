@@ -153,3 +153,27 @@ def test_training_inputs_without_any_source_row_are_refused(world):
                               pa.array([False] * train.num_rows))
     with pytest.raises(ValueError, match="must cover the training claims"):
         train_checkpoint(orphan, world["base"], settings(1, 1), world["tmp"].mktemp("ckpt_orphan"), checkpoint=1)
+
+
+def test_summary_tsv_reports_inputs_training_and_answer_shares(world):
+    from evidence_ledger.tables.verifier import VERIFIER_ANSWERS, VERIFIER_INPUTS
+    from evidence_ledger.verifier.summary import write_verifier_summary
+
+    tmp = world["tmp"].mktemp("summary")
+    ckpt = tmp / "ckpt1"
+    train_checkpoint(world["train"], world["base"], settings(2, 2, examples=32), ckpt, checkpoint=1)
+    answers = predict_checkpoint(ckpt, world["dev"], checkpoint=1, system="tiny")
+    tables.write_table(VERIFIER_ANSWERS.from_rows(answers), tmp / "answers.parquet", VERIFIER_ANSWERS)
+    tables.write_table(world["train"], tmp / "inputs_train.parquet", VERIFIER_INPUTS)
+    tables.write_table(world["dev"], tmp / "inputs_dev.parquet", VERIFIER_INPUTS)
+    write_verifier_summary([tmp / "inputs_train.parquet", tmp / "inputs_dev.parquet"], [ckpt], tmp / "answers.parquet",
+                           tmp / "summary.tsv")
+    rows = [line.split("\t") for line in (tmp / "summary.tsv").read_text().splitlines()]
+    assert rows[0] == ["part", "split", "source", "checkpoint", "metric", "value"]
+    values = {(r[0], r[1], r[3], r[4]): r[5] for r in rows[1:]}
+    assert values[("inputs", "train", "", "inputs")] == "400"
+    assert values[("inputs", "dev", "", "sentinel_inputs")] == "0"
+    assert values[("inputs", "dev", "", "mean_units_used")] == "2.0"
+    assert values[("training", "train", "1", "distinct_examples")] == "32"
+    shares = [float(v) for (part, _, _, metric), v in values.items() if part == "answers"]
+    assert abs(sum(shares) - 1.0) < 1e-3

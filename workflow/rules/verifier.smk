@@ -130,9 +130,30 @@ rule study1_indicators:
         "../../scripts/study1_indicators.py"
 
 
+rule verifier_summary:
+    input:
+        inputs=["results/verifier/inputs_train.parquet", "results/verifier/inputs_dev.parquet"],
+        checkpoints=verifier_checkpoints(),
+        answers="results/verifier/answers.parquet",
+    output:
+        report("results/verifier/summary.tsv", caption="../report/verifier_summary.rst", category="Verifier"),
+    log:
+        "logs/verifier/verifier_summary.log",
+    benchmark:
+        "logs/verifier/verifier_summary.benchmark.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/verifier_summary.py"
+
+
 FINAL_OUTPUTS["verifier"] = lambda: (
     ["results/study1/answer_indicators.parquet", "results/study1/evidence_indicators.parquet",
-     "results/study1/relevant.parquet", "results/study1/unresolved.parquet"]
+     "results/study1/relevant.parquet", "results/study1/unresolved.parquet", "results/verifier/summary.tsv"]
     if enabled("study1")
     else []
 )
