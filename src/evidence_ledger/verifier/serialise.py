@@ -253,6 +253,22 @@ def build_verifier_inputs(
     return VERIFIER_INPUTS.from_rows(rows), missing
 
 
+def read_units_subset(units_path, wanted_ids) -> pa.Table:
+    """The UNITS rows whose ``unit_id`` is in ``wanted_ids``, scanned batch by batch (the whole
+    FEVEROUS wiki does not fit in memory as one table). The file is checked to be a UNITS table
+    first, like every read."""
+    import pyarrow.dataset as ds
+
+    from .. import tables
+    from ..tables.ingest import UNITS
+
+    tables.read_table(units_path, UNITS, columns=[])  # name / version / column-type check
+    value_set = pa.array(sorted(set(wanted_ids)), type=pa.string())
+    dataset = ds.dataset(str(units_path), format="parquet")
+    return dataset.to_table(columns=["unit_id", "text", "context"],
+                            filter=pc.is_in(pc.field("unit_id"), value_set=value_set))
+
+
 def run_serialise(claims_path, units_path, evidence_paths: Mapping[str, str], tokenizer_source,
                   limits: SerialisationLimits, split: str, out_path, progress=None, log=None) -> dict:
     """Rule adapter: read CLAIMS, UNITS and provider EVIDENCE tables (``source -> path``, in
@@ -260,14 +276,15 @@ def run_serialise(claims_path, units_path, evidence_paths: Mapping[str, str], to
     is a :class:`.train.BaseModel` (Hub id + revision, or local dir). Returns summary counts."""
     from .. import tables
     from ..tables.evidence import EVIDENCE
-    from ..tables.ingest import CLAIMS, UNITS
+    from ..tables.ingest import CLAIMS
     from ..tables.verifier import VERIFIER_INPUTS
     from .train import load_tokenizer
 
     claims = tables.read_table(claims_path, CLAIMS)
-    units = tables.read_table(units_path, UNITS, columns=["dataset", "unit_id", "doc_id", "kind", "position",
-                                                          "text", "context"])
     evidence = {s: tables.read_table(p, EVIDENCE) for s, p in evidence_paths.items()}
+    wanted = {u for ev in evidence.values() for ids in ev["visible_unit_ids"].to_pylist()
+              for u in (ids or [])[: limits.max_candidates]}
+    units = read_units_subset(units_path, wanted)
     tokenizer = load_tokenizer(tokenizer_source)
     table, missing = build_verifier_inputs(claims, evidence, units, tokenizer, limits, split, progress)
     tables.write_table(table, out_path, VERIFIER_INPUTS)
