@@ -42,3 +42,17 @@ def test_built_reranker_loads_through_flagreranker_orders_pools_and_rebuilds_ide
     assert sorted(rows[0]["unit_ids"]) == ["u1", "u2", "u3"] and rows[0]["source"] == "bge"
     assert rows[0]["scores"] == sorted(rows[0]["scores"], reverse=True)
     assert rows[1]["unit_ids"] == [] and rows[0]["model"] == identity
+
+
+def test_pseudo_queries_are_word_subsets_with_same_and_other_document_negatives():
+    from evidence_ledger.retrieval.demo_reranker import pseudo_query_groups
+
+    passages = [(d, d.title(), f"{d} sentence {i} with words alpha beta gamma") for d in ("a", "b", "c") for i in range(3)]
+    groups = pseudo_query_groups(passages, n=20, negatives=4, seed=3)
+    assert len(groups) == 20 and groups == pseudo_query_groups(passages, n=20, negatives=4, seed=3)
+    by_text = {p[2]: p[0] for p in passages}
+    for query, pos, negs in groups:
+        words = pos.split()
+        assert all(w in words or w == by_text[pos].title() for w in query.split())
+        assert len(negs) == 4 and sum(by_text[n] == by_text[pos] for n in negs) == 2 and pos not in negs
+    assert pseudo_query_groups(passages[:3], n=5, negatives=2, seed=0) == []  # one document: no negatives
