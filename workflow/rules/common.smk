@@ -264,10 +264,18 @@ def evidence_diagnostics_inputs(wildcards):
             + [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]}
 
 
+def retrieval_has_claims(dataset):
+    """True when some claims of the dataset are retrieved for (see ``retrieval_claim_inputs``)."""
+    return (enabled("study2") and dataset in config.get("sampling", {})) or bool(
+        config["retrieval"].get("extra_claim_splits", {}).get(dataset))
+
+
 def retrieval_final_outputs():
+    """Evidence + diagnostics of every retrieval dataset with claims; provider imports (Study 1)."""
     targets = []
     for d in retrieval_datasets():
-        targets += [f"results/evidence/{d}/evidence.parquet", f"results/evidence/{d}/diagnostics.tsv"]
+        if retrieval_has_claims(d):
+            targets += [f"results/evidence/{d}/evidence.parquet", f"results/evidence/{d}/diagnostics.tsv"]
         targets += [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]
     return targets
 
