@@ -166,9 +166,21 @@ def answer_pairs(
     code_mappings: Mapping[str, Mapping[str, str]],
     max_evidence_chars: int = 600,
 ) -> list[tuple[list[dict[str, str]], str]]:
-    """(messages, answer) pairs: every example in labels format and under every code mapping."""
-    pairs = []
+    """(messages, answer) pairs: every example in labels format and under every code mapping.
+
+    Benchmark families (wiki, scifact) are balanced by repeating the smaller family's
+    examples in order, so the model also learns the label set of the smaller family.
+    """
+    by_family: dict[str, list[TrainingExample]] = {}
     for ex in examples:
+        by_family.setdefault(prompts.dataset_family(ex.dataset), []).append(ex)
+    target = max((len(v) for v in by_family.values()), default=0)
+    balanced = []
+    for fam in sorted(by_family):
+        exs = by_family[fam]
+        balanced += [exs[i % len(exs)] for i in range(target)]
+    pairs = []
+    for ex in balanced:
         evidence = ex.evidence[:max_evidence_chars]
         pairs.append((prompts.build_messages(ex.dataset, "labels", ex.claim, evidence),
                       prompts.expected_answer(ex.dataset, "labels", ex.label)))
