@@ -143,3 +143,25 @@ def test_planner_counts_from_config_alone(tmp_path):
     r = by[("fever", "primary")]
     assert r["gpu_seconds"] == pytest.approx(r["prompt_tokens"] / 1000 + r["requests"] * 16 / 100, abs=0.1)
     assert "total:" in planner.format_plan(rows)
+
+
+def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
+    from evidence_ledger.tables import write_table
+    from evidence_ledger.tables.evidence import EVIDENCE as EVIDENCE_TABLE
+
+    rows = [{**e, "visible_unit_ids": [], "tokens_by_tokenizer": [], "scored_unit_ids": [], "unresolved": 0}
+            for e in EVIDENCE]
+    path = tmp_path / "results/evidence/fever/evidence.parquet"
+    write_table(EVIDENCE_TABLE.from_rows(rows), path, EVIDENCE_TABLE)
+    config = {"generation": {**GEN, "models": ["qwen3"], "datasets": ["fever"],
+                             "planner": {"prompt_tokens_per_s": 1000, "output_tokens_per_s": 100, "chars_per_token": 4,
+                                         "prompt_tokens_overhead": 100, "budget_tokens": {}, "population": {}}}}
+    rows = planner.plan(config, tmp_path)
+    by = {r["condition"]: r for r in rows}
+    assert {r["basis"] for r in rows} == {"evidence"}
+    # every request of the hand-computed table, each identical request counted once
+    assert sum(r["requests"] for r in rows) == 2 * 34 - 2 - 6
+    assert by["primary"]["requests"] == 2 * 24
+    assert by["control:none"]["requests"] == 2 * 2  # both budgets give the same request
+    # 2 formats x (claim 1: same text at both budgets -> 1; claim 2: only long fits -> 1)
+    assert by["control:gold"]["requests"] == 2 * (1 + 1)
