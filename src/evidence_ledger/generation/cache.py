@@ -42,7 +42,6 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..tables import read_table, write_table
 from ..tables.generation import CACHE_ENTRIES
