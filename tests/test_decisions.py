@@ -27,6 +27,13 @@ def test_three_agreeing_seeds_fail_the_sign_criterion():
         True, True, 3, False, False)
 
 
+def test_float_noise_at_zero_does_not_exclude_zero():
+    c, s = _contrasts({("scifact", "m", "context"): (3.0, -8.9e-16, 5.0, [1] * 5),
+                       ("fever", "m", "context"): (-3.0, -5.0, -1.0e-16, [-1] * 5)})
+    crit = dec.criteria_table(c, s, RULE)
+    assert not crit["interval_ok"].any()
+
+
 def test_replication_requires_the_required_dataset():
     good = (3.0, 1.0, 5.0, [1, 1, 1, 1, 1])
     values = {(d, m, "context"): good for d in ("fever", "feverous") for m in ("a", "b")}

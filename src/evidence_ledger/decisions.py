@@ -31,6 +31,9 @@ class DecisionRule:
     min_datasets: int = 2
     required_dataset: str = "scifact"
     bound: float = 2.0
+    # Bootstrap bounds are sums of floating-point ratios: a bound whose exact value is 0 can
+    # come out as +-1e-15. Bounds within this many points of zero count as zero.
+    zero_tolerance: float = 1e-9
 
 
 def criteria_table(contrasts: pd.DataFrame, seed_values: pd.DataFrame, rule: DecisionRule) -> pd.DataFrame:
@@ -46,7 +49,7 @@ def criteria_table(contrasts: pd.DataFrame, seed_values: pd.DataFrame, rule: Dec
         direction = int(np.sign(row.estimate))
         agree = int((np.sign(seeds["value"].to_numpy()) == direction).sum()) if direction else 0
         magnitude_ok = bool(abs(row.estimate) >= rule.magnitude)
-        interval_ok = bool(row.lower > 0 or row.upper < 0)
+        interval_ok = bool(row.lower > rule.zero_tolerance or row.upper < -rule.zero_tolerance)
         seeds_ok = bool(direction != 0 and agree >= rule.min_agreeing_seeds)
         rows.append({
             "dataset": row.dataset, "system": row.system, "factor": row.factor, "estimate": float(row.estimate),
