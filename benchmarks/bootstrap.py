@@ -84,7 +84,7 @@ def main(argv=None) -> dict:
     panel = synthetic_panel(2000, "m", 1)
     contrasts = four_conditions()
     counts, index = bs.panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
-    stat = bs.contrast_statistic(contrasts, index, panel.multiplier)
+    stat = bs.contrast_statistic(contrasts, index, panel.multiplier, counts)
     n = args.reference_draws
     fast, t_fast = timed(lambda: bs.bootstrap_draws(counts, stat, n_draws=n, seed=20260916, batch_size=128))
     cpu_fast = timed.cpu
@@ -103,7 +103,7 @@ def main(argv=None) -> dict:
     # 2. one primary panel
     comps = bs.family_contrasts("primary")
     counts, index = bs.panel_counts(panel, [c for _, _, c in comps], [1, 2, 3, 4, 5])
-    stat = bs.contrast_statistic([c for _, _, c in comps], index, 1)
+    stat = bs.contrast_statistic([c for _, _, c in comps], index, 1, counts)
     _, t_panel = timed(lambda: bs.bootstrap_draws(counts, stat, n_draws=draws, seed=20260916, batch_size=128))
     result["primary_panel"] = {"families": 2000, "draws": draws, "seconds": round(t_panel, 2),
                                "cpu_seconds": round(timed.cpu, 2),

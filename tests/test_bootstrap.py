@@ -22,7 +22,7 @@ def test_counts_matrix_draws_are_bit_identical_to_reference_loop(dataset):
     comps = bs.family_contrasts("exploratory") + bs.family_contrasts("primary") + bs.family_contrasts("crossed")
     contrasts = [c for _, _, c in comps]
     counts, index = bs.panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
-    stat = bs.contrast_statistic(contrasts, index, panel.multiplier)
+    stat = bs.contrast_statistic(contrasts, index, panel.multiplier, counts)
     fast = bs.bootstrap_draws(counts, stat, n_draws=300, seed=20260916, batch_size=128)
     slow = reference_bootstrap_draws(counts, stat, n_draws=300, seed=20260916, batch_size=128)
     assert fast.shape == (300, len(contrasts))
@@ -40,7 +40,7 @@ def test_study1_draws_without_seed_resampling_match_reference():
                                   answer_budgets=["full"], evidence_budgets=["full"], replicates=[1, 2, 3, 4])
     contrasts = [c for _, _, c in bs.family_contrasts("study1")]
     counts, index = bs.panel_counts(panel, contrasts, [1, 2, 3, 4])
-    stat = bs.contrast_statistic(contrasts, index, 1)
+    stat = bs.contrast_statistic(contrasts, index, 1, counts)
     fast = bs.bootstrap_draws(counts, stat, n_draws=200, seed=20261099, resample_seeds=False)
     slow = reference_bootstrap_draws(counts, stat, n_draws=200, seed=20261099, resample_seeds=False)
     assert np.array_equal(fast, slow)
@@ -142,3 +142,25 @@ def test_study1_rule_functions_rerun_byte_identical(tmp_path, repo_root):
     intervals = tables.read_frame(tmp_path / "a" / "intervals.parquet", INTERVALS)
     assert list(intervals["quantity"][:6]) == ["gain", "E0", "A1", "A0", "E1", "interaction"]
     assert (intervals["tail"] == 0.025).all() and (intervals["n_seed_indices"] == 0).all()
+
+
+@pytest.mark.parametrize("merge", [False, True])
+def test_null_format_effect_is_exactly_zero_in_every_strict_draw(merge):
+    panel = _family_panel("fever")
+    contrasts = [c for _, _, c in bs.family_contrasts("primary")]  # format, context on E0
+    counts, index = bs.panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
+    stat = bs.contrast_statistic(contrasts, index, 1, counts if merge else None)
+    d = bs.bootstrap_draws(counts, stat, n_draws=300, seed=2)
+    if merge:  # one claim-count denominator: numerators combine exactly, then one division
+        assert (d[:, 0] == 0.0).all()
+    else:  # per-cell ratios summed in floating point: zero only up to rounding
+        assert np.abs(d[:, 0]).max() < 1e-12
+    assert (d[:, 1] > 0).mean() > 0.9  # the planted context effect
+
+
+def test_non_dyadic_coefficients_are_refused():
+    from fractions import Fraction
+
+    cell = (0, 0, 0, 0, 0)
+    with pytest.raises(ValueError, match="dyadic"):
+        bs.contrast_statistic([((Fraction(1, 3), cell),)], {cell: (0, 1)}, 1)

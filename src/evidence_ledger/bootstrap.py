@@ -134,43 +134,84 @@ def bonferroni_tail(alpha: float, family_size: int) -> float:
     return alpha / (2 * family_size)
 
 
+def equal_denominators(counts: np.ndarray, den_cols: Sequence[int]) -> dict[int, int]:
+    """Map each denominator column to the first column that is identical to it in every
+    cluster and seed (so equal in every resampled draw): FEVER/FEVEROUS claim counts are the
+    same for every cell, SciFact P_a + R differs by answer source."""
+    canon: dict[int, int] = {}
+    reps: list[int] = []
+    for d in den_cols:
+        if d in canon:
+            continue
+        for r in reps:
+            if np.array_equal(counts[:, :, d], counts[:, :, r]):
+                canon[d] = r
+                break
+        else:
+            reps.append(d)
+            canon[d] = d
+    return canon
+
+
 def contrast_statistic(contrasts: Sequence[Sequence[tuple[Fraction, tuple]]], stat_index: dict,
-                       multiplier: int) -> Statistic:
+                       multiplier: int, counts: np.ndarray | None = None) -> Statistic:
     """Statistic for linear contrasts of per-seed corpus scores, averaged over seeds.
 
     ``stat_index[cell] = (numerator column, denominator column)`` into the stats axis; a
-    cell's score is ``100 * multiplier * C / D`` per sampled seed; seeds are averaged by a
-    fixed left-to-right sum divided by their number; each contrast adds ``coef * score`` in
-    its stored term order (shorter contrasts are padded with zero-coefficient repeats of
-    their first term). Only element-wise operations are used, so results do not depend on
-    the batch size (the per-draw reference loop gives bit-identical values)."""
-    cells: list = []
+    cell's score is ``100 * multiplier * C / D`` per sampled seed. Terms of a contrast that
+    share a denominator (identical columns in ``counts``, see :func:`equal_denominators`)
+    are combined on the numerators first, ``100 * multiplier * (sum coef * C) / D``: the
+    coefficients are dyadic (1, 1/2, 1/4, ...), so the combination is exact and a contrast
+    whose numerators cancel is exactly 0 (every FEVER/FEVEROUS contrast is one such group).
+    Group scores are averaged over the sampled seeds by a fixed left-to-right sum, then the
+    groups of a contrast are added in order (padded with zero-weight repeats). Every step is
+    exact or element-wise, so results do not depend on the batch size and the per-draw
+    reference loop gives bit-identical values."""
+    den_of = {cell: stat_index[cell][1] for terms in contrasts for _, cell in terms}
+    canon = equal_denominators(counts, sorted(set(den_of.values()))) if counts is not None else {}
+    groups: list[tuple[int, dict]] = []  # (denominator column, {numerator column: coef})
+    contrast_groups: list[list[int]] = []
     for terms in contrasts:
-        for _, cell in terms:
-            if cell not in cells:
-                cells.append(cell)
-    num_cols = np.array([stat_index[c][0] for c in cells], dtype=np.int64)
-    den_cols = np.array([stat_index[c][1] for c in cells], dtype=np.int64)
-    width = max((len(t) for t in contrasts), default=0)
-    term_cell = np.zeros((width, len(contrasts)), dtype=np.int64)
-    term_coef = np.zeros((width, len(contrasts)), dtype=np.float64)
-    for i, terms in enumerate(contrasts):
+        mine: dict[int, int] = {}
+        for coef, cell in terms:
+            coef = Fraction(coef)
+            if coef.denominator & (coef.denominator - 1) or coef.denominator > 2 ** 20:
+                raise ValueError(f"contrast coefficient {coef} is not a dyadic rational; the exact "
+                                 "numerator combination needs 1/2^k coefficients")
+            num_col, den_col = stat_index[cell]
+            den_col = canon.get(den_col, den_col)
+            if den_col not in mine:
+                groups.append((den_col, {}))
+                mine[den_col] = len(groups) - 1
+            combo = groups[mine[den_col]][1]
+            combo[num_col] = combo.get(num_col, Fraction(0)) + coef
+        contrast_groups.append(list(mine.values()))
+    n_stats = 1 + max([d for d, _ in groups] + [c for _, combo in groups for c in combo], default=0)
+    weights = np.zeros((n_stats, len(groups)), dtype=np.float64)
+    for g, (_, combo) in enumerate(groups):
+        for col, coef in combo.items():
+            weights[col, g] = float(coef)
+    group_den = np.array([d for d, _ in groups], dtype=np.int64)
+    width = max((len(g) for g in contrast_groups), default=0)
+    pick = np.zeros((width, len(contrasts)), dtype=np.int64)
+    use = np.zeros((width, len(contrasts)), dtype=np.float64)
+    for i, gs in enumerate(contrast_groups):
         for j in range(width):
-            coef, cell = terms[j] if j < len(terms) else (0, terms[0][1]) if terms else (0, cells[0])
-            term_cell[j, i] = cells.index(cell)
-            term_coef[j, i] = float(coef)
+            pick[j, i] = gs[j] if j < len(gs) else (gs[0] if gs else 0)
+            use[j, i] = 1.0 if j < len(gs) else 0.0
     scale = 100.0 * multiplier
 
     def statistic(tot: np.ndarray) -> np.ndarray:
         b, k, _ = tot.shape
-        scores = tot[:, :, num_cols] * scale / tot[:, :, den_cols]  # (b, k, cells)
+        combos = tot[:, :, :n_stats] @ weights  # exact: dyadic coefficients x integer counts
+        scores = combos * scale / tot[:, :, group_den]  # (b, k, groups)
         acc = scores[:, 0, :].copy()
         for j in range(1, k):
             acc = acc + scores[:, j, :]
         mean = acc / k
         out = np.zeros((b, len(contrasts)), dtype=np.float64)
         for j in range(width):
-            out = out + term_coef[j] * mean[:, term_cell[j]]
+            out = out + use[j] * mean[:, pick[j]]
         return out
 
     return statistic
@@ -255,7 +296,7 @@ def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_
     if len(multipliers) != 1:
         raise ValueError("panels bootstrapped jointly must share their metric")
     contrasts = [tuple((coef, (p_i, cell)) for coef, cell in c) for p_i, _, _, c in comps]
-    draws = bootstrap_draws(counts, contrast_statistic(contrasts, index, multipliers.pop()), n_draws=n_draws,
+    draws = bootstrap_draws(counts, contrast_statistic(contrasts, index, multipliers.pop(), counts), n_draws=n_draws,
                             seed=seed, batch_size=batch_size, resample_seeds=resample_seeds, progress=progress)
     lo, hi = percentile_interval(draws, tail)
     rows = []
