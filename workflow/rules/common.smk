@@ -235,7 +235,11 @@ def evidence_providers(dataset):
 
 
 def provider_claim_inputs(dataset):
-    return [f"results/ingest/{dataset}/claims_{config['evidence']['provider_split']}.parquet"]
+    """Claims tables the provider submissions cover: ``evidence.provider_split`` (one split or a
+    list, e.g. [train, dev]: Study 1 trains on source-0 evidence of the training claims)."""
+    splits = config["evidence"]["provider_split"]
+    splits = [splits] if isinstance(splits, str) else list(splits)
+    return [f"results/ingest/{dataset}/claims_{s}.parquet" for s in splits]
 
 
 def provider_submission_input(wildcards):
