@@ -89,6 +89,12 @@ def scifact_docs(claims: list[dict]) -> set[int]:
     return {int(d) for c in claims for d in c["evidence"]} | {int(d) for c in claims for d in c.get("cited_doc_ids", [])}
 
 
+def provider_splits(cfg: dict) -> list[str]:
+    """``evidence.provider_split`` as a list (one split or several)."""
+    splits = cfg["evidence"]["provider_split"]
+    return [splits] if isinstance(splits, str) else list(splits)
+
+
 def build_placeholder_data(cfg: dict, root: Path) -> dict:
     """Write a few records in the official format at every path ``cfg`` names under
     ``data_root`` (resolved to ``root``); return ``{dataset: {split: [claim ids]}}``."""
@@ -170,11 +176,10 @@ def build_placeholder_data(cfg: dict, root: Path) -> dict:
         if dataset in data:
             write_jsonl(out(data[dataset]["records"]), jsonl(DEMO / "conflict_qa" / f"{dataset}.jsonl")[:RECORDS_PER_FILE])
 
-    split = cfg["evidence"]["provider_split"]
     for dataset, providers in (cfg["evidence"].get("providers") or {}).items():
         for spec in providers.values():
             if spec.get("file"):
-                claims = first_claims(dataset, split)
+                claims = [c for split in provider_splits(cfg) for c in first_claims(dataset, split)]
                 lines = [{"id": c["id"], "predicted_evidence": feverous_ids([c])[:30]} for c in claims]
                 write_jsonl(out(spec["file"]), lines)
 
@@ -236,7 +241,8 @@ def expected_job_counts(cfg: dict) -> Counter:
         n["build_demo_verifier"] = 1 if ver.get("demo_model") else 0
         n["serialise_verifier_inputs"] = 2  # train (source 0) and dev (both sources)
         n["train_verifier"] = len(ver["checkpoint_seeds"])
-        for rule in ("predict_verifier", "study1_indicators", "study1_accounting", "study1_bootstrap"):
+        for rule in ("predict_verifier", "study1_indicators", "verifier_summary", "study1_accounting",
+                     "study1_bootstrap"):
             n[rule] = 1
     if on["wikicontradict"]:
         wc = cfg["wikicontradict"]
@@ -372,7 +378,7 @@ def test_placeholder_files_pass_the_readers(placeholder):
     assert len(load_human_labels(root / data["wikicontradict"]["human_judgements"])) > 0
     for dataset in cfg["diffgr"]["datasets"]:
         assert read_conflict_qa(root / data[dataset]["records"], dataset).num_rows == RECORDS_PER_FILE
-    split_ids = set(claim_ids["feverous"][cfg["evidence"]["provider_split"]])
+    split_ids = {i for split in provider_splits(cfg) for i in claim_ids["feverous"][split]}
     for name, spec in cfg["evidence"]["providers"]["feverous"].items():
         submission = read_submission(root / spec["file"], split_ids)
         assert set(submission) == split_ids and all(submission.values()), name
@@ -398,8 +404,8 @@ def test_dry_run_job_counts_by_hand(dry_run):
     assert counts["ingest_conflict_qa"] == 2
     assert not {"build_demo_models", "build_demo_reranker", "build_demo_verifier"} & set(counts)
     # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 24 + 6 + 6,
-    # scoring 3 + 6, verifier 2 + 4 + 1 + 1, accounting 8, WikiContradict 8, DiffGR 5, report 2, all 1
-    assert counts["total"] == 118
+    # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8, WikiContradict 8, DiffGR 5, report 2, all 1
+    assert counts["total"] == 119
 
 
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):
