@@ -1,4 +1,5 @@
 """Configs validate against the schema, every schema key is documented, bad configs fail clearly."""
+import re
 from pathlib import Path
 
 import jsonschema
@@ -28,9 +29,16 @@ def test_shipped_config_validates(path: Path):
     jsonschema.validate(yaml.safe_load(path.read_text()), SCHEMA)
 
 
+def documented_names(readme: str) -> set[str]:
+    """Identifiers inside backticked spans: `a.{b,c}.d` documents a, b, c and d."""
+    spans = re.findall(r"`([^`]+)`", readme)
+    return {word for span in spans for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", span)}
+
+
 def test_every_schema_key_is_documented():
-    readme = (REPO_ROOT / "config" / "README.md").read_text()
-    missing = [key for key in schema_keys(SCHEMA) if f"`{key.split('.')[-1]}`" not in readme and f"`{key}`" not in readme]
+    names = documented_names((REPO_ROOT / "config" / "README.md").read_text())
+    missing = [key for key in schema_keys(SCHEMA)
+               if key.split(".")[-1] != "*" and key.split(".")[-1] not in names]
     assert not missing, f"config keys not documented in config/README.md: {missing}"
 
 
