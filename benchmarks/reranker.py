@@ -1,0 +1,80 @@
+"""Benchmark of cross-encoder reranking through FlagEmbedding (writes benchmarks/results/reranker.json).
+
+Builds a randomly initialised XLM-R cross-encoder locally (the demo reranker's builder with no
+training steps; ``--size base`` gives the bge-reranker-base shape: hidden 768, 12 layers, 12
+heads, ~278M parameters), loads it through the pipeline's ``load_reranker`` (FlagReranker,
+fp16 on a GPU, fp32 on CPU) and scores ``--pairs`` (claim, passage) pairs of ~``--words``
+words, reporting pairs/s after one warm-up call. Weights are random: only speed is measured.
+Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/reranker.py [--size base --pairs 20000]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from evidence_ledger.retrieval.demo_reranker import build_demo_reranker  # noqa: E402
+from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, score_pairs  # noqa: E402
+
+SIZES = {"tiny": {"hidden_size": 64, "layers": 2, "heads": 2}, "base": {"hidden_size": 768, "layers": 12, "heads": 12}}
+WORDS = ("river city band album born founded capital population mountain species company film "
+         "released located north south east west century island lake bridge").split()
+
+
+def synthetic_text(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--size", choices=sorted(SIZES), default="tiny")
+    ap.add_argument("--pairs", type=int, default=2000)
+    ap.add_argument("--words", type=int, default=40)
+    ap.add_argument("--batch-size", type=int, default=128)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "reranker.json")
+    args = ap.parse_args()
+    import torch
+
+    rng = random.Random(args.seed)
+    examples = [{"claim": synthetic_text(rng, 10), "positives": [synthetic_text(rng, args.words)],
+                 "same_doc": [synthetic_text(rng, args.words) for _ in range(3)], "candidates": []}
+                for _ in range(20)]
+    pairs = [(synthetic_text(rng, 12), synthetic_text(rng, args.words)) for _ in range(args.pairs)]
+    with tempfile.TemporaryDirectory() as tmp:
+        model_dir = Path(tmp) / "reranker"
+        t0 = time.perf_counter()
+        build_demo_reranker(examples, model_dir, steps=0, seed=args.seed, **SIZES[args.size])
+        build_s = time.perf_counter() - t0
+        reranker, identity = load_reranker(RerankerSpec(local_dir=str(model_dir), batch_size=args.batch_size, fp16=True))
+        score_pairs(reranker, pairs[: min(256, len(pairs))])  # warm-up
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        scores = score_pairs(reranker, pairs)
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        elapsed = time.perf_counter() - t0
+    params = sum(p.numel() for p in reranker.model.parameters()) if hasattr(reranker, "model") else None
+    result = {
+        "size": args.size, "parameters": params, "pairs": len(scores), "words_per_passage": args.words,
+        "batch_size": args.batch_size, "device": "cuda:" + torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu",
+        "fp16": torch.cuda.is_available(), "build_s": round(build_s, 3), "score_s": round(elapsed, 3),
+        "pairs_per_s": round(len(scores) / elapsed, 1), "torch": torch.__version__, "machine": platform.machine(),
+        "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
