@@ -72,3 +72,15 @@ def test_exported_ordering_imports_back_unchanged(tmp_path, builder):
     rows, summary = import_submission_rows(builder, ["1", "2"], sub, "provider_bm25")
     assert [r["visible_unit_ids"] for r in rows] == [["Page_cell_0_1_2", "Other::3"], ["Page_sentence_3", "Page_sentence_0"]]
     assert summary["unresolved_ids"] == 0
+
+
+def test_unresolved_id_still_takes_a_scored_sentence_slot(builder):
+    # The official scorer truncates the submitted list to 5 sentence-like items in order, by
+    # the type written in the id; an id missing from the wiki occupies one of those slots.
+    ids = ["Page_sentence_0", "Gone_sentence_1", "Gone_sentence_2", "Page_cell_0_1_2", "Gone_title",
+           "Gone_section_1", "Page_sentence_3"]
+    rows, _ = import_submission_rows(builder, ["1"], {"1": ids}, "provider_x")
+    assert rows[0]["visible_unit_ids"] == ["Page_sentence_0", "Page_cell_0_1_2", "Page_sentence_3"]
+    assert rows[0]["scored_unit_ids"] == ["Page_sentence_0", "Gone_sentence_1", "Gone_sentence_2",
+                                          "Page_cell_0_1_2", "Gone_title", "Gone_section_1"]
+    assert rows[0]["unresolved"] == 4

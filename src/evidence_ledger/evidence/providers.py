@@ -9,7 +9,10 @@ with ITEM one of: a unit id string as released (FEVEROUS ``"Page_sentence_3"``,
 (-> ``"{page}_{type}_{position}"``, e.g. ``["Page", "cell", "0_1_2"]``); a FEVER pair
 ``[page, line]`` (-> ``"{page}::{line}"``). Provider order is kept; a repeated id is kept
 once (first place). Ids that do not resolve to a unit are counted per claim in
-``unresolved`` and left out of the visible evidence.
+``unresolved`` and left out of the visible evidence (what a model is shown), but they stay
+in the *scored* submission: the official scorers truncate the submitted list in order, by the
+element type written in the id, so an unresolved id still takes one of the 5 sentence / 25
+cell slots (``scored_unit_ids`` is the scored prefix of the full provider list).
 Out: EVIDENCE rows with budget ``full`` (all resolved units visible, token counts under
 every budget tokenizer, scored prefix per the benchmark's caps); a claim of the claims
 table with no line in the submission gets an empty row (and is counted in the summary).
@@ -23,6 +26,8 @@ from __future__ import annotations
 import json
 
 from ..errors import InputError
+from ..scoring.feverous import split_element_id
+from .prefix import scored_prefix
 
 
 def item_to_unit_id(item, path, line: int) -> str:
@@ -72,6 +77,16 @@ def resolve_ids(ids: list[str], known) -> tuple[list[str], int]:
     return kept, len(ids) - len(kept)
 
 
+def submitted_kind(unit_id: str, units) -> str:
+    """Kind of a submitted id: the unit's kind when it resolves, else the type in the id
+    (FEVEROUS ``Page_<type>_<pos>`` as the official scorer splits it; anything else a sentence)."""
+    if unit_id in units:
+        return units[unit_id].kind
+    if "::" not in unit_id and "_" in unit_id:
+        return split_element_id(unit_id)[1]
+    return "sentence"
+
+
 def import_submission_rows(builder, claim_ids: list[str], submission: dict[str, list[str]],
                            source: str) -> tuple[list[dict], dict]:
     """EVIDENCE rows (budget ``full``) for every claim in ``claim_ids``; plus a summary dict."""
@@ -86,7 +101,10 @@ def import_submission_rows(builder, claim_ids: list[str], submission: dict[str, 
         predicted_total += len(ids)
         unresolved_total += unresolved
         text, tokens = builder.counted(kept)
-        rows.append(builder.row(cid, "", source, "full", kept, text, tokens, unresolved, True))
+        row = builder.row(cid, "", source, "full", kept, text, tokens, unresolved, True)
+        row["scored_unit_ids"] = scored_prefix(ids, [submitted_kind(u, builder.units) for u in ids],
+                                               builder.caps.non_cell, builder.caps.cell, builder.caps.cell_like_kinds)
+        rows.append(row)
     summary = {"source": source, "claims": len(claim_ids), "claims_without_submission": missing,
                "predicted_ids": predicted_total, "unresolved_ids": unresolved_total}
     return rows, summary
