@@ -64,7 +64,7 @@ def evidence_table(items, source, unresolved=None):
     unresolved = unresolved or {}
     return EVIDENCE.from_rows([{
         "dataset": "feverous", "claim_id": cid, "doc_id": "", "source": source, "budget": "full",
-        "visible_unit_ids": ids[source], "visible_text": "", "tokens_by_tokenizer": [], "scored_unit_ids": [],
+        "visible_unit_ids": ids[source], "visible_text": "", "tokens_by_tokenizer": [], "scored_unit_ids": ids[source],
         "unresolved": unresolved.get(cid, 0), "fits_budget": True} for cid, _, _, ids in items if ids[source] is not None])
 
 

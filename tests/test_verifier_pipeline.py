@@ -23,7 +23,8 @@ def second_source(rows):
     for r in rows:
         ids = list(r["visible_unit_ids"])
         gold = ids[1]
-        row = dict(r, source="provider_b", visible_unit_ids=[gold] if int(r["claim_id"]) % 2 == 0 else ids[:1])
+        submitted = [gold] if int(r["claim_id"]) % 2 == 0 else ids[:1]
+        row = dict(r, source="provider_b", visible_unit_ids=submitted, scored_unit_ids=submitted)
         if r["claim_id"] == "10001":
             row["unresolved"] = 1
         out.append(row)

@@ -58,7 +58,8 @@ def provider_evidence_rows(claims: Sequence[Mapping], source: str, evidence: Ite
                            max_evidence: int = feverous.MAX_EVIDENCE,
                            max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL) -> tuple[list, int]:
     """EVIDENCE-like rows of one provider for every claim, ``scored_unit_ids`` = the FEVEROUS
-    kept prefix of ``visible_unit_ids``. Returns (rows, number of claims the provider has no
+    kept prefix of the provider table's ``scored_unit_ids`` (the full submitted list, where an
+    unresolved id still takes its slot, as in the official scorer). Returns (rows, number of claims the provider has no
     row for); such a claim gets an empty submission (never eligible unless a gold set is
     empty), it is not dropped. Rows of claims outside ``claims`` are ignored (a provider file
     may cover the training claims as well).
@@ -83,7 +84,7 @@ def provider_evidence_rows(claims: Sequence[Mapping], source: str, evidence: Ite
             missing += 1
             ids, unresolved = [], 0
         else:
-            ids, unresolved = list(ev["visible_unit_ids"] or []), int(ev["unresolved"] or 0)
+            ids, unresolved = list(ev["scored_unit_ids"] or []), int(ev["unresolved"] or 0)
         unresolved = max(unresolved, (window_unresolved or {}).get((source, key[1]), 0))
         rows.append({"dataset": key[0], "claim_id": key[1], "doc_id": "", "source": source, "budget": BUDGET,
                      "scored_unit_ids": feverous_scored_prefix(ids, max_evidence, max_evidence_cell),
