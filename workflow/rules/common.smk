@@ -307,9 +307,38 @@ def model_dir_inputs(model):
 def demo_model_train_inputs():
     """Ingested train claims + units of the datasets the demo models are trained on."""
     datasets = config["generation"].get("demo_models", {}).get("train_datasets", config["generation"]["datasets"])
-    return {
+    out = {
         "claims": [f"results/ingest/{d}/claims_train.parquet" for d in datasets],
         "units": [f"results/ingest/{d}/units.parquet" for d in datasets],
+        "wikicontradict": [],
+        "fewshot": [],
+        "reader_records": [],
+    }
+    if demo_conflict_tasks_on():
+        if "wikicontradict" in config:
+            out["wikicontradict"] = ["results/ingest/wikicontradict/instances.parquet"]
+            out["fewshot"] = [repo_path(config["wikicontradict"]["judge"]["fewshot_file"])]
+        if "diffgr" in config:
+            out["reader_records"] = [f"results/ingest/{d}/records.parquet" for d in config["diffgr"]["datasets"]]
+    return out
+
+
+def demo_conflict_tasks_on():
+    """Whether the demo models also learn the conflict stage's prompts (``demo_models.conflict_tasks``)."""
+    ct = config["generation"].get("demo_models", {}).get("conflict_tasks") or {}
+    return bool(ct.get("enabled", False))
+
+
+def demo_conflict_params():
+    """What the demo models' conflict-task mixture needs: prompts/templates from the conflict config."""
+    if not demo_conflict_tasks_on():
+        return {}
+    wc, dg = config.get("wikicontradict") or {}, config.get("diffgr") or {}
+    return {
+        "templates": wc.get("templates", []),
+        "passage_version": wc.get("passage_version", "rag_qa"),
+        "reader_prompt": dg.get("prompt", ""),
+        "closed_book_prompt": dg.get("closed_book_prompt", ""),
     }
 
 

@@ -24,6 +24,7 @@ rule build_demo_models:
         chat_template_kwargs=lambda wc: config["models"][wc.model].get("chat_template_kwargs", {}),
         code_mappings=config["generation"]["code_mappings"],
         training=config["generation"].get("demo_models", {}),
+        conflict=demo_conflict_params(),
     wildcard_constraints:
         model=DEMO_MODEL_RE,
     threads: 1

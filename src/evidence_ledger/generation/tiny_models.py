@@ -269,23 +269,46 @@ def build_demo_model(
     seed: int = 0,
     vocab_size: int = 2048,
     max_seconds: float = 60.0,
+    extra_pairs: Sequence[tuple[list[dict[str, str]], str]] = (),
+    extra_steps: int = 0,
 ) -> dict:
-    """Train the tokenizer, build and briefly train the model, save it to ``out_dir``."""
+    """Train the tokenizer, build and briefly train the model, save it to ``out_dir``.
+
+    ``extra_pairs`` (e.g. the knowledge-conflict tasks of ``demo_tasks``) are mixed into the
+    fact-verification pairs and ``extra_steps`` are added to ``steps``: the extra pairs are
+    repeated (in order) so that their share of the mixture is about
+    ``extra_steps / (steps + extra_steps)``, which keeps the verification pairs' exposure at
+    about ``steps`` steps.
+    """
     import torch
 
     arch = ARCHS[arch_name]
     torch.set_num_threads(1)
     pairs = answer_pairs(examples, code_mappings)
-    # The tokenizer sees the corpus text and the project's prompts (so prompts tokenise compactly).
+    n_verification = len(pairs)
+    extra = list(extra_pairs)
+    if extra and extra_steps > 0:
+        reps = max(1, math.ceil(extra_steps / steps * n_verification / len(extra)))
+        pairs = pairs + extra * reps
+    # The tokenizer sees the corpus text and the project's prompts (so prompts tokenise compactly);
+    # long repeated prompts (the judge's rubric) enter once per distinct text, at most 200 extra texts.
     template_texts = [m[0]["content"] + " " + a for m, a in pairs[:2000]]
+    seen: set[str] = set()
+    for m, a in extra:
+        if m[0]["content"] not in seen and len(seen) < 200:
+            seen.add(m[0]["content"])
+            template_texts.append(m[0]["content"] + " " + a)
     tokenizer = train_tokenizer(arch, list(tokenizer_texts) + template_texts, vocab_size)
     model = build_untrained_model(arch, tokenizer, seed)
-    stats = train_answers(model, tokenizer, arch, pairs, steps, batch_size, lr, seed, max_seconds, chat_template_kwargs)
+    total_steps = steps + (extra_steps if extra else 0)
+    stats = train_answers(model, tokenizer, arch, pairs, total_steps, batch_size, lr, seed, max_seconds,
+                          chat_template_kwargs)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out_dir, safe_serialization=True)
     tokenizer.save_pretrained(out_dir)
-    stats.update(arch=arch_name, n_examples=len(examples), n_pairs=len(pairs), vocab_size=len(tokenizer))
+    stats.update(arch=arch_name, n_examples=len(examples), n_pairs=len(pairs), n_verification_pairs=n_verification,
+                 n_extra_pairs=len(extra), vocab_size=len(tokenizer))
     return stats
 
 
