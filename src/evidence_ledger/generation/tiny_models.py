@@ -20,6 +20,16 @@ configured code mapping) with the correct answer string followed by the end-of-t
 The loss covers only the answer tokens. The result is a weak verifier whose outputs are
 mostly valid answers, depend on the evidence text, and vary across sampled seeds.
 Training is seeded and single-threaded-deterministic on CPU.
+
+With ``generation.demo_models.conflict_tasks`` enabled, :func:`build_demo_model` also mixes in
+the knowledge-conflict prompts of ``demo_tasks`` (``extra_pairs``, ``extra_steps`` more steps):
+DiffGR single-context and closed-book reader prompts, WikiContradict template prompts and
+WikiContradictEval judge prompts, all rendered by the conflict stage's own prompt functions,
+so that the demo's WikiContradict and DiffGR tables are not degenerate. The fact-verification
+part of the mixture is unchanged. **Train/eval overlap:** the demo has no conflict items
+besides the ones it evaluates, so the demo models are trained on those very items (never on
+the two-context hybrid prompts, never on the human judge-agreement labels); demo conflict
+numbers show that the pipeline runs end to end, not how a model behaves.
 """
 from __future__ import annotations
 
@@ -291,11 +301,11 @@ def build_demo_model(
         reps = max(1, math.ceil(extra_steps / steps * n_verification / len(extra)))
         pairs = pairs + extra * reps
     # The tokenizer sees the corpus text and the project's prompts (so prompts tokenise compactly);
-    # long repeated prompts (the judge's rubric) enter once per distinct text, at most 200 extra texts.
-    template_texts = [m[0]["content"] + " " + a for m, a in pairs[:2000]]
+    # extra (conflict) prompts enter once per distinct text.
+    template_texts = [m[0]["content"] + " " + a for m, a in pairs[:n_verification][:2000]]
     seen: set[str] = set()
     for m, a in extra:
-        if m[0]["content"] not in seen and len(seen) < 200:
+        if m[0]["content"] not in seen:
             seen.add(m[0]["content"])
             template_texts.append(m[0]["content"] + " " + a)
     tokenizer = train_tokenizer(arch, list(tokenizer_texts) + template_texts, vocab_size)
