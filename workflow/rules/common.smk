@@ -315,16 +315,18 @@ def demo_model_train_inputs():
         "reader_records": [],
     }
     if demo_conflict_tasks_on():
-        if "wikicontradict" in config:
+        if "wikicontradict" in config and enabled("wikicontradict"):
             out["wikicontradict"] = ["results/ingest/wikicontradict/instances.parquet"]
             out["fewshot"] = [repo_path(config["wikicontradict"]["judge"]["fewshot_file"])]
-        if "diffgr" in config:
+        if "diffgr" in config and enabled("diffgr"):
             out["reader_records"] = [f"results/ingest/{d}/records.parquet" for d in config["diffgr"]["datasets"]]
     return out
 
 
 def demo_conflict_tasks_on():
-    """Whether the demo models also learn the conflict stage's prompts (``demo_models.conflict_tasks``)."""
+    """Whether the demo models also learn the conflict stage's prompts (``demo_models.conflict_tasks``).
+
+    Only the tasks of enabled studies (``studies.wikicontradict``, ``studies.diffgr``) are added."""
     ct = config["generation"].get("demo_models", {}).get("conflict_tasks") or {}
     return bool(ct.get("enabled", False))
 

@@ -25,9 +25,10 @@ Targets (the point is realistic variety of demo outputs, not high scores):
   seeded hash (4 leans to a single answer, 5 / 5.1 to both); 5.2 -> ``Conflict: yes`` (3 in 4)
   or ``Conflict: no`` (1 in 4) in the template's ``Conflict / Answer / Explanation`` format.
 * Judge: the judge prompt around synthetic responses built from each instance's answers
-  (for every template's gold list): both answers attributed to sources -> ``correct``; one
-  answer when two are gold -> ``partially correct``; the single gold answer -> ``correct``;
-  another instance's answer -> ``incorrect``. The target is a one-sentence explanation and a
+  (for every template's gold list): both answers attributed to sources or as alternatives ->
+  ``correct``; one answer when two are gold -> ``partially correct``; both asserted together
+  -> ``incorrect``; the single gold answer -> ``correct``; another instance's answer ->
+  ``incorrect``. The target is a one-sentence explanation and a
   last line ``Judgement: <label>``, the format ``conflict.judge.parse_judgement`` accepts.
   The human-labelled judge-agreement responses are never used.
 
@@ -119,18 +120,25 @@ def wikicontradict_pairs(instance_rows: Iterable[Mapping], templates: Sequence[s
 
 
 def judge_cases(question: str, gold: Sequence[str], wrong: str) -> list[tuple[str, str, str]]:
-    """Synthetic ``(response, explanation, label)`` cases for one gold-answer list."""
-    cases = []
+    """Synthetic ``(response, explanation, label)`` cases for one gold-answer list.
+
+    Two gold answers: both attributed to sources or given as alternatives -> correct; one of
+    them -> partially correct; both asserted together, or a wrong entity -> incorrect.
+    One gold answer: it -> correct; a wrong entity -> incorrect.
+    """
     if len(gold) >= 2:
         a, b = gold[0], gold[1]
-        cases.append((f"One passage says {a}, while the other says {b}.",
-                      "Both correct answers are given and attributed to their sources.", "correct"))
-        cases.append((f"{a}.", f"The response gives only one of the correct answers ({a}).", "partially correct"))
-        cases.append((f"{b}.", f"The response gives only one of the correct answers ({b}).", "partially correct"))
-    else:
-        cases.append((f"{gold[0]}.", "The response gives the correct answer.", "correct"))
-    cases.append((f"{wrong}.", "The response gives none of the correct answers.", "incorrect"))
-    return cases
+        return [
+            (f"One passage says {a}, while the other says {b}.",
+             "Both correct answers are given and attributed to their sources.", "correct"),
+            (f"{a} or {b}, depending on the source.", "Both correct answers are given as alternatives.", "correct"),
+            (f"{a}.", f"The response gives only one of the correct answers ({a}).", "partially correct"),
+            (f"{b}.", f"The response gives only one of the correct answers ({b}).", "partially correct"),
+            (f"{a} and {b}.", "The response states both answers as simultaneously true.", "incorrect"),
+            (f"{wrong}.", "The response gives none of the correct answers.", "incorrect"),
+        ]
+    return [(f"{gold[0]}.", "The response gives the correct answer.", "correct"),
+            (f"{wrong}.", "The response gives none of the correct answers.", "incorrect")]
 
 
 def judge_pairs(instance_rows: Iterable[Mapping], templates: Sequence[str], examples: Sequence,
