@@ -351,13 +351,23 @@ def generation_plan_params():
     return {k: g[k] for k in keys}
 
 
-def generation_backend_options():
+def generation_backend_options(model=None):
+    """Backend constructor options; ``models.<model>.tensor_parallel_size`` overrides the
+    global ``generation.tensor_parallel_size`` for that model (e.g. a 70B judge on 2+ GPUs)."""
     g = config["generation"]
     opts = {"batch_size": g["batch_size"]}
     if g["backend"] == "vllm":
-        opts.update(enable_prefix_caching=g["enable_prefix_caching"], tensor_parallel_size=g["tensor_parallel_size"])
+        tp = g["tensor_parallel_size"]
+        if model is not None:
+            tp = config["models"].get(model, {}).get("tensor_parallel_size", tp)
+        opts.update(enable_prefix_caching=g["enable_prefix_caching"], tensor_parallel_size=tp)
         opts.update(g.get("vllm", {}))
     return opts
+
+
+def model_gpus(model):
+    """GPUs one generation job of ``model`` occupies: its vLLM tensor-parallel size (else 1)."""
+    return int(generation_backend_options(model).get("tensor_parallel_size", 1))
 
 
 def generation_shard_outputs(wildcards):
@@ -556,10 +566,10 @@ def conflict_model_inputs(name):
     return {"model_dir": local} if local else {}
 
 
-def conflict_generation_params():
+def conflict_generation_params(model=None):
     """Backend name, constructor options and batch size: the generation stage's settings
     (``generation_backend_options`` in its section), so both stages load models alike."""
-    options = generation_backend_options()
+    options = generation_backend_options(model)
     return {
         "backend": config["generation"].get("backend", "transformers"),
         "backend_options": options,

@@ -57,13 +57,13 @@ rule wikicontradict_generate:
     params:
         model=lambda wc: wc.wc_model,
         model_cfg=lambda wc: conflict_model_cfg(wc.wc_model),
-        generation=conflict_generation_params(),
+        generation=lambda wc: conflict_generation_params(wc.wc_model),
         cache_dir=lambda wc: conflict_cache_dir(wc.wc_model),
     threads: 2
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=1,
+        gpu=lambda wc: model_gpus(wc.wc_model),
     conda:
         CONFLICT_GEN_ENV
     script:
@@ -85,7 +85,7 @@ rule wikicontradict_judge:
     params:
         judge_model=WC["judge"]["model"],
         judge_cfg=lambda wc: conflict_model_cfg(WC["judge"]["model"]),
-        generation=conflict_generation_params(),
+        generation=conflict_generation_params(WC["judge"]["model"]),
         cache_dir=conflict_cache_dir(WC["judge"]["model"]),
         max_new_tokens=WC["judge"]["max_new_tokens"],
         seed=WC["seed"],
@@ -93,7 +93,7 @@ rule wikicontradict_judge:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=1,
+        gpu=model_gpus(WC["judge"]["model"]),
     conda:
         CONFLICT_GEN_ENV
     script:
@@ -115,7 +115,7 @@ rule wikicontradict_judge_human:
     params:
         judge_model=WC["judge"]["model"],
         judge_cfg=lambda wc: conflict_model_cfg(WC["judge"]["model"]),
-        generation=conflict_generation_params(),
+        generation=conflict_generation_params(WC["judge"]["model"]),
         cache_dir=conflict_cache_dir(WC["judge"]["model"]),
         max_new_tokens=WC["judge"]["max_new_tokens"],
         seed=WC["seed"],
@@ -123,7 +123,7 @@ rule wikicontradict_judge_human:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=1,
+        gpu=model_gpus(WC["judge"]["model"]),
     conda:
         CONFLICT_GEN_ENV
     script:
@@ -206,13 +206,13 @@ rule diffgr_generate:
         seed=DG["seed"],
         length_threshold=DG["length_threshold"],
         model_cfg=lambda wc: conflict_model_cfg(wc.dg_model),
-        generation=conflict_generation_params(),
+        generation=lambda wc: conflict_generation_params(wc.dg_model),
         cache_dir=lambda wc: conflict_cache_dir(wc.dg_model),
     threads: 2
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=1,
+        gpu=lambda wc: model_gpus(wc.dg_model),
     conda:
         CONFLICT_GEN_ENV
     script:

@@ -76,7 +76,7 @@ rule generate:
     params:
         model_config=lambda wc: config["models"][wc.model],
         backend=config["generation"]["backend"],
-        options=generation_backend_options(),
+        options=lambda wc: generation_backend_options(wc.model),
         cache_dir=lambda wc: f"{config['generation']['cache_dir']}/{wc.model}",
     wildcard_constraints:
         model=GEN_MODEL_RE,
@@ -86,7 +86,7 @@ rule generate:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=1,
+        gpu=lambda wc: model_gpus(wc.model),
     conda:
         "../../envs/gpu-vllm.yaml" if config["generation"]["backend"] == "vllm" else "../../envs/cpu.yaml"
     script:
