@@ -165,3 +165,22 @@ def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
     assert by["control:none"]["requests"] == 2 * 2  # both budgets give the same request
     # 2 formats x (claim 1: same text at both budgets -> 1; claim 2: only long fits -> 1)
     assert by["control:gold"]["requests"] == 2 * (1 + 1)
+
+
+def test_planner_ignores_results_sampled_for_another_config(tmp_path):
+    # A demo sample (another claims file, another size) in the working directory must not be
+    # mixed into the plan of a config that names other data: it counts from the config instead.
+    from evidence_ledger.tables import write_table
+    from evidence_ledger.tables.ingest import CLAIMS
+
+    row = {"dataset": "fever", "claim_id": "1", "claim": "c", "label": "SUPPORTS", "evidence_groups": [],
+           "gold_abstracts": [], "cited_doc_ids": [], "source_file": str(tmp_path / "demo" / "paper_dev.jsonl"),
+           "source_line": 1, "unresolved_ids": []}
+    write_table(CLAIMS.from_rows([row]), tmp_path / "results/sampling/fever/sample.parquet", CLAIMS)
+    config = {"data_root": str(tmp_path / "paper"), "data": {"fever": {"claims": {"dev": "paper_dev.jsonl"}}},
+              "sampling": {"fever": {"split": "dev", "method": "all"}}}
+    assert not planner.results_match_config(config, "fever", tmp_path)
+    config["data_root"] = str(tmp_path / "demo")
+    assert planner.results_match_config(config, "fever", tmp_path)
+    config["sampling"]["fever"] = {"split": "dev", "method": "hash", "n": 2000}
+    assert not planner.results_match_config(config, "fever", tmp_path)

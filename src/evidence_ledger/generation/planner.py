@@ -40,10 +40,41 @@ from typing import Any, Mapping
 
 from .requests import enumerate_conditions, plan_requests
 
+# Relative data_root values in a config are relative to the repository (as in the Snakefile).
+REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+def results_match_config(config: Mapping[str, Any], dataset: str, workdir: Path) -> bool:
+    """Whether ``workdir/results`` was produced for this config's sample of ``dataset``.
+
+    A sample drawn from another claims file (its ``source_file`` is not the file this config
+    names under ``data_root``), or whose row count differs from a configured hash-sample size
+    ``n``, belongs to another config (e.g. the demo's results when planning the paper config
+    from the repo root): the planner then counts from the config instead of mixing the two."""
+    import pyarrow.parquet as pq
+
+    sample = workdir / "results" / "sampling" / dataset / "sample.parquet"
+    if not sample.exists():
+        return True  # nothing to contradict the config
+    settings = config.get("sampling", {}).get(dataset) or {}
+    n = settings.get("n")
+    table = pq.read_table(sample, columns=["source_file"])
+    if n is not None and table.num_rows != int(n):
+        return False
+    claims_file = ((config.get("data", {}).get(dataset) or {}).get("claims") or {}).get(settings.get("split", "dev"))
+    if table.num_rows and claims_file and "data_root" in config:
+        root = Path(config["data_root"])
+        if not root.is_absolute():
+            root = REPO_ROOT / root
+        expected = (root / claims_file).resolve()
+        if Path(table.column(0)[0].as_py()).resolve() != expected:
+            return False
+    return True
+
 
 def _population(config: Mapping[str, Any], dataset: str, workdir: Path) -> tuple[int, str]:
     sample = workdir / "results" / "sampling" / dataset / "sample.parquet"
-    if sample.exists():
+    if sample.exists() and results_match_config(config, dataset, workdir):
         import pyarrow.parquet as pq
 
         return pq.ParquetFile(sample).metadata.num_rows, "sample"
@@ -156,7 +187,8 @@ def plan(config: Mapping[str, Any], workdir: Path) -> list[dict]:
     for model in gen["models"]:
         for dataset in gen["datasets"]:
             ev = workdir / "results" / "evidence" / dataset / "evidence.parquet"
-            part = (plan_from_evidence(config, dataset, model, workdir, ev) if ev.exists()
+            use_results = ev.exists() and results_match_config(config, dataset, workdir)
+            part = (plan_from_evidence(config, dataset, model, workdir, ev) if use_results
                     else plan_from_config(config, dataset, model, workdir))
             rows.extend(part)
     for r in rows:
