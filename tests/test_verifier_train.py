@@ -149,3 +149,17 @@ def test_summary_tsv_reports_inputs_training_and_answer_shares(world):
     assert values[("training", "train", "1", "distinct_examples")] == "32"
     shares = [float(v) for (part, _, _, metric), v in values.items() if part == "answers"]
     assert abs(sum(shares) - 1.0) < 1e-3
+
+
+def test_demo_tokenizer_vocabulary_is_the_same_in_every_process():
+    # The tokenizers WordPiece trainer breaks frequency ties differently per process; the
+    # demo vocabulary is counted by us, so two interpreters with different hash seeds agree.
+    import os
+    import subprocess
+    import sys
+
+    code = ("from evidence_ledger.verifier.tiny_model import train_wordpiece_tokenizer as t;"
+            "print(sorted(t(['a river city %d' % i for i in range(50)] + ['beta gamma'] * 3, 80).get_vocab().items()))")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env=dict(os.environ, PYTHONHASHSEED=seed)).stdout for seed in ("1", "2", "3")}
+    assert len(outs) == 1

@@ -35,20 +35,46 @@ class TinyVerifierSpec:
     seed: int = 0
 
 
+def wordpiece_vocab(texts: Iterable[str], vocab_size: int, normalize, pre_tokenize) -> dict[str, int]:
+    """A WordPiece vocabulary chosen deterministically: the special tokens, every character
+    seen (as itself and as a ``##`` continuation), then whole words by frequency (ties broken
+    by the word itself) until ``vocab_size``.
+
+    The ``tokenizers`` WordPiece trainer breaks frequency ties differently from process to
+    process, so the demo model (and every number downstream of it) would change between
+    runs; a vocabulary counted here does not.
+    """
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word, _ in pre_tokenize(normalize(text)):
+            counts[word] = counts.get(word, 0) + 1
+    chars = sorted({ch for word in counts for ch in word})
+    vocab: dict[str, int] = {}
+    for token in [*SPECIAL_TOKENS, *chars, *(f"##{ch}" for ch in chars)]:
+        vocab.setdefault(token, len(vocab))
+    for word, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if len(vocab) >= vocab_size:
+            break
+        vocab.setdefault(word, len(vocab))
+    return vocab
+
+
 def train_wordpiece_tokenizer(texts: Iterable[str], vocab_size: int):
     """A lower-casing WordPiece tokenizer with the BERT-style pair template.
 
     Single: ``[CLS] A [SEP]``; pair: ``[CLS] A [SEP] B [SEP]`` (type ids 0 / 1).
-    Training is deterministic for a fixed text order.
+    The vocabulary is counted deterministically (``wordpiece_vocab``): same texts, same
+    tokenizer, in every process.
     """
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    normalizer = normalizers.BertNormalizer(lowercase=True)
+    pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    vocab = wordpiece_vocab(texts, vocab_size, normalizer.normalize_str, pre_tokenizer.pre_tokenize_str)
+    tok = Tokenizer(models.WordPiece(vocab=vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
     tok.decoder = decoders.WordPiece()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False)
-    tok.train_from_iterator(list(texts), trainer=trainer)
     cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]",
