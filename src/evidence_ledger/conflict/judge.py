@@ -19,13 +19,13 @@ never guesses from free text; everything it cannot read is counted as unparseabl
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from ..errors import InputError
+from ..scoring.records import read_jsonl
 
 LABELS = ("correct", "partially correct", "incorrect")
 UNPARSEABLE = "unparseable"
@@ -60,26 +60,17 @@ def load_fewshot_examples(path: str | Path) -> list[FewShotExample]:
     """
     path = Path(path)
     examples: list[FewShotExample] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, lineno, None, f"not valid JSON: {exc.msg}") from exc
-            if not isinstance(rec, dict):
-                raise InputError(path, lineno, None, "expected a JSON object")
-            for key in ("question", "response", "explanation", "judgement"):
-                if not isinstance(rec.get(key), str) or not rec[key].strip():
-                    raise InputError(path, lineno, key, "missing or not a non-empty string")
-            gold = rec.get("gold_answers")
-            if not isinstance(gold, list) or not gold or not all(isinstance(g, str) and g for g in gold):
-                raise InputError(path, lineno, "gold_answers", "must be a non-empty list of strings")
-            if rec["judgement"] not in LABELS:
-                raise InputError(path, lineno, "judgement", f"{rec['judgement']!r} is not one of {list(LABELS)}")
-            examples.append(FewShotExample(rec["question"], tuple(gold), rec["response"],
-                                           rec["explanation"], rec["judgement"]))
+    for lineno, rec in read_jsonl(path):
+        for key in ("question", "response", "explanation", "judgement"):
+            if not isinstance(rec.get(key), str) or not rec[key].strip():
+                raise InputError(path, lineno, key, "missing or not a non-empty string")
+        gold = rec.get("gold_answers")
+        if not isinstance(gold, list) or not gold or not all(isinstance(g, str) and g for g in gold):
+            raise InputError(path, lineno, "gold_answers", "must be a non-empty list of strings")
+        if rec["judgement"] not in LABELS:
+            raise InputError(path, lineno, "judgement", f"{rec['judgement']!r} is not one of {list(LABELS)}")
+        examples.append(FewShotExample(rec["question"], tuple(gold), rec["response"],
+                                       rec["explanation"], rec["judgement"]))
     if not examples:
         raise InputError(path, None, None, "no few-shot examples in file")
     return examples

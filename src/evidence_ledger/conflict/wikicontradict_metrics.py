@@ -23,13 +23,13 @@ Human-label file (JSON Lines, one object per line; ``load_human_labels``):
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import InputError
+from ..scoring.records import read_jsonl
 from .judge import LABELS, UNPARSEABLE
 
 CONFLICT_TYPES = ("explicit", "implicit")
@@ -109,33 +109,24 @@ def load_human_labels(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     rows, seen = [], {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, lineno, None, f"not valid JSON: {exc.msg}") from exc
-            if not isinstance(rec, dict):
-                raise InputError(path, lineno, None, "expected a JSON object")
-            qid = rec.get("question_ID")
-            if isinstance(qid, bool) or not isinstance(qid, (int, str)) or str(qid) == "":
-                raise InputError(path, lineno, "question_ID", "missing or not an integer/string")
-            row = {"item_id": rec.get("item_id", f"line{lineno}"), "instance_id": str(qid)}
-            for key in ("template", "model", "response", "human_label"):
-                val = rec.get(key)
-                if not isinstance(val, str) or (key != "response" and not val):
-                    raise InputError(path, lineno, key, "missing or not a string")
-                row[key] = val
-            if not isinstance(row["item_id"], str) or not row["item_id"]:
-                raise InputError(path, lineno, "item_id", "not a non-empty string")
-            if row["human_label"] not in LABELS:
-                raise InputError(path, lineno, "human_label", f"{row['human_label']!r} is not one of {list(LABELS)}")
-            if row["item_id"] in seen:
-                raise InputError(path, lineno, "item_id", f"duplicate of line {seen[row['item_id']]}")
-            seen[row["item_id"]] = lineno
-            rows.append(row)
+    for lineno, rec in read_jsonl(path):
+        qid = rec.get("question_ID")
+        if isinstance(qid, bool) or not isinstance(qid, (int, str)) or str(qid) == "":
+            raise InputError(path, lineno, "question_ID", "missing or not an integer/string")
+        row = {"item_id": rec.get("item_id", f"line{lineno}"), "instance_id": str(qid)}
+        for key in ("template", "model", "response", "human_label"):
+            val = rec.get(key)
+            if not isinstance(val, str) or (key != "response" and not val):
+                raise InputError(path, lineno, key, "missing or not a string")
+            row[key] = val
+        if not isinstance(row["item_id"], str) or not row["item_id"]:
+            raise InputError(path, lineno, "item_id", "not a non-empty string")
+        if row["human_label"] not in LABELS:
+            raise InputError(path, lineno, "human_label", f"{row['human_label']!r} is not one of {list(LABELS)}")
+        if row["item_id"] in seen:
+            raise InputError(path, lineno, "item_id", f"duplicate of line {seen[row['item_id']]}")
+        seen[row["item_id"]] = lineno
+        rows.append(row)
     if not rows:
         raise InputError(path, None, None, "no human labels in file")
     return pd.DataFrame(rows, columns=list(HUMAN_LABEL_FIELDS))
