@@ -8,16 +8,11 @@ Writes: snakemake.output.claims (results/ingest/scifact/claims_{split}.parquet, 
 import logging
 
 from evidence_ledger.datasets.scifact import ingest_scifact
-from evidence_ledger.tables import write_table
-from evidence_ledger.tables.ingest import CLAIMS, DOCUMENTS, UNITS
+from evidence_ledger.datasets.canonical_output import write_canonical_tables
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
 splits = list(snakemake.params.splits)
 claims_in = dict(zip(splits, snakemake.input.claims))
 claims, units, docs = ingest_scifact(claims_in, snakemake.input.get("corpus"), snakemake.params.on_unresolved)
-for split, path in zip(splits, snakemake.output.claims):
-    write_table(claims[split], path, CLAIMS)
-    logging.info("%s: %d claims -> %s", split, claims[split].num_rows, path)
-write_table(units, snakemake.output.units, UNITS)
-write_table(docs, snakemake.output.documents, DOCUMENTS)
-logging.info("%d units, %d documents", units.num_rows, docs.num_rows)
+write_canonical_tables(claims, units, docs, splits, snakemake.output.claims, snakemake.output.units,
+                       snakemake.output.documents)
