@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 
 from evidence_ledger.errors import InputError
 
-from .records import match_records, read_jsonl, require
+from .records import read_jsonl, require, submission_pairs
 
 NEI = "NOT ENOUGH INFO"
 LABELS = ("SUPPORTS", "REFUTES", NEI)
@@ -235,12 +235,9 @@ def parse_gold_evidence(value, path, line: int) -> list[list[Sentence]]:
 
 
 def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE) -> CorpusScore:
-    """Score an official FEVER predictions JSONL against a gold JSONL (see ``match_records``)."""
+    """Score an official FEVER predictions JSONL against a gold JSONL (records matched as ``records.match_records`` does)."""
     gold = read_jsonl(gold_path)
-    predictions = read_jsonl(predictions_path)
-    for line, rec in predictions:
-        require(rec, "predicted_evidence", predictions_path, line)
-    _, pairs = match_records(gold, predictions, gold_path, predictions_path)
+    pairs = submission_pairs(gold, gold_path, predictions_path)
     scores = []
     for (g_line, g_rec), (p_line, p_rec) in pairs:
         gold_label = _label(g_rec, "label", gold_path, g_line)

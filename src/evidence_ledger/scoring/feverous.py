@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 from evidence_ledger.errors import InputError
 
 from .fever import ClaimScore, CorpusScore, corpus_score, is_correct_label
-from .records import match_records, read_jsonl, require
+from .records import read_jsonl, require, submission_pairs
 
 NEI = "NOT ENOUGH INFO"
 LABELS = ("SUPPORTS", "REFUTES", NEI)
@@ -179,10 +179,7 @@ def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVID
     gold = read_jsonl(gold_path)
     if gold and is_header_record(gold[0][1]):
         gold = gold[1:]
-    predictions = read_jsonl(predictions_path)
-    for line, rec in predictions:
-        require(rec, "predicted_evidence", predictions_path, line)
-    _, pairs = match_records(gold, predictions, gold_path, predictions_path)
+    pairs = submission_pairs(gold, gold_path, predictions_path)
     scores = []
     for (g_line, g_rec), (p_line, p_rec) in pairs:
         gold_label = _label(g_rec, "label", gold_path, g_line)

@@ -75,3 +75,12 @@ def match_records(gold: list[tuple[int, dict]], predictions: list[tuple[int, dic
             raise InputError(gold_path, line, "id", f"claim id {key!r} has no prediction in {pred_path}")
         pairs.append(((line, rec), pred_by_id.get(key)))
     return "id", pairs
+
+
+def submission_pairs(gold: list[tuple[int, dict]], gold_path, predictions_path):
+    """(gold, prediction) record pairs of an official submission: every prediction line must
+    carry ``predicted_evidence``; records are matched as ``match_records`` does."""
+    predictions = read_jsonl(predictions_path)
+    for line, rec in predictions:
+        require(rec, "predicted_evidence", predictions_path, line)
+    return match_records(gold, predictions, gold_path, predictions_path)[1]
