@@ -1235,6 +1235,9 @@ def feverous_pages(w: dict) -> tuple[list[dict], dict, dict]:
     return pages, ids, context
 
 
+N_VARIANTS = 3
+
+
 def feverous_drafts(w: dict, ids: dict) -> list[dict]:
     """Candidate FEVEROUS claims: ``{"label", "claim", "sets": [[evidence ids]], "challenge", "fact"}``.
 
@@ -1248,10 +1251,28 @@ def feverous_drafts(w: dict, ids: dict) -> list[dict]:
     def add(fact, label, claim, sets, challenge="Other", kind="plain"):
         out.append({"fact": fact, "label": label, "claim": claim, "sets": sets, "challenge": challenge, "kind": kind})
 
+    r_variants = rng_for("feverous:variants")
+
     def sr(fact, kind_, v, make, sets, challenge="Other"):
-        """One SUPPORTS and one REFUTES claim from a template function make(value)."""
+        """One SUPPORTS and one REFUTES claim from a template function make(value).
+
+        Also records training-only variants of the pair (``variants``: other phrasings of the
+        true value, claims with other wrong values). They are drawn with the main stream's
+        state saved and restored, so the claims above do not depend on them.
+        """
         add(fact, "SUPPORTS", make(v), sets, challenge)
-        add(fact, "REFUTES", make(wrong_value(kind_, v, pools, r)), sets, challenge)
+        wrong = wrong_value(kind_, v, pools, r)
+        add(fact, "REFUTES", make(wrong), sets, challenge)
+        state = r.getstate()
+        out[-2]["variants"] = [make(v) for _ in range(N_VARIANTS)]
+        wrongs = []
+        for _ in range(N_VARIANTS):
+            try:
+                wrongs.append(wrong_value(kind_, v, pools, r_variants, exclude=(wrong, *wrongs)))
+            except RuntimeError:  # a small pool (e.g. 3 mountains) runs out of other values
+                break
+        out[-1]["variants"] = [make(x) for x in wrongs]
+        r.setstate(state)
 
     for t in w["towns"]:
         n, x = t["name"], ids[t["name"]]
@@ -1393,7 +1414,10 @@ FEVEROUS_HEADER = {"evidence": [], "id": "", "claim": "", "label": "", "annotato
 
 
 def split_feverous(drafts: list[dict]) -> dict[str, list[dict]]:
-    """Split drafts by fact into dev (100), train (300) and pool (80), about 40/40/20 per label.
+    """Split drafts by fact into dev (100), train (300) and pool (80), about 40/40/20 per label,
+    plus ``train_extra`` (SUPPORTS / REFUTES training claims of train-only facts, see
+    :func:`train_extra`; written after the first 300 train lines, ids drawn after the pool's,
+    so dev, pool and those 300 lines do not depend on it).
 
     The pool also gets family members of its reserved claims (a one-number mutation, a negation and
     an exact duplicate modulo case) so that excluding reserved families removes more than the
@@ -1427,6 +1451,43 @@ def split_feverous(drafts: list[dict]) -> dict[str, list[dict]]:
             continue
         out[split].append(d)
         seen_claims.add(key)
+    out["train_extra"] = train_extra(ds, fact_split, seen_claims)
+    return out
+
+
+def train_extra(ds: list[dict], fact_split: dict, seen_claims: set) -> list[dict]:
+    """Extra SUPPORTS / REFUTES training claims (appended after the first 300 train lines):
+    the unused drafts of facts that are not in dev or pool, then the variants of the train
+    pairs (other phrasings of a true value, other wrong values); balanced per label by
+    cutting the larger class.
+
+    Why: the demo verifier is a tiny model trained from random initialisation; with 240
+    training examples it memorises the training entities and stays at chance on dev. Claims
+    that differ only in the value force it to compare the claim's value with the evidence,
+    which is what carries over to dev claims about other facts.
+    """
+    extra = []
+
+    def take(d, claim):
+        key = claim.lower()
+        if key not in seen_claims:
+            seen_claims.add(key)
+            extra.append({**d, "claim": claim, "variants": []})
+
+    for d in ds:
+        if d["label"] != "NOT ENOUGH INFO" and fact_split.get(d["fact"], "train") == "train":
+            take(d, d["claim"])
+    for d in ds:
+        if fact_split.get(d["fact"], "train") == "train":
+            for claim in d.get("variants", []):
+                take(d, claim)
+    n = min(sum(d["label"] == l for d in extra) for l in ("SUPPORTS", "REFUTES"))
+    kept = {"SUPPORTS": 0, "REFUTES": 0}
+    out = []
+    for d in extra:
+        if kept[d["label"]] < n:
+            kept[d["label"]] += 1
+            out.append(d)
     return out
 
 
@@ -1475,11 +1536,13 @@ def write_feverous(w: dict, out: Path) -> dict:
     all_ids = r.sample(range(1000, 90000), total)
     records = {}
     pos = 0
-    for split in ("dev", "train", "pool"):
+    for split in ("dev", "train", "pool", "train_extra"):
         recs = [feverous_record(all_ids[pos + i], d, context) for i, d in enumerate(splits[split])]
         pos += len(recs)
         records[split] = recs
-        write_jsonl(fdir / f"{split}.jsonl", [FEVEROUS_HEADER] + recs)
+    records["train"] += records.pop("train_extra")
+    for split in ("dev", "train", "pool"):
+        write_jsonl(fdir / f"{split}.jsonl", [FEVEROUS_HEADER] + records[split])
     reserved = sorted(records["pool"][i]["id"] for i in reserved_idx)
     with open(fdir / "reserved_ids.txt", "w", encoding="utf-8", newline="\n") as fh:
         fh.write("".join(f"{i}\n" for i in reserved))
