@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evidence_ledger.tables import read_table
+from evidence_ledger.tables.ingest import CLAIMS
+from evidence_ledger.tables.verifier import VERIFIER_ANSWERS
+
 pytestmark = pytest.mark.workflow
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,13 +107,11 @@ def test_demo_verifier_beats_chance_on_demo_dev_claims(demo_run):
     source-0 evidence of the demo training claims) answers the 80 SUPPORTS / REFUTES demo dev
     claims from source 0 above chance. Chance is 0.5 (two trained labels, balanced classes,
     sd 0.056 over 80 claims); measured 0.70-0.71 per checkpoint."""
-    import pyarrow.parquet as pq
-
-    gold = {r["claim_id"]: r["label"] for r in pq.read_table(
-        demo_run / "results/ingest/feverous/claims_dev.parquet", columns=["claim_id", "label"]).to_pylist()}
+    gold = {r["claim_id"]: r["label"] for r in read_table(
+        demo_run / "results/ingest/feverous/claims_dev.parquet", CLAIMS, columns=["claim_id", "label"]).to_pylist()}
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     source0 = config["verifier"]["sources"][0]
-    answers = [r for r in pq.read_table(demo_run / "results/verifier/answers.parquet").to_pylist()
+    answers = [r for r in read_table(demo_run / "results/verifier/answers.parquet", VERIFIER_ANSWERS).to_pylist()
                if r["source"] == source0 and gold[r["claim_id"]] in ("SUPPORTS", "REFUTES")]
     checkpoints = sorted({r["checkpoint"] for r in answers})
     assert checkpoints == list(range(1, len(config["verifier"]["checkpoint_seeds"]) + 1))
