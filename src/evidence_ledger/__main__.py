@@ -3,6 +3,7 @@
 Commands:
   score {fever,feverous,scifact,diffgr}   score official submission files (prints JSON)
   plan --configfile CONFIG                 count generation requests and estimate GPU time
+  call RULE key=value ...                  run one rule's stage function outside Snakemake
 Each command lives in its own module and exposes ``register(subparsers)``.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 COMMAND_MODULES = (
     "evidence_ledger.scoring.cli",
     "evidence_ledger.generation.planner",
+    "evidence_ledger.stage_call",
 )
 
 
