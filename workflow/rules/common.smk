@@ -34,6 +34,18 @@ def data_path(relpath):
     return _resolve_inside("data_root", relpath)
 
 
+def generation_cache_dir(model):
+    """The response cache of one model (config ``generation.cache_dir``), shared by every rule
+    that generates (Study 2 generation, WikiContradict, DiffGR, the judge)."""
+    root = (config.get("generation") or {}).get("cache_dir", "results/cache/generation")
+    return f"{root}/{model}"
+
+
+def generation_conda_env():
+    """Conda env of the rules that run a generation backend: vLLM on GPU, else the CPU env."""
+    return "../../envs/gpu-vllm.yaml" if config["generation"].get("backend") == "vllm" else "../../envs/cpu.yaml"
+
+
 FINAL_OUTPUTS = {}  # stage name -> function returning a list of targets; stages register here
 
 
