@@ -1,0 +1,31 @@
+"""benchmarks/output_hashes.py: the restructure invariant's fingerprint and comparison."""
+import importlib.util
+import json
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("output_hashes", REPO / "benchmarks" / "output_hashes.py")
+output_hashes = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(output_hashes)
+
+
+def test_fingerprint_covers_report_files_and_leaves_out_cache_and_provenance(tmp_path):
+    for rel in ("a/x.parquet", "a/y.tsv", "b/z.json", "fig.png", "cache/generation/m/s.parquet",
+                "report/provenance.parquet", "logs.txt", "index/data.npy"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(rel.encode())
+    fp = output_hashes.output_fingerprint(tmp_path)
+    assert sorted(fp) == ["a/x.parquet", "a/y.tsv", "b/z.json", "fig.png"]
+    # sha256 of the file's bytes b"fig.png", computed independently
+    assert fp["fig.png"] == "b4cb110da18dc91d070d2c3932d85d91e89e5b210bd0148fd741f335e3089853"
+
+
+def test_compare_reports_differing_missing_and_new_files(tmp_path):
+    before = {"a": "1", "b": "2", "c": "3"}
+    after = {"a": "1", "b": "9", "d": "4"}
+    assert output_hashes.compare_fingerprints(before, after) == {
+        "identical": ["a"], "differ": ["b"], "missing": ["c"], "new": ["d"]}
+    (tmp_path / "before.json").write_text(json.dumps(before))
+    (tmp_path / "after.json").write_text(json.dumps(after))
+    assert output_hashes.main(["compare", str(tmp_path / "before.json"), str(tmp_path / "after.json")]) == 1
+    assert output_hashes.main(["compare", str(tmp_path / "before.json"), str(tmp_path / "before.json")]) == 0

@@ -1,0 +1,42 @@
+"""scripts/<rule>.py: one calling convention for every rule script (issue 13, item 3).
+
+Each script logs to its rule's log file through the one shared helper and then calls one
+keyword-only stage function named like the rule, from an ``evidence_ledger.<pkg>.stage``
+module, passing plain values and paths (never the ``snakemake`` object itself).
+"""
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from evidence_ledger.stage_call import stage_functions
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPTS = sorted((REPO / "scripts").glob("*.py"))
+RULES = sorted(set(re.findall(r"^rule (\w+):", "\n".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk")), re.M)) - {"all"})
+
+
+def test_every_rule_has_a_script_named_like_it():
+    assert [p.stem for p in SCRIPTS] == RULES
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_script_logs_to_the_rule_log_then_calls_its_stage_function_once(script):
+    tree = ast.parse(script.read_text())
+    assert ast.get_docstring(tree), "a script starts with a docstring saying what it reads and writes"
+    imports = {alias.asname or alias.name: node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+               for alias in node.names}
+    assert imports.get("log_to_rule_log") == "evidence_ledger.rule_log"
+    assert re.fullmatch(r"evidence_ledger\.\w+\.stage", imports.get(script.stem, "")), \
+        f"{script.name} must import {script.stem} from an evidence_ledger.<package>.stage module"
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)]
+    assert [c.func.id for c in calls if c.func.id == script.stem] == [script.stem]
+    (call,) = [c for c in calls if c.func.id == script.stem]
+    assert not call.args, "stage functions are called with keywords only"
+    assert not any(isinstance(kw.value, ast.Name) and kw.value.id == "snakemake" for kw in call.keywords)
+    assert "basicConfig" not in script.read_text()
+
+
+def test_every_rule_function_is_found_by_the_call_command():
+    assert set(RULES) <= set(stage_functions())

@@ -1,0 +1,36 @@
+"""stage_call: `python -m evidence_ledger call RULE key=value ...` runs a rule's stage function."""
+import inspect
+
+import pytest
+
+from evidence_ledger.__main__ import main
+from evidence_ledger.stage_call import parse_keyword_arguments, stage_functions
+
+
+def test_values_are_parsed_as_yaml_scalars_and_lists():
+    assert parse_keyword_arguments(["k=5", "alpha=0.05", "names=[a, b]", "x=null", "path=results/a.parquet", "s="]) == {
+        "k": 5, "alpha": 0.05, "names": ["a", "b"], "x": None, "path": "results/a.parquet", "s": ""}
+
+
+def test_a_pair_without_equals_sign_is_refused():
+    with pytest.raises(ValueError, match="expected key=value"):
+        parse_keyword_arguments(["draws"])
+
+
+def test_every_stage_function_is_keyword_only_and_named_for_a_rule():
+    functions = stage_functions()
+    assert "assemble_evidence" in functions or "assemble_evidence_file" in functions
+    for name, fn in functions.items():
+        kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
+        assert kinds <= {inspect.Parameter.KEYWORD_ONLY}, f"{name} takes positional parameters"
+
+
+def test_unknown_rule_exits_with_a_message():
+    with pytest.raises(SystemExit, match="no stage function named 'no_such_rule'"):
+        main(["call", "no_such_rule"])
+
+
+def test_missing_keywords_are_named(capsys):
+    name = sorted(stage_functions())[0]
+    with pytest.raises(SystemExit, match="missing keywords"):
+        main(["call", name])
