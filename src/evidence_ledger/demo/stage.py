@@ -24,7 +24,8 @@ from .tiny_verifier import TinyVerifierSpec, build_tiny_verifier
 log = logging.getLogger(__name__)
 
 
-def build_demo_models(*, claims: list, units: list, wikicontradict: list, fewshot: list, reader_records: list,
+def build_demo_models(*, claims: list, units: list, wikicontradict: list = (), fewshot: list = (),
+                      reader_records: list = (),
                       arch: str, chat_template_kwargs: dict, code_mappings: dict,
                       steps: int | None = None, batch_size: int | None = None, lr: float | None = None,
                       seed: int | None = None, vocab_size: int | None = None, max_seconds: float | None = None,
