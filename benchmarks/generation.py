@@ -2,7 +2,7 @@
 
 One run, one tiny workload, both backends:
 
-1. A tiny Qwen3-style model is built locally (``tiny_models.build_demo_model``, a few
+1. A tiny Qwen3-style model is built locally (``demo.tiny_models.build_demo_model``, a few
    training steps on synthetic claims; or ``--model-dir`` to use an existing one, e.g.
    ``results/models/qwen3``).
 2. The workload: ``--requests`` fact-verification chat requests (labels and codes formats,
@@ -39,7 +39,7 @@ from evidence_ledger.generation import prompts  # noqa: E402
 from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config  # noqa: E402
 from evidence_ledger.generation.backends.base import library_versions  # noqa: E402
 from evidence_ledger.generation.cache import ResponseCache, generate_cached  # noqa: E402
-from evidence_ledger.generation.tiny_models import TrainingExample, build_demo_model  # noqa: E402
+from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model  # noqa: E402
 
 WORDS = ("the river city film actor was born in capital country played by a of mountain lake "
          "founded garrison kilometres long source festival island ruler poet").split()

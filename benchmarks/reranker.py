@@ -21,7 +21,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from evidence_ledger.retrieval.demo_reranker import build_demo_reranker  # noqa: E402
+from evidence_ledger.demo.reranker import build_tiny_reranker  # noqa: E402
 from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, score_pairs  # noqa: E402
 
 SIZES = {"tiny": {"hidden_size": 64, "layers": 2, "heads": 2}, "base": {"hidden_size": 768, "layers": 12, "heads": 12}}
@@ -52,7 +52,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         model_dir = Path(tmp) / "reranker"
         t0 = time.perf_counter()
-        build_demo_reranker(examples, model_dir, steps=0, seed=args.seed, **SIZES[args.size])
+        build_tiny_reranker(examples, model_dir, steps=0, seed=args.seed, **SIZES[args.size])
         build_s = time.perf_counter() - t0
         reranker, identity = load_reranker(RerankerSpec(local_dir=str(model_dir), batch_size=args.batch_size, fp16=True))
         score_pairs(reranker, pairs[: min(256, len(pairs))])  # warm-up

@@ -60,7 +60,7 @@ def cpu_benchmark(args) -> dict:
     import torch
 
     from evidence_ledger.verifier.predict import predict_checkpoint
-    from evidence_ledger.verifier.tiny_model import TinyVerifierSpec, build_tiny_verifier
+    from evidence_ledger.demo.tiny_verifier import TinyVerifierSpec, build_tiny_verifier
     from evidence_ledger.verifier.train import BaseModel, TrainingSettings, train_checkpoint
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))

@@ -1,17 +1,21 @@
-"""Rule build_demo_reranker: reads each training dataset's corpus index, training claims and units;
-writes the demo's tiny XLM-R cross-encoder (FlagReranker-loadable) to results/models/reranker/."""
-import logging
+"""Rule build_demo_reranker: the demo's tiny XLM-R cross-encoder (FlagReranker-loadable).
 
-logging.basicConfig(filename=snakemake.log[0], filemode="w", level=logging.INFO,
-                    format="%(asctime)s %(name)s %(levelname)s %(message)s")
+Reads:  input.index (corpus index directory), input.units (UNITS) per training dataset and
+        input.claims (CLAIMS of its training splits, dataset after dataset).
+Writes: output.model, a model directory (model.safetensors, config, tokenizer, training_summary.json).
+"""
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.demo.stage import build_demo_reranker
 
-from evidence_ledger.retrieval.stage import build_demo_reranker
-
-claims = list(snakemake.input.claims)
-sources, at = [], 0
-for i, src in enumerate(snakemake.params.sources):
-    sources.append({"index": snakemake.input.index[i], "units": snakemake.input.units[i],
-                    "claims": claims[at:at + src["n_claims"]], "k": src["k"]})
-    at += src["n_claims"]
-build_demo_reranker(sources, snakemake.output.model, max_units=snakemake.params.max_units,
-                    pool_kinds=snakemake.params.pool_kinds, train=dict(snakemake.params.train))
+log_to_rule_log(snakemake.log[0])
+build_demo_reranker(
+    index=list(snakemake.input.index),
+    units=list(snakemake.input.units),
+    claims=list(snakemake.input.claims),
+    claims_per_dataset=snakemake.params.claims_per_dataset,
+    docs_per_claim=snakemake.params.docs_per_claim,
+    max_units=snakemake.params.max_units,
+    pool_kinds=snakemake.params.pool_kinds,
+    train=dict(snakemake.params.train),
+    out=snakemake.output.model,
+)

@@ -1,15 +1,16 @@
 """Rule build_demo_verifier: the demo's tiny DeBERTa-v2 verifier base model, built locally.
 
-Reads:  snakemake.input.claims (FEVEROUS training CLAIMS), snakemake.input.units (UNITS);
-        params.spec (config verifier.demo_model: sizes, vocabulary size, seed).
-Writes: snakemake.output[0] (a model directory: model.safetensors, config.json, tokenizer
-        files; MNLI-named 3-way head); log to snakemake.log[0].
+Reads:  input.claims (training CLAIMS of the verifier dataset), input.units (UNITS).
+Writes: output[0], a model directory (model.safetensors, config.json, tokenizer files;
+        MNLI-named 3-way head).
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.demo.stage import build_demo_verifier
 
-from evidence_ledger.verifier.tiny_model import TinyVerifierSpec, build_demo_verifier
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-spec = TinyVerifierSpec(**snakemake.params.spec)
-build_demo_verifier(snakemake.input.claims, snakemake.input.units, snakemake.output[0], spec)
-logging.info("built tiny verifier %s into %s", spec, snakemake.output[0])
+log_to_rule_log(snakemake.log[0])
+build_demo_verifier(
+    claims=snakemake.input.claims,
+    units=snakemake.input.units,
+    spec=dict(snakemake.params.spec),
+    out=snakemake.output[0],
+)

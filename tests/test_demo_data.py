@@ -7,6 +7,7 @@ element or an abstract sentence.
 import collections
 import csv
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -48,7 +49,9 @@ def feverous_pages() -> dict[str, dict]:
 
 
 def test_regeneration_is_byte_identical(tmp_path):
-    subprocess.run([sys.executable, str(DEMO / "generate.py"), "--out", str(tmp_path)], check=True)
+    src = str(DEMO.parents[1] / "src")  # this checkout's generator, not another installed copy
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])))
+    subprocess.run([sys.executable, "-m", "evidence_ledger.demo.data", "--out", str(tmp_path)], check=True, env=env)
     committed, regenerated = demo_files(DEMO), demo_files(tmp_path)
     assert sorted(regenerated) == sorted(committed)
     changed = [name for name in committed if committed[name] != regenerated[name]]

@@ -1,4 +1,4 @@
-"""The demo models' conflict-task mixture (generation.demo_tasks): prompts come from the conflict
+"""The demo models' conflict-task mixture (demo.conflict_tasks): prompts come from the conflict
 stage's functions, targets are in the formats the conflict stage parses."""
 from pathlib import Path
 
@@ -7,7 +7,7 @@ import yaml
 from evidence_ledger.conflict import judge as judge_mod
 from evidence_ledger.conflict import wikicontradict as wc
 from evidence_ledger.conflict.diffgr_pipeline import plan_reader_prompts
-from evidence_ledger.generation import demo_tasks as dt
+from evidence_ledger.demo import conflict_tasks as dt
 from evidence_ledger.scoring.diffgr import exact_match_any, is_unknown_answer
 
 ROOT = Path(__file__).resolve().parents[1]

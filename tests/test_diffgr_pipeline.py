@@ -150,7 +150,7 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
     import yaml
 
     from conftest import REPO_ROOT
-    from evidence_ledger.generation.tiny_models import ARCHS, build_untrained_model, train_tokenizer
+    from evidence_ledger.demo.tiny_models import ARCHS, build_untrained_model, train_tokenizer
     from evidence_ledger.scoring.diffgr import score_files
 
     demo = REPO_ROOT / "resources" / "demo" / "conflict_qa"

@@ -12,7 +12,7 @@ import pytest
 from evidence_ledger.generation import prompts
 from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
 from evidence_ledger.generation.cache import ResponseCache, generate_cached
-from evidence_ledger.generation.tiny_models import ARCHS, TrainingExample, build_demo_model, train_tokenizer
+from evidence_ledger.demo.tiny_models import ARCHS, TrainingExample, build_demo_model, train_tokenizer
 
 MAPPINGS = {"primary": {"A": "support", "B": "refute", "C": "nei"}}
 WORDS = "the river city film actor was born in capital country played by a of mountain".split()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evidence_ledger.generation.tiny_models import TrainingExample, build_demo_model
+from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from evidence_ledger.tables import read_table, write_table
 from evidence_ledger.tables.evidence import EVIDENCE
 from evidence_ledger.tables.generation import PARSED, REQUESTS, RESPONSES

@@ -1,7 +1,7 @@
 """The demo reranker: built locally, loaded through FlagReranker, used to order pools."""
 import hashlib
 
-from evidence_ledger.retrieval.demo_reranker import build_demo_reranker, training_groups
+from evidence_ledger.demo.reranker import build_tiny_reranker, training_groups
 from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, order_pools_reranker, resolve_model_dir
 
 EXAMPLES = [
@@ -24,8 +24,8 @@ def test_training_groups_take_half_the_negatives_from_the_gold_page():
 
 def test_built_reranker_loads_through_flagreranker_orders_pools_and_rebuilds_identically(tmp_path):
     settings = dict(steps=3, batch_claims=2, negatives=3, hidden_size=32, heads=2, vocab_size=120, seed=1)
-    build_demo_reranker(EXAMPLES, tmp_path / "a", **settings)
-    build_demo_reranker(EXAMPLES, tmp_path / "b", **settings)
+    build_tiny_reranker(EXAMPLES, tmp_path / "a", **settings)
+    build_tiny_reranker(EXAMPLES, tmp_path / "b", **settings)
     weights = [hashlib.sha256((tmp_path / d / "model.safetensors").read_bytes()).hexdigest() for d in "ab"]
     assert weights[0] == weights[1]
     _, identity = resolve_model_dir(RerankerSpec(local_dir=str(tmp_path / "a")))
@@ -45,7 +45,7 @@ def test_built_reranker_loads_through_flagreranker_orders_pools_and_rebuilds_ide
 
 
 def test_pseudo_queries_are_word_subsets_with_same_and_other_document_negatives():
-    from evidence_ledger.retrieval.demo_reranker import pseudo_query_groups
+    from evidence_ledger.demo.reranker import pseudo_query_groups
 
     passages = [(d, d.title(), f"{d} sentence {i} with words alpha beta gamma") for d in ("a", "b", "c") for i in range(3)]
     groups = pseudo_query_groups(passages, n=20, negatives=4, seed=3)

@@ -11,7 +11,7 @@ from evidence_ledger.tables.verifier import UNRESOLVED_FLAGS, VERIFIER_ANSWERS, 
 from evidence_ledger.verifier.indicators import run_study1_indicators
 from evidence_ledger.verifier.predict import run_predict
 from evidence_ledger.verifier.serialise import SerialisationLimits, run_serialise
-from evidence_ledger.verifier.tiny_model import TinyVerifierSpec, build_demo_verifier
+from evidence_ledger.demo.stage import build_demo_verifier
 from evidence_ledger.verifier.train import BaseModel, TrainingSettings, run_train
 
 from verifier_world import demo_like_world
@@ -44,7 +44,7 @@ def pipeline(tmp_path_factory):
     tables.write_table(EVIDENCE.from_rows(train_e + dev_e), p["provider_a"], EVIDENCE)
     tables.write_table(EVIDENCE.from_rows(second_source(dev_e)), p["provider_b"], EVIDENCE)
     base_dir = tmp / "verifier_base"
-    build_demo_verifier(p["claims_train"], p["units"], base_dir, TinyVerifierSpec(vocab_size=400))
+    build_demo_verifier(claims=p["claims_train"], units=p["units"], spec={"vocab_size": 400}, out=base_dir)
     base = BaseModel(str(base_dir))
     limits = SerialisationLimits()
     run_serialise(p["claims_train"], p["units"], {"provider_a": p["provider_a"]}, base, limits, "train",

@@ -12,7 +12,7 @@ from evidence_ledger.tables.verifier import EXAMPLES_SEEN
 from evidence_ledger.verifier.labels import head_index_by_label, label_set_indices
 from evidence_ledger.verifier.predict import predict_checkpoint
 from evidence_ledger.verifier.serialise import SerialisationLimits, build_verifier_inputs
-from evidence_ledger.verifier.tiny_model import TinyVerifierSpec, build_tiny_verifier
+from evidence_ledger.demo.tiny_verifier import TinyVerifierSpec, build_tiny_verifier
 from evidence_ledger.verifier.train import BaseModel, TrainingSettings, load_tokenizer, train_checkpoint
 
 from verifier_world import demo_like_world
@@ -158,7 +158,7 @@ def test_demo_tokenizer_vocabulary_is_the_same_in_every_process():
     import subprocess
     import sys
 
-    code = ("from evidence_ledger.verifier.tiny_model import train_wordpiece_tokenizer as t;"
+    code = ("from evidence_ledger.demo.tiny_verifier import train_wordpiece_tokenizer as t;"
             "print(sorted(t(['a river city %d' % i for i in range(50)] + ['beta gamma'] * 3, 80).get_vocab().items()))")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env=dict(os.environ, PYTHONHASHSEED=seed)).stdout for seed in ("1", "2", "3")}

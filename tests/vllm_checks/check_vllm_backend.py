@@ -15,7 +15,7 @@ os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
 from evidence_ledger.generation import prompts  # noqa: E402
 from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config  # noqa: E402
 from evidence_ledger.generation.cache import ResponseCache, generate_cached  # noqa: E402
-from evidence_ledger.generation.tiny_models import TrainingExample, build_demo_model  # noqa: E402
+from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model  # noqa: E402
 
 pytestmark = pytest.mark.vllm
 

@@ -190,29 +190,6 @@ def reranker_inputs():
     return {"reranker": r["local_dir"]} if r.get("build") and r.get("local_dir") else {}
 
 
-def demo_reranker_inputs():
-    """Inputs of build_demo_reranker, per dataset of ``retrieval.reranker.build.datasets`` (in
-    config order): corpus indexes, units, and the training claims of the listed splits."""
-    b = config["retrieval"]["reranker"].get("build")
-    if not b:
-        raise ValueError("retrieval.reranker.build is not set; the reranker is loaded from the Hub")
-    ds = list(b["datasets"])
-    return {"index": [f"results/retrieval/{d}/index" for d in ds],
-            "units": [f"results/ingest/{d}/units.parquet" for d in ds],
-            "claims": [f"results/ingest/{d}/claims_{s}.parquet" for d in ds for s in b["datasets"][d]]}
-
-
-def demo_reranker_sources():
-    """Per training dataset: number of claims tables (in input order) and documents per claim."""
-    b = config["retrieval"]["reranker"].get("build") or {"datasets": {}}
-    return [{"dataset": d, "n_claims": len(splits), "k": retrieval_k(d)} for d, splits in b["datasets"].items()]
-
-
-def demo_reranker_train_settings():
-    b = config["retrieval"]["reranker"].get("build") or {}
-    return dict(b.get("train", {}))
-
-
 def budget_tokenizer_specs():
     """name -> {path, revision} of the tokenizers whose counts bound the evidence budgets: the
     generation models named in ``evidence.budget_tokenizers`` (their ``local_dir`` when set,
@@ -305,55 +282,10 @@ def generation_models():
     return list(config["generation"]["models"])
 
 
-def demo_built_models():
-    """Models the demo builds locally (``models.<name>.build`` set)."""
-    return [m for m, c in config["models"].items() if c.get("build")]
-
-
 def model_dir_inputs(model):
     """The local model directory a generation job needs (built or pre-placed), else nothing."""
     local = config["models"][model].get("local_dir")
     return [local] if local else []
-
-
-def demo_model_train_inputs():
-    """Ingested train claims + units of the datasets the demo models are trained on."""
-    datasets = config["generation"].get("demo_models", {}).get("train_datasets", config["generation"]["datasets"])
-    out = {
-        "claims": [f"results/ingest/{d}/claims_train.parquet" for d in datasets],
-        "units": [f"results/ingest/{d}/units.parquet" for d in datasets],
-        "wikicontradict": [],
-        "fewshot": [],
-        "reader_records": [],
-    }
-    if demo_conflict_tasks_on():
-        if "wikicontradict" in config and enabled("wikicontradict"):
-            out["wikicontradict"] = ["results/ingest/wikicontradict/instances.parquet"]
-            out["fewshot"] = [repo_path(config["wikicontradict"]["judge"]["fewshot_file"])]
-        if "diffgr" in config and enabled("diffgr"):
-            out["reader_records"] = [f"results/ingest/{d}/records.parquet" for d in config["diffgr"]["datasets"]]
-    return out
-
-
-def demo_conflict_tasks_on():
-    """Whether the demo models also learn the conflict stage's prompts (``demo_models.conflict_tasks``).
-
-    Only the tasks of enabled studies (``studies.wikicontradict``, ``studies.diffgr``) are added."""
-    ct = config["generation"].get("demo_models", {}).get("conflict_tasks") or {}
-    return bool(ct.get("enabled", False))
-
-
-def demo_conflict_params():
-    """What the demo models' conflict-task mixture needs: prompts/templates from the conflict config."""
-    if not demo_conflict_tasks_on():
-        return {}
-    wc, dg = config.get("wikicontradict") or {}, config.get("diffgr") or {}
-    return {
-        "templates": wc.get("templates", []),
-        "passage_version": wc.get("passage_version", "rag_qa"),
-        "reader_prompt": dg.get("prompt", ""),
-        "closed_book_prompt": dg.get("closed_book_prompt", ""),
-    }
 
 
 def generation_plan_params():

@@ -7,34 +7,6 @@
 # rerun resumes from them.
 
 GEN_MODEL_RE = "|".join(sorted(config["models"])) or "none"
-DEMO_MODEL_RE = "|".join(sorted(demo_built_models())) or "none"
-
-
-rule build_demo_models:
-    input:
-        **demo_model_train_inputs(),
-    output:
-        directory("results/models/{model}"),
-    log:
-        "logs/generation/build_demo_models_{model}.log",
-    benchmark:
-        "logs/generation/build_demo_models_{model}.benchmark.tsv"
-    params:
-        arch=lambda wc: config["models"][wc.model]["build"],
-        chat_template_kwargs=lambda wc: config["models"][wc.model].get("chat_template_kwargs", {}),
-        code_mappings=config["generation"]["code_mappings"],
-        training=config["generation"].get("demo_models", {}),
-        conflict=demo_conflict_params(),
-    wildcard_constraints:
-        model=DEMO_MODEL_RE,
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/build_demo_models.py"
 
 
 rule plan_requests:

@@ -92,30 +92,6 @@ rule order_bm25:
         "../../scripts/order_bm25.py"
 
 
-rule build_demo_reranker:
-    input:
-        unpack(lambda wc: demo_reranker_inputs()),
-    output:
-        model=directory(config["retrieval"]["reranker"].get("local_dir") or "results/models/reranker"),
-    log:
-        "logs/retrieval/build_demo_reranker.log",
-    benchmark:
-        "logs/retrieval/build_demo_reranker.benchmark.tsv"
-    params:
-        sources=demo_reranker_sources(),
-        max_units=config["retrieval"]["max_pool_units"],
-        pool_kinds=config["retrieval"]["pool_kinds"],
-        train=demo_reranker_train_settings(),
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=30,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/build_demo_reranker.py"
-
-
 rule order_bge:
     input:
         unpack(lambda wc: reranker_inputs()),
@@ -246,7 +222,3 @@ rule evidence_diagnostics:
 
 
 FINAL_OUTPUTS["retrieval"] = retrieval_final_outputs
-
-
-# results/models/{model} (generation's build_demo_models) also matches the reranker directory
-ruleorder: build_demo_reranker > build_demo_models

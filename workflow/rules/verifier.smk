@@ -2,28 +2,6 @@
 # threads, resources, conda, script. Config reaches scripts only through params.
 
 
-rule build_demo_verifier:
-    input:
-        claims=f"results/ingest/{config['verifier']['dataset']}/claims_train.parquet",
-        units=f"results/ingest/{config['verifier']['dataset']}/units.parquet",
-    output:
-        directory("results/models/verifier_base"),
-    log:
-        "logs/verifier/build_demo_verifier.log",
-    benchmark:
-        "logs/verifier/build_demo_verifier.benchmark.tsv"
-    params:
-        spec=config["verifier"]["demo_model"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/build_demo_verifier.py"
-
-
 rule serialise_verifier_inputs:
     input:
         unpack(verifier_serialise_inputs),

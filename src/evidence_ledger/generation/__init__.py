@@ -3,8 +3,8 @@
 Modules: ``prompts`` (versioned fact-verification templates), ``requests`` (Study 2 request
 table: per-request seeds, de-duplication, shards), ``backends`` (transformers / vLLM behind
 one interface), ``cache`` (sha256-keyed Parquet response cache, resume-safe), ``run``
-(responses of one model x dataset shard), ``tiny_models`` (locally built demo chat models),
-``planner`` (the ``plan`` command).
+(responses of one model x dataset shard), ``planner`` (the ``plan`` command). The demo's locally
+built chat models live in ``evidence_ledger.demo.tiny_models``.
 
 Reusing generation for another task (e.g. WikiContradict answers, <= 250 new tokens, or
 DiffGR reader answers, <= 10): the backend and the cache take *generic chat requests*, not

@@ -7,5 +7,4 @@ Modules:
   pool_bm25   - rank_bm25 ``BM25Okapi`` scores within a pool, vectorised (bit-identical)
   ordering    - deterministic ordering of scored pools (score, pool order, unit id)
   reranker    - cross-encoder reranking through FlagEmbedding's ``FlagReranker``
-  demo_reranker - builds and briefly trains the demo's tiny XLM-R cross-encoder
 """

@@ -7,5 +7,4 @@
   ``indicators``  answers + provider evidence -> ANSWER/EVIDENCE_INDICATORS, RELEVANT,
                   per-claim unresolved flags (rules from ``evidence_ledger.scoring``).
   ``summary``     inputs / training / answer-share diagnostics (report TSV).
-  ``tiny_model``  the demo's tiny DeBERTa-v2 classifier, built locally.
 """

@@ -2,7 +2,7 @@
 
 In:  a ``VERIFIER_INPUTS`` table of training inputs (evidence source 0, training claims),
      the base model (a Hub id + pinned revision, or a local directory built by
-     :mod:`.tiny_model`) and :class:`TrainingSettings`.
+     :mod:`evidence_ledger.demo.tiny_verifier`) and :class:`TrainingSettings`.
 Out: a checkpoint directory holding ``model.safetensors`` + config + tokenizer,
      ``training_log.jsonl`` (one line per update: loss, learning rate),
      ``examples_seen.parquet`` (``tables.verifier.EXAMPLES_SEEN``: every example use, in

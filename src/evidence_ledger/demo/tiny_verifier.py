@@ -125,15 +125,3 @@ def build_tiny_verifier(texts: Iterable[str], out_dir: str | Path, spec: TinyVer
     model.save_pretrained(out_dir, safe_serialization=True)
     tokenizer.save_pretrained(out_dir)
     return out_dir
-
-
-def build_demo_verifier(claims_path, units_path, out_dir, spec: TinyVerifierSpec) -> Path:
-    """Rule adapter: train the tokenizer on the training claims and every unit text (with
-    context) of the corpus, in table order, then build the model into ``out_dir``."""
-    from .. import tables
-    from ..tables.ingest import CLAIMS, UNITS
-
-    claims = tables.read_table(claims_path, CLAIMS, columns=["claim"])
-    units = tables.read_table(units_path, UNITS, columns=["text", "context"])
-    texts = claims["claim"].to_pylist() + units["text"].to_pylist() + [c for c in units["context"].to_pylist() if c]
-    return build_tiny_verifier(texts, out_dir, spec)

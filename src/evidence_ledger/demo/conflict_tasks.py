@@ -41,6 +41,11 @@ from __future__ import annotations
 import hashlib
 from typing import Iterable, Mapping, Sequence
 
+from ..conflict.diffgr_pipeline import plan_reader_prompts
+from ..conflict.judge import render_judge_prompt
+from ..conflict.requests import user_messages
+from ..conflict.wikicontradict import TEMPLATES, gold_answers, instances_from_records, render_requests
+
 CLOSED_BOOK_ANSWER = "unknown"
 
 Pair = tuple[list[dict], str]
@@ -57,9 +62,6 @@ def diffgr_reader_pairs(records: Iterable[Mapping], prompt: str, closed_book_pro
 
     Returns ``(pairs, n_skipped)``; a run is skipped when its context answer is missing/empty.
     """
-    from ..conflict.diffgr_pipeline import plan_reader_prompts
-    from ..conflict.requests import user_messages
-
     records = list(records)
     prompts, _ = plan_reader_prompts(records, prompt, closed_book_prompt, orders=[])
     by_id = {r["question_id"]: r for r in records}
@@ -105,9 +107,6 @@ def wikicontradict_target(template: str, answer1: str, answer2: str, key: str, s
 def wikicontradict_pairs(instance_rows: Iterable[Mapping], templates: Sequence[str], passage_version: str = "rag_qa",
                          seed: int = 0) -> list[Pair]:
     """Template prompts (``render_requests``) -> :func:`wikicontradict_target` for each applicable row."""
-    from ..conflict.requests import user_messages
-    from ..conflict.wikicontradict import instances_from_records, render_requests
-
     instances = {i.instance_id: i for i in instances_from_records(list(instance_rows), passage_version)}
     rows, _ = render_requests(instances.values(), templates)
     out = []
@@ -149,10 +148,6 @@ def judge_pairs(instance_rows: Iterable[Mapping], templates: Sequence[str], exam
     next instance's first answer (when it equals a gold answer the case is dropped). The
     target ends with ``Judgement: <label>``.
     """
-    from ..conflict.judge import render_judge_prompt
-    from ..conflict.requests import user_messages
-    from ..conflict.wikicontradict import TEMPLATES, gold_answers, instances_from_records
-
     instances = instances_from_records(list(instance_rows), passage_version)
     out = []
     for k, inst in enumerate(instances):

@@ -158,7 +158,7 @@ def pseudo_query_groups(passages: list[tuple[str, str, str]], n: int, negatives:
     return groups
 
 
-def build_demo_reranker(examples: list[dict], out_dir, *, corpus_passages=(), pseudo_queries: int = 0, vocab_size: int = 2000, hidden_size: int = 64,
+def build_tiny_reranker(examples: list[dict], out_dir, *, corpus_passages=(), pseudo_queries: int = 0, vocab_size: int = 2000, hidden_size: int = 64,
                         layers: int = 2, heads: int = 2, steps: int = 300, batch_claims: int = 8,
                         negatives: int = 7, lr: float = 1e-3, max_length: int = 128, seed: int = 0, match_scale: float = 4.0,
                         log_every: int = 50) -> dict:

@@ -22,7 +22,7 @@ mostly valid answers, depend on the evidence text, and vary across sampled seeds
 Training is seeded and single-threaded-deterministic on CPU.
 
 With ``generation.demo_models.conflict_tasks`` enabled, :func:`build_demo_model` also mixes in
-the knowledge-conflict prompts of ``demo_tasks`` (``extra_pairs``, ``extra_steps`` more steps):
+the knowledge-conflict prompts of ``conflict_tasks`` (``extra_pairs``, ``extra_steps`` more steps):
 DiffGR single-context and closed-book reader prompts, WikiContradict template prompts and
 WikiContradictEval judge prompts, all rendered by the conflict stage's own prompt functions,
 so that the demo's WikiContradict and DiffGR tables are not degenerate. The fact-verification
@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from . import prompts
+from ..evidence.render import render_evidence, render_unit
+from ..generation import prompts
 
 log = logging.getLogger(__name__)
 
@@ -284,7 +285,7 @@ def build_demo_model(
 ) -> dict:
     """Train the tokenizer, build and briefly train the model, save it to ``out_dir``.
 
-    ``extra_pairs`` (e.g. the knowledge-conflict tasks of ``demo_tasks``) are mixed into the
+    ``extra_pairs`` (e.g. the knowledge-conflict tasks of ``conflict_tasks``) are mixed into the
     fact-verification pairs and ``extra_steps`` are added to ``steps``: the extra pairs are
     repeated (in order) so that their share of the mixture is about
     ``extra_steps / (steps + extra_steps)``, which keeps the verification pairs' exposure at
@@ -337,8 +338,6 @@ def demo_training_examples(dataset: str, claims: Sequence[Mapping], units: Seque
     CONTRADICT) and one NOINFO example per claim from a cited non-gold abstract, else the
     next claim's gold abstract. Claims whose evidence resolves to no unit are skipped.
     """
-    from ..evidence.render import render_evidence, render_unit
-
     rng = random.Random(f"{seed}:{dataset}")
     line_of = {u["unit_id"]: render_unit(u["text"], u.get("context", "")) for u in units}
     all_lines = [line_of[k] for k in sorted(line_of)]
