@@ -2,9 +2,9 @@
 
 Modules: ``prompts`` (versioned fact-verification templates), ``requests`` (Study 2 request
 table: per-request seeds, de-duplication, shards), ``backends`` (transformers / vLLM behind
-one interface), ``cache`` (sha256-keyed Parquet response cache, resume-safe), ``run``
-(responses of one model x dataset shard), ``tiny_models`` (locally built demo chat models),
-``planner`` (the ``plan`` command).
+one interface), ``cache`` (sha256-keyed Parquet response cache, resume-safe), ``responses``
+(responses of one model x dataset shard; gathering the shards), ``tiny_models`` (locally
+built demo chat models), ``planner`` (the ``plan`` command), ``stage`` (the rule functions).
 
 Reusing generation for another task (e.g. WikiContradict answers, <= 250 new tokens, or
 DiffGR reader answers, <= 10): the backend and the cache take *generic chat requests*, not
