@@ -1,27 +1,21 @@
 """Rule plan_requests: the request table of one model x dataset.
 
-Reads:  snakemake.input.claims (CLAIMS: the Study 2 population), input.evidence (EVIDENCE);
-        params.generation (seeds, sampling, max_new_tokens, formats, sources, budgets,
-        code_mappings, controls), params.shards.
-Writes: snakemake.output.requests (REQUESTS); log to snakemake.log[0] (row counts, unique
-        requests, skipped control rows by condition).
+Reads:  input.claims (CLAIMS: the Study 2 population), input.evidence (EVIDENCE); the request
+        settings of config generation (seeds, sampling, max_new_tokens, formats, sources,
+        budgets, code_mappings, controls, shards) as named params.
+Writes: output.requests (REQUESTS); log: row counts, unique requests, skipped control rows.
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.generation.stage import plan_requests
 
-from evidence_ledger.generation.requests import plan_requests
-from evidence_ledger.tables import read_table, write_table
-from evidence_ledger.tables.evidence import EVIDENCE
-from evidence_ledger.tables.generation import REQUESTS
-from evidence_ledger.tables.ingest import CLAIMS
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-claims = read_table(snakemake.input.claims, CLAIMS).to_pylist()
-evidence = read_table(snakemake.input.evidence, EVIDENCE).to_pylist()
-table, skipped = plan_requests(
-    snakemake.wildcards.model, snakemake.wildcards.dataset, claims, evidence, snakemake.params.generation,
-    evidence_path=snakemake.input.evidence, n_shards=snakemake.params.shards,
+log_to_rule_log(snakemake.log[0])
+p = snakemake.params
+plan_requests(
+    claims=snakemake.input.claims, evidence=snakemake.input.evidence, requests=snakemake.output.requests,
+    model=snakemake.wildcards.model, dataset=snakemake.wildcards.dataset, seeds=list(p.seeds),
+    temperature=p.temperature, top_p=p.top_p, top_k=p.top_k, repetition_penalty=p.repetition_penalty,
+    max_new_tokens=p.max_new_tokens, formats=list(p.formats), sources=list(p.sources), budgets=list(p.budgets),
+    code_mappings=dict(p.code_mappings), control_sources=list(p.control_sources),
+    control_budgets=list(p.control_budgets), control_formats=list(p.control_formats),
+    control_code_mapping_budgets=list(p.control_code_mapping_budgets), shards=p.shards,
 )
-unique = len(set(table.column("request_id").to_pylist()))
-logging.info("%d request rows, %d unique requests; control rows skipped (evidence does not fit / absent): %s",
-             table.num_rows, unique, skipped)
-write_table(table, snakemake.output.requests, REQUESTS)

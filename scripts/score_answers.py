@@ -1,18 +1,13 @@
 """Rule score_answers: per-observation answer indicators of one model on one dataset.
 
-Reads:  snakemake.input.parsed (results/generation/{model}/{dataset}/parsed.parquet, PARSED) and
-        snakemake.input.sample (results/sampling/{dataset}/sample.parquet, CLAIMS: the gold);
+Reads:  input.parsed (results/generation/{model}/{dataset}/parsed.parquet, PARSED) and
+        input.sample (results/sampling/{dataset}/sample.parquet, CLAIMS: the gold);
         params.parsers (which parsed label columns to score, e.g. strict and lenient).
-Writes: snakemake.output.indicators (ANSWER_INDICATORS, one row per observation and parser);
-        log to snakemake.log[0].
+Writes: output.indicators (ANSWER_INDICATORS, one row per observation and parser); log.
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.scoring.stage import score_answers
 
-from evidence_ledger.scoring.indicators import score_answer_tables
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-counts = score_answer_tables(snakemake.input.parsed, snakemake.input.sample, snakemake.output.indicators,
-                             parsers=snakemake.params.parsers)
-logging.info("%d answer indicator rows (parsers %s)", counts["rows"], list(snakemake.params.parsers))
-if counts["outside_sample"]:
-    logging.warning("%d parsed answers are for claims outside the sample: not scored", counts["outside_sample"])
+log_to_rule_log(snakemake.log[0])
+score_answers(parsed=snakemake.input.parsed, sample=snakemake.input.sample,
+              indicators=snakemake.output.indicators, parsers=list(snakemake.params.parsers))

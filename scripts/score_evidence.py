@@ -1,24 +1,19 @@
 """Rule score_evidence: per-unit evidence indicators and relevant counts of one dataset.
 
-Reads:  snakemake.input.evidence (results/evidence/{dataset}/evidence.parquet, EVIDENCE) and
-        snakemake.input.sample (results/sampling/{dataset}/sample.parquet, CLAIMS: the gold);
-        params.max_evidence, params.max_evidence_cell, params.max_sentences.
-Writes: snakemake.output.indicators (EVIDENCE_INDICATORS, sampled claims only) and
-        snakemake.output.relevant (RELEVANT) and snakemake.output.summary (eligibility per source x
-        budget, TSV); log to snakemake.log[0], including the number of
-        evidence rows of claims outside the sample (set aside).
+Reads:  input.evidence (results/evidence/{dataset}/evidence.parquet, EVIDENCE) and input.sample
+        (results/sampling/{dataset}/sample.parquet, CLAIMS: the gold); params.max_evidence,
+        params.max_evidence_cell, params.max_sentences.
+Writes: output.indicators (EVIDENCE_INDICATORS, sampled claims only), output.relevant
+        (RELEVANT), output.summary (eligibility per source x budget, TSV); log, including the
+        number of evidence rows of claims outside the sample (set aside).
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.scoring.stage import score_evidence
 
-from evidence_ledger.scoring.indicators import score_evidence_tables
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-counts = score_evidence_tables(
-    snakemake.input.evidence, snakemake.input.sample, snakemake.output.indicators, snakemake.output.relevant,
-    snakemake.output.summary,
+log_to_rule_log(snakemake.log[0])
+score_evidence(
+    evidence=snakemake.input.evidence, sample=snakemake.input.sample, indicators=snakemake.output.indicators,
+    relevant=snakemake.output.relevant, summary=snakemake.output.summary,
     max_evidence=snakemake.params.max_evidence, max_evidence_cell=snakemake.params.max_evidence_cell,
-    max_sentences=snakemake.params.max_sentences)
-logging.info("%d evidence indicator rows, %d claims in RELEVANT", counts["rows"], counts["claims"])
-if counts["outside_sample"]:
-    logging.warning("%d evidence rows are for claims outside the sample (e.g. Study 1 claims): not scored here",
-                    counts["outside_sample"])
+    max_sentences=snakemake.params.max_sentences,
+)

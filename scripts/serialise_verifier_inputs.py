@@ -1,24 +1,20 @@
 """Rule serialise_verifier_inputs: verifier inputs (<= 512 tokens) of one split per source.
 
-Reads:  snakemake.input.claims (CLAIMS of the split), snakemake.input.units (UNITS),
-        snakemake.input.evidence (provider EVIDENCE tables, in params.sources order),
-        the base model's tokenizer (params.base: Hub id + revision, or the demo directory);
-        params.limits (config verifier.input).
-Writes: snakemake.output[0] (VERIFIER_INPUTS); log to snakemake.log[0].
+Reads:  input.claims (CLAIMS of the split), input.units (UNITS), input.evidence (provider
+        EVIDENCE tables, in params.sources order), the base model's tokenizer (params.base: Hub
+        id + revision, or the demo directory); the caps of config verifier.input as named params.
+Writes: output[0] (VERIFIER_INPUTS); log.
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.verifier.stage import serialise_verifier_inputs
 
-from tqdm import tqdm
-
-from evidence_ledger.verifier.serialise import SerialisationLimits, run_serialise
-from evidence_ledger.verifier.train import BaseModel
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-sources = list(snakemake.params.sources)
-evidence = list(snakemake.input.evidence)
-if len(sources) != len(evidence):
-    raise ValueError(f"{len(sources)} sources but {len(evidence)} evidence tables")
-run_serialise(snakemake.input.claims, snakemake.input.units, dict(zip(sources, evidence)),
-              BaseModel(**snakemake.params.base), SerialisationLimits(**snakemake.params.limits),
-              snakemake.wildcards.split, snakemake.output[0],
-              progress=lambda it, desc: tqdm(it, desc=desc, mininterval=5), log=logging.getLogger("serialise"))
+log_to_rule_log(snakemake.log[0])
+p = snakemake.params
+serialise_verifier_inputs(
+    claims=snakemake.input.claims, units=snakemake.input.units, evidence=list(snakemake.input.evidence),
+    verifier_inputs=snakemake.output[0], split=snakemake.wildcards.split, sources=list(p.sources),
+    base=dict(p.base), max_total_tokens=p.max_total_tokens, max_claim_tokens=p.max_claim_tokens,
+    max_units=p.max_units, max_candidates=p.max_candidates, max_unit_tokens=p.max_unit_tokens,
+    include_context=p.include_context, context_separator=p.context_separator, unit_separator=p.unit_separator,
+    sentinel=p.sentinel,
+)

@@ -277,22 +277,8 @@ def retrieval_final_outputs():
 # --- generation ---------------------------------------------------------------------
 
 
-def generation_models():
-    """Study 2 model names (config ``generation.models``)."""
-    return list(config["generation"]["models"])
-
-
-def model_dir_inputs(model):
-    """The local model directory a generation job needs (built or pre-placed), else nothing."""
-    local = config["models"][model].get("local_dir")
-    return [local] if local else []
-
-
-def generation_plan_params():
-    """The part of ``generation`` that determines the request table."""
-    g = config["generation"]
-    keys = ("seeds", "sampling", "max_new_tokens", "formats", "sources", "budgets", "code_mappings", "controls")
-    return {k: g[k] for k in keys}
+# Shared with the conflict stage (its model-loading rules and conflict_generation_params), so
+# they stay here; the generation stage's own helpers are at the top of generation.smk.
 
 
 def generation_backend_options(model=None):
@@ -312,111 +298,6 @@ def generation_backend_options(model=None):
 def model_gpus(model):
     """GPUs one generation job of ``model`` occupies: its vLLM tensor-parallel size (else 1)."""
     return int(generation_backend_options(model).get("tensor_parallel_size", 1))
-
-
-def generation_shard_outputs(wildcards):
-    n = int(config["generation"]["shards"])
-    return [f"results/generation/{wildcards.model}/{wildcards.dataset}/shards/responses_{i}.parquet" for i in range(n)]
-
-
-def generation_final_outputs():
-    """Parsed answers and parse-failure tables of every Study 2 model x dataset."""
-    if not enabled("study2"):
-        return []
-    targets = []
-    for model in generation_models():
-        for dataset in config["generation"]["datasets"]:
-            targets += [f"results/generation/{model}/{dataset}/parsed.parquet",
-                        f"results/generation/{model}/{dataset}/parse_failures.tsv"]
-    return targets
-
-
-
-# --- verifier -----------------------------------------------------------------------
-
-
-def verifier_evidence_path(source):
-    """Provider EVIDENCE table of a Study 1 source: ``provider_{name}.parquet`` where ``name`` is
-    the key under ``evidence.providers.<dataset>`` whose ``source`` (else key) is ``source``."""
-    d = config["verifier"]["dataset"]
-    providers = config.get("evidence", {}).get("providers", {}).get(d, {})
-    names = [n for n, spec in providers.items() if (spec or {}).get("source", n) == source]
-    if len(names) != 1:
-        raise ValueError(f"verifier source {source!r}: expected one provider under evidence.providers.{d} "
-                         f"with that source name, found {names}")
-    return f"results/evidence/{d}/provider_{names[0]}.parquet"
-
-
-def verifier_split_sources(split):
-    """Sources serialised per split: training inputs come from source 0 only."""
-    sources = list(config["verifier"]["sources"])
-    return sources[:1] if split == "train" else sources
-
-
-def verifier_serialise_inputs(wildcards):
-    d = config["verifier"]["dataset"]
-    inputs = {
-        "claims": f"results/ingest/{d}/claims_{wildcards.split}.parquet",
-        "units": f"results/ingest/{d}/units.parquet",
-        "evidence": [verifier_evidence_path(s) for s in verifier_split_sources(wildcards.split)],
-    }
-    inputs.update(verifier_base_inputs())
-    return inputs
-
-
-def verifier_base_inputs():
-    """The locally built base model directory (demo), else nothing (Hub download)."""
-    return {"base": "results/models/verifier_base"} if config["verifier"].get("demo_model") else {}
-
-
-def verifier_base_model():
-    """``{hub_id, revision, use_safetensors}`` the jobs load: the demo directory or the Hub id."""
-    v = config["verifier"]
-    if v.get("demo_model"):
-        return {"hub_id": "results/models/verifier_base", "revision": None, "use_safetensors": True}
-    b = v["base_model"]
-    return {"hub_id": b["hub_id"], "revision": b["revision"], "use_safetensors": b.get("use_safetensors", True)}
-
-
-def verifier_checkpoint_seed(wildcards):
-    seeds = config["verifier"]["checkpoint_seeds"]
-    k = int(wildcards.k)
-    if not 1 <= k <= len(seeds):
-        raise ValueError(f"verifier checkpoint {k} is outside 1..{len(seeds)} (verifier.checkpoint_seeds)")
-    return seeds[k - 1]
-
-
-def verifier_training_settings():
-    v = config["verifier"]
-    keys = ("final_update", "batch_size", "grad_accumulation", "learning_rate", "warmup_ratio", "precision")
-    out = {k: v[k] for k in keys}
-    out.update(label_set=list(v["label_set"]), examples=v["examples_per_checkpoint"],
-               weight_decay=v.get("weight_decay", 0.01), max_grad_norm=v.get("max_grad_norm", 1.0))
-    return out
-
-
-def verifier_checkpoints():
-    return [f"results/verifier/ckpt{k}" for k in range(1, len(config["verifier"]["checkpoint_seeds"]) + 1)]
-
-
-
-# --- scoring ------------------------------------------------------------------------
-
-
-def scoring_final_outputs():
-    """Study 2 indicator tables: evidence indicators + relevant counts per generated dataset,
-    answer indicators per model x dataset (``generation.models`` x ``generation.datasets``)."""
-    if not enabled("study2"):
-        return []
-    gen = config.get("generation") or {}
-    datasets = list(gen.get("datasets", []))
-    targets = []
-    for dataset in datasets:
-        targets += [f"results/scoring/{dataset}/evidence_indicators.parquet",
-                    f"results/scoring/{dataset}/relevant.parquet"]
-    for model in gen.get("models", []):
-        targets += [f"results/scoring/{model}/{dataset}/answer_indicators.parquet" for dataset in datasets]
-    return targets
 
 
 # --- accounting ---------------------------------------------------------------------

@@ -5,8 +5,48 @@
 # The response cache (config generation.cache_dir) lives outside the declared outputs on
 # purpose: a killed `generate` job loses its output file but keeps the cached shards, and the
 # rerun resumes from them.
+#
+# Shared with the conflict stage (in common.smk): generation_backend_options, model_gpus,
+# generation_cache_dir, generation_conda_env. Demo-model helpers: see the demo rules.
+
+
+def generation_models():
+    """Study 2 model names (config ``generation.models``)."""
+    return list(config["generation"]["models"])
+
+
+def model_dir_inputs(model):
+    """The local model directory a generation job needs (built or pre-placed), else nothing."""
+    local = config["models"][model].get("local_dir")
+    return [local] if local else []
+
+
+def generation_model_spec(model):
+    """The ``models:`` entry of ``model``: the one structured object ``generate`` loads a model from."""
+    return config["models"][model]
+
+
+def generation_shard_outputs(wildcards):
+    n = int(config["generation"]["shards"])
+    return [f"results/generation/{wildcards.model}/{wildcards.dataset}/shards/responses_{i}.parquet" for i in range(n)]
+
+
+def generation_final_outputs():
+    """Parsed answers and parse-failure tables of every Study 2 model x dataset."""
+    if not enabled("study2"):
+        return []
+    targets = []
+    for model in generation_models():
+        for dataset in config["generation"]["datasets"]:
+            targets += [f"results/generation/{model}/{dataset}/parsed.parquet",
+                        f"results/generation/{model}/{dataset}/parse_failures.tsv"]
+    return targets
+
 
 GEN_MODEL_RE = "|".join(sorted(config["models"])) or "none"
+GEN_CFG = config["generation"]
+
+
 
 
 rule plan_requests:
@@ -16,12 +56,25 @@ rule plan_requests:
     output:
         requests="results/generation/{model}/{dataset}/requests.parquet",
     log:
-        "logs/generation/plan_requests_{model}_{dataset}.log",
+        "logs/generation/plan_requests/{model}_{dataset}.log",
     benchmark:
-        "logs/generation/plan_requests_{model}_{dataset}.benchmark.tsv"
+        "logs/generation/plan_requests/{model}_{dataset}.benchmark.tsv"
     params:
-        generation=generation_plan_params(),
-        shards=config["generation"]["shards"],
+        seeds=GEN_CFG["seeds"],
+        temperature=GEN_CFG["sampling"]["temperature"],
+        top_p=GEN_CFG["sampling"]["top_p"],
+        top_k=GEN_CFG["sampling"]["top_k"],
+        repetition_penalty=GEN_CFG["sampling"]["repetition_penalty"],
+        max_new_tokens=GEN_CFG["max_new_tokens"],
+        formats=GEN_CFG["formats"],
+        sources=GEN_CFG["sources"],
+        budgets=GEN_CFG["budgets"],
+        code_mappings=GEN_CFG["code_mappings"],
+        control_sources=GEN_CFG["controls"].get("sources", []),
+        control_budgets=GEN_CFG["controls"].get("budgets", []),
+        control_formats=GEN_CFG["controls"].get("formats", []),
+        control_code_mapping_budgets=GEN_CFG["controls"].get("code_mapping_budgets", []),
+        shards=GEN_CFG["shards"],
     wildcard_constraints:
         model=GEN_MODEL_RE,
         dataset="fever|feverous|scifact",
@@ -42,14 +95,14 @@ rule generate:
     output:
         responses="results/generation/{model}/{dataset}/shards/responses_{shard}.parquet",
     log:
-        "logs/generation/generate_{model}_{dataset}_{shard}.log",
+        "logs/generation/generate/{model}_{dataset}_{shard}.log",
     benchmark:
-        "logs/generation/generate_{model}_{dataset}_{shard}.benchmark.tsv"
+        "logs/generation/generate/{model}_{dataset}_{shard}.benchmark.tsv"
     params:
-        model_config=lambda wc: config["models"][wc.model],
-        backend=config["generation"]["backend"],
-        options=lambda wc: generation_backend_options(wc.model),
-        cache_dir=lambda wc: f"{config['generation']['cache_dir']}/{wc.model}",
+        model_spec=lambda wc: generation_model_spec(wc.model),
+        backend=GEN_CFG["backend"],
+        backend_options=lambda wc: generation_backend_options(wc.model),
+        cache_dir=lambda wc: generation_cache_dir(wc.model),
     wildcard_constraints:
         model=GEN_MODEL_RE,
         dataset="fever|feverous|scifact",
@@ -60,7 +113,7 @@ rule generate:
         runtime=240,
         gpu=lambda wc: model_gpus(wc.model),
     conda:
-        "../../envs/gpu-vllm.yaml" if config["generation"]["backend"] == "vllm" else "../../envs/cpu.yaml"
+        generation_conda_env()
     script:
         "../../scripts/generate.py"
 
@@ -72,9 +125,9 @@ rule gather_responses:
     output:
         responses="results/generation/{model}/{dataset}/responses.parquet",
     log:
-        "logs/generation/gather_responses_{model}_{dataset}.log",
+        "logs/generation/gather_responses/{model}_{dataset}.log",
     benchmark:
-        "logs/generation/gather_responses_{model}_{dataset}.benchmark.tsv"
+        "logs/generation/gather_responses/{model}_{dataset}.benchmark.tsv"
     wildcard_constraints:
         model=GEN_MODEL_RE,
         dataset="fever|feverous|scifact",
@@ -101,11 +154,11 @@ rule parse_responses:
             subcategory="{model} {dataset}",
         ),
     log:
-        "logs/generation/parse_responses_{model}_{dataset}.log",
+        "logs/generation/parse_responses/{model}_{dataset}.log",
     benchmark:
-        "logs/generation/parse_responses_{model}_{dataset}.benchmark.tsv"
+        "logs/generation/parse_responses/{model}_{dataset}.benchmark.tsv"
     params:
-        code_mappings=config["generation"]["code_mappings"],
+        code_mappings=GEN_CFG["code_mappings"],
     wildcard_constraints:
         model=GEN_MODEL_RE,
         dataset="fever|feverous|scifact",

@@ -3,6 +3,23 @@
 # Scorer semantics: docs/scoring.md. Per-unit indicators: src/evidence_ledger/scoring/indicators.py.
 
 
+
+def scoring_final_outputs():
+    """Study 2 indicator tables: evidence indicators + relevant counts per generated dataset,
+    answer indicators per model x dataset (``generation.models`` x ``generation.datasets``)."""
+    if not enabled("study2"):
+        return []
+    gen = config.get("generation") or {}
+    datasets = list(gen.get("datasets", []))
+    targets = []
+    for dataset in datasets:
+        targets += [f"results/scoring/{dataset}/evidence_indicators.parquet",
+                    f"results/scoring/{dataset}/relevant.parquet"]
+    for model in gen.get("models", []):
+        targets += [f"results/scoring/{model}/{dataset}/answer_indicators.parquet" for dataset in datasets]
+    return targets
+
+
 rule score_evidence:
     input:
         evidence="results/evidence/{dataset}/evidence.parquet",
@@ -17,9 +34,9 @@ rule score_evidence:
             subcategory="{dataset}",
         ),
     log:
-        "logs/scoring/evidence_{dataset}.log",
+        "logs/scoring/score_evidence/{dataset}.log",
     benchmark:
-        "logs/scoring/evidence_{dataset}.benchmark.tsv"
+        "logs/scoring/score_evidence/{dataset}.benchmark.tsv"
     params:
         max_evidence=config["scoring"]["max_evidence"],
         max_evidence_cell=config["scoring"]["max_evidence_cell"],
@@ -43,9 +60,9 @@ rule score_answers:
     output:
         indicators="results/scoring/{model}/{dataset}/answer_indicators.parquet",
     log:
-        "logs/scoring/answers_{model}_{dataset}.log",
+        "logs/scoring/score_answers/{model}_{dataset}.log",
     benchmark:
-        "logs/scoring/answers_{model}_{dataset}.benchmark.tsv"
+        "logs/scoring/score_answers/{model}_{dataset}.benchmark.tsv"
     params:
         parsers=config["scoring"]["parsers"],
     wildcard_constraints:

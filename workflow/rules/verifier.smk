@@ -2,19 +2,93 @@
 # threads, resources, conda, script. Config reaches scripts only through params.
 
 
+VERIFIER_CFG = config["verifier"]
+
+
+def verifier_evidence_path(source):
+    """Provider EVIDENCE table of a Study 1 source: ``provider_{name}.parquet`` where ``name`` is
+    the key under ``evidence.providers.<dataset>`` whose ``source`` (else key) is ``source``."""
+    d = config["verifier"]["dataset"]
+    providers = config.get("evidence", {}).get("providers", {}).get(d, {})
+    names = [n for n, spec in providers.items() if (spec or {}).get("source", n) == source]
+    if len(names) != 1:
+        raise ValueError(f"verifier source {source!r}: expected one provider under evidence.providers.{d} "
+                         f"with that source name, found {names}")
+    return f"results/evidence/{d}/provider_{names[0]}.parquet"
+
+
+def verifier_split_sources(split):
+    """Sources serialised per split: training inputs come from source 0 only."""
+    sources = list(config["verifier"]["sources"])
+    return sources[:1] if split == "train" else sources
+
+
+def verifier_base_inputs():
+    """The locally built base model directory (demo), else nothing (Hub download)."""
+    return {"base": "results/models/verifier_base"} if config["verifier"].get("demo_model") else {}
+
+
+def verifier_serialise_inputs(wildcards):
+    d = config["verifier"]["dataset"]
+    inputs = {
+        "claims": f"results/ingest/{d}/claims_{wildcards.split}.parquet",
+        "units": f"results/ingest/{d}/units.parquet",
+        "evidence": [verifier_evidence_path(s) for s in verifier_split_sources(wildcards.split)],
+    }
+    inputs.update(verifier_base_inputs())
+    return inputs
+
+
+def verifier_base_model():
+    """``{hub_id, revision, use_safetensors}`` the jobs load: the demo directory or the Hub id."""
+    v = config["verifier"]
+    if v.get("demo_model"):
+        return {"hub_id": "results/models/verifier_base", "revision": None, "use_safetensors": True}
+    b = v["base_model"]
+    return {"hub_id": b["hub_id"], "revision": b["revision"], "use_safetensors": b.get("use_safetensors", True)}
+
+
+def verifier_checkpoint_seed(wildcards):
+    seeds = config["verifier"]["checkpoint_seeds"]
+    k = int(wildcards.k)
+    if not 1 <= k <= len(seeds):
+        raise ValueError(f"verifier checkpoint {k} is outside 1..{len(seeds)} (verifier.checkpoint_seeds)")
+    return seeds[k - 1]
+
+
+def verifier_checkpoints():
+    return [f"results/verifier/ckpt{k}" for k in range(1, len(config["verifier"]["checkpoint_seeds"]) + 1)]
+
+
+def verifier_final_outputs():
+    """Study 1 indicator tables and the verifier summary (when Study 1 runs)."""
+    if not enabled("study1"):
+        return []
+    return ["results/study1/answer_indicators.parquet", "results/study1/evidence_indicators.parquet",
+            "results/study1/relevant.parquet", "results/study1/unresolved.parquet", "results/verifier/summary.tsv"]
+
+
 rule serialise_verifier_inputs:
     input:
         unpack(verifier_serialise_inputs),
     output:
         "results/verifier/inputs_{split}.parquet",
     log:
-        "logs/verifier/serialise_verifier_inputs_{split}.log",
+        "logs/verifier/serialise_verifier_inputs/{split}.log",
     benchmark:
-        "logs/verifier/serialise_verifier_inputs_{split}.benchmark.tsv"
+        "logs/verifier/serialise_verifier_inputs/{split}.benchmark.tsv"
     params:
         sources=lambda wc: verifier_split_sources(wc.split),
         base=verifier_base_model(),
-        limits=config["verifier"]["input"],
+        max_total_tokens=VERIFIER_CFG["input"]["max_total_tokens"],
+        max_claim_tokens=VERIFIER_CFG["input"]["max_claim_tokens"],
+        max_units=VERIFIER_CFG["input"]["max_units"],
+        max_candidates=VERIFIER_CFG["input"]["max_candidates"],
+        max_unit_tokens=VERIFIER_CFG["input"]["max_unit_tokens"],
+        include_context=VERIFIER_CFG["input"].get("include_context", True),
+        context_separator=VERIFIER_CFG["input"].get("context_separator", " : "),
+        unit_separator=VERIFIER_CFG["input"].get("unit_separator", " | "),
+        sentinel=VERIFIER_CFG["input"].get("sentinel", "no evidence"),
     wildcard_constraints:
         split="train|dev",
     threads: 1
@@ -33,14 +107,23 @@ rule train_verifier:
     output:
         directory("results/verifier/ckpt{k}"),
     log:
-        "logs/verifier/train_verifier_ckpt{k}.log",
+        "logs/verifier/train_verifier/ckpt{k}.log",
     benchmark:
-        "logs/verifier/train_verifier_ckpt{k}.benchmark.tsv"
+        "logs/verifier/train_verifier/ckpt{k}.benchmark.tsv"
     params:
         checkpoint=lambda wc: int(wc.k),
         seed=verifier_checkpoint_seed,
         base=verifier_base_model(),
-        settings=verifier_training_settings(),
+        final_update=VERIFIER_CFG["final_update"],
+        batch_size=VERIFIER_CFG["batch_size"],
+        grad_accumulation=VERIFIER_CFG["grad_accumulation"],
+        learning_rate=VERIFIER_CFG["learning_rate"],
+        warmup_ratio=VERIFIER_CFG["warmup_ratio"],
+        precision=VERIFIER_CFG["precision"],
+        label_set=list(VERIFIER_CFG["label_set"]),
+        examples=VERIFIER_CFG["examples_per_checkpoint"],
+        weight_decay=VERIFIER_CFG.get("weight_decay", 0.01),
+        max_grad_norm=VERIFIER_CFG.get("max_grad_norm", 1.0),
     wildcard_constraints:
         k=r"[1-9][0-9]*",
     threads: 1
@@ -65,9 +148,9 @@ rule predict_verifier:
     benchmark:
         "logs/verifier/predict_verifier.benchmark.tsv"
     params:
-        system=config["verifier"]["name"],
-        batch_size=config["verifier"]["predict_batch_size"],
-        precision=config["verifier"]["precision"],
+        system=VERIFIER_CFG["name"],
+        batch_size=VERIFIER_CFG["predict_batch_size"],
+        precision=VERIFIER_CFG["precision"],
     threads: 1
     resources:
         mem_mb=8000,
@@ -82,8 +165,8 @@ rule predict_verifier:
 rule study1_indicators:
     input:
         answers="results/verifier/answers.parquet",
-        claims=f"results/ingest/{config['verifier']['dataset']}/claims_dev.parquet",
-        evidence=[verifier_evidence_path(s) for s in config["verifier"]["sources"]],
+        claims=f"results/ingest/{VERIFIER_CFG['dataset']}/claims_dev.parquet",
+        evidence=[verifier_evidence_path(s) for s in VERIFIER_CFG["sources"]],
         inputs="results/verifier/inputs_dev.parquet",
     output:
         answers="results/study1/answer_indicators.parquet",
@@ -95,7 +178,7 @@ rule study1_indicators:
     benchmark:
         "logs/verifier/study1_indicators.benchmark.tsv"
     params:
-        sources=config["verifier"]["sources"],
+        sources=VERIFIER_CFG["sources"],
         max_evidence=config["scoring"]["max_evidence"],
         max_evidence_cell=config["scoring"]["max_evidence_cell"],
     threads: 1
@@ -129,9 +212,4 @@ rule verifier_summary:
         "../../scripts/verifier_summary.py"
 
 
-FINAL_OUTPUTS["verifier"] = lambda: (
-    ["results/study1/answer_indicators.parquet", "results/study1/evidence_indicators.parquet",
-     "results/study1/relevant.parquet", "results/study1/unresolved.parquet", "results/verifier/summary.tsv"]
-    if enabled("study1")
-    else []
-)
+FINAL_OUTPUTS["verifier"] = verifier_final_outputs

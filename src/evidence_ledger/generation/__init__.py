@@ -2,9 +2,10 @@
 
 Modules: ``prompts`` (versioned fact-verification templates), ``requests`` (Study 2 request
 table: per-request seeds, de-duplication, shards), ``backends`` (transformers / vLLM behind
-one interface), ``cache`` (sha256-keyed Parquet response cache, resume-safe), ``run``
-(responses of one model x dataset shard), ``planner`` (the ``plan`` command). The demo's locally
-built chat models live in ``evidence_ledger.demo.tiny_models``.
+one interface), ``cache`` (sha256-keyed Parquet response cache, resume-safe), ``responses``
+(responses of one model x dataset shard; gathering the shards), ``planner`` (the ``plan``
+command), ``stage`` (the rule functions). The demo's locally built chat models live in
+``evidence_ledger.demo.tiny_models``.
 
 Reusing generation for another task (e.g. WikiContradict answers, <= 250 new tokens, or
 DiffGR reader answers, <= 10): the backend and the cache take *generic chat requests*, not

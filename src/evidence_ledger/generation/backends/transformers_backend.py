@@ -11,16 +11,17 @@ on CUDA when available, else CPU (``float32`` on CPU unless the config asks for 
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from transformers import LogitsProcessor, LogitsProcessorList
 
 from .base import Backend, Generation, ModelSpec, SamplingSpec, library_versions
+from .chat_tokenizer import ChatTokenizerMixin
 
 _DTYPES = {"bfloat16": "bfloat16", "bf16": "bfloat16", "float32": "float32", "fp32": "float32", "float16": "float16"}
 
 
-class TransformersBackend(Backend):
+class TransformersBackend(ChatTokenizerMixin, Backend):
     name = "transformers"
 
     def __init__(self, spec: ModelSpec, batch_size: int = 8, device: str | None = None, **_ignored: Any):
@@ -49,19 +50,6 @@ class TransformersBackend(Backend):
         self.model.eval()
         eos = self.model.generation_config.eos_token_id
         self.eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [self.tokenizer.eos_token_id])
-
-    @property
-    def chat_template(self) -> str:
-        return self.tokenizer.chat_template or ""
-
-    def render(self, messages: Sequence[Mapping[str, str]]) -> str:
-        return self.tokenizer.apply_chat_template(
-            list(messages), tokenize=False, add_generation_prompt=True, **dict(self.spec.chat_template_kwargs)
-        )
-
-    def token_ids(self, prompt: str) -> list[int]:
-        # The chat template already contains BOS where the model wants one.
-        return self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
 
     def settings(self) -> dict[str, Any]:
         return {}

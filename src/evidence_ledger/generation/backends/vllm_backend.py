@@ -18,12 +18,13 @@ Prefix caching can change near-tie greedy answers; it is part of the cache key.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from .base import Backend, Generation, ModelSpec, SamplingSpec, library_versions
+from .chat_tokenizer import ChatTokenizerMixin
 
 
-class VllmBackend(Backend):
+class VllmBackend(ChatTokenizerMixin, Backend):
     name = "vllm"
 
     def __init__(
@@ -80,18 +81,6 @@ class VllmBackend(Backend):
             return torch.cuda.is_available()
         except ImportError:  # pragma: no cover
             return False
-
-    @property
-    def chat_template(self) -> str:
-        return getattr(self.tokenizer, "chat_template", None) or ""
-
-    def render(self, messages: Sequence[Mapping[str, str]]) -> str:
-        return self.tokenizer.apply_chat_template(
-            list(messages), tokenize=False, add_generation_prompt=True, **dict(self.spec.chat_template_kwargs)
-        )
-
-    def token_ids(self, prompt: str) -> list[int]:
-        return self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
 
     def settings(self) -> dict[str, Any]:
         return {"enable_prefix_caching": self.enable_prefix_caching}

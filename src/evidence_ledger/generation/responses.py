@@ -4,7 +4,7 @@ In:  a REQUESTS table, a shard index, a loaded backend and a response cache.
 Out: a RESPONSES table (``tables.generation.RESPONSES``): one row per unique ``request_id``
      of the shard, sorted by ``request_id``, with the raw text and its provenance.
 
-:func:`gather_responses` concatenates shard tables and checks that every unique request of
+:func:`gather_shard_responses` concatenates shard tables and checks that every unique request of
 the plan is answered exactly once.
 """
 from __future__ import annotations
@@ -74,7 +74,7 @@ def generate_responses(
     return pa.Table.from_pylist(out, schema=RESPONSES.schema)
 
 
-def gather_responses(requests: pa.Table, shard_tables: list[pa.Table]) -> pa.Table:
+def gather_shard_responses(requests: pa.Table, shard_tables: list[pa.Table]) -> pa.Table:
     """Concatenate shard responses; every planned unique request must appear exactly once."""
     table = pa.concat_tables([t.cast(RESPONSES.schema) for t in shard_tables]) if shard_tables else RESPONSES.empty()
     ids = table.column("request_id").to_pylist()

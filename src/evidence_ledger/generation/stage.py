@@ -1,0 +1,150 @@
+"""File-level entry points of the generation rules (read tables, call the library, write).
+
+Each function here is what one ``scripts/<rule>.py`` calls (keyword-only, paths and plain
+values):
+  plan_requests     CLAIMS (Study 2 population) + EVIDENCE -> REQUESTS of one model x dataset
+  generate          REQUESTS -> RESPONSES of one shard, through the response cache
+  gather_responses  REQUESTS + shard RESPONSES -> RESPONSES (every planned request once)
+  parse_responses   REQUESTS + RESPONSES -> PARSED + parse-failure TSV
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Mapping, Sequence
+
+from .. import parsing
+from ..tables import read_table, write_table
+from ..tables.evidence import EVIDENCE
+from ..tables.generation import PARSED, REQUESTS, RESPONSES
+from ..tables.ingest import CLAIMS
+from . import requests as request_table
+from .backends import load_backend, model_spec_from_config
+from .cache import ResponseCache
+from .responses import gather_shard_responses, generate_responses, unique_requests
+
+log = logging.getLogger(__name__)
+
+_PARSE_FAILURE_COLUMNS = ["model", "dataset", "format", "n", "strict_invalid", "strict_invalid_rate",
+                         "lenient_invalid", "lenient_invalid_rate"]
+
+
+def plan_requests(
+    *,
+    claims: str,
+    evidence: str,
+    requests: str,
+    model: str,
+    dataset: str,
+    seeds: Sequence[int],
+    temperature: float,
+    top_p: float,
+    top_k: int,
+    repetition_penalty: float,
+    max_new_tokens: int,
+    formats: Sequence[str],
+    sources: Sequence[str],
+    budgets: Sequence[str],
+    code_mappings: Mapping[str, Any],
+    control_sources: Sequence[str],
+    control_budgets: Sequence[str],
+    control_formats: Sequence[str],
+    control_code_mapping_budgets: Sequence[str],
+    shards: int,
+) -> None:
+    """Write the REQUESTS table of ``model`` x ``dataset`` (config ``generation.*``) to ``requests``."""
+    settings = {
+        "seeds": seeds,
+        "sampling": {"temperature": temperature, "top_p": top_p, "top_k": top_k,
+                     "repetition_penalty": repetition_penalty},
+        "max_new_tokens": max_new_tokens,
+        "formats": formats,
+        "sources": sources,
+        "budgets": budgets,
+        "code_mappings": code_mappings,
+        "controls": {"sources": control_sources, "budgets": control_budgets, "formats": control_formats,
+                     "code_mapping_budgets": control_code_mapping_budgets},
+    }
+    claim_rows = read_table(claims, CLAIMS).to_pylist()
+    evidence_rows = read_table(evidence, EVIDENCE).to_pylist()
+    table, skipped = request_table.plan_requests(model, dataset, claim_rows, evidence_rows, settings,
+                                                 evidence_path=evidence, n_shards=shards)
+    unique = len(set(table.column("request_id").to_pylist()))
+    log.info("%d request rows, %d unique requests; control rows skipped (evidence does not fit / absent): %s",
+             table.num_rows, unique, skipped)
+    write_table(table, requests, REQUESTS)
+
+
+def generate(
+    *,
+    requests: str,
+    responses: str,
+    model: str,
+    shard: int,
+    model_spec: Mapping[str, Any],
+    backend: str,
+    backend_options: Mapping[str, Any],
+    cache_dir: str,
+) -> None:
+    """Generate the unique requests of ``shard`` with ``model`` (its ``models:`` entry
+    ``model_spec``) on ``backend`` through the cache in ``cache_dir``; write RESPONSES."""
+    shard = int(shard)
+    table = read_table(requests, REQUESTS)
+    n = len(unique_requests(table, shard))
+    spec = model_spec_from_config(model, model_spec)
+    log.info("model %s from %s (revision %r, weights %s); backend %s; %d unique requests in shard %d",
+             spec.name, spec.path, spec.revision, spec.weights_hash[:12], backend, n, shard)
+    options = dict(backend_options)
+    loaded = load_backend(backend, spec, **options)
+    progress = _LoggedProgress(n, "generate")
+    out = generate_responses(table, loaded, ResponseCache(cache_dir), shard=shard,
+                             batch_size=int(options.get("batch_size", 256)), progress=progress.update)
+    write_table(out, responses, RESPONSES)
+    log.info("wrote %d responses", out.num_rows)
+
+
+def gather_responses(*, requests: str, shards: Sequence[str], responses: str) -> None:
+    """Concatenate the shard RESPONSES (each planned request exactly once) into ``responses``."""
+    planned = read_table(requests, REQUESTS, columns=["request_id"])
+    table = gather_shard_responses(planned, [read_table(p, RESPONSES) for p in shards])
+    write_table(table, responses, RESPONSES)
+    log.info("gathered %d responses from %d shards", table.num_rows, len(shards))
+
+
+def parse_responses(
+    *, requests: str, responses: str, parsed: str, failures: str, code_mappings: Mapping[str, Any]
+) -> None:
+    """Strict and lenient labels of every response (PARSED) and the INVALID counts per format (TSV)."""
+    request_rows = read_table(requests, REQUESTS)
+    response_rows = read_table(responses, RESPONSES)
+    table, failure_rows = parsing.parse_responses(request_rows, response_rows,
+                                                  request_table.code_mappings({"code_mappings": code_mappings}))
+    write_table(table, parsed, PARSED)
+    _write_parse_failures(failure_rows, failures)
+    for row in failure_rows:
+        log.info("%s", row)
+
+
+def _write_parse_failures(rows: Sequence[Mapping[str, Any]], path: str) -> None:
+    # Rates with four decimals: the table's published format (not the report-TSV writer's %.10g).
+    with open(path, "w") as out:
+        out.write("\t".join(_PARSE_FAILURE_COLUMNS) + "\n")
+        for row in rows:
+            out.write("\t".join(f"{row[c]:.4f}" if c.endswith("rate") else str(row[c])
+                                for c in _PARSE_FAILURE_COLUMNS) + "\n")
+
+
+class _LoggedProgress:
+    """Progress of a long loop as log lines: at most one every ``interval`` seconds, and the last."""
+
+    def __init__(self, total: int, desc: str, interval: float = 5.0):
+        self.total, self.desc, self.interval = total, desc, interval
+        self.done = 0
+        self._last = time.monotonic()
+
+    def update(self, k: int) -> None:
+        self.done += k
+        now = time.monotonic()
+        if now - self._last >= self.interval or self.done >= self.total:
+            self._last = now
+            log.info("%s: %d/%d", self.desc, self.done, self.total)
