@@ -1,15 +1,15 @@
-"""Rule assemble_evidence: reads the bm25 and bge ORDERINGs, RETRIEVED, the claims (gold groups),
-UNITS and the budget tokenizers; writes results/evidence/{dataset}/evidence.parquet (EVIDENCE for
-every source x budget, plus the controls none / swap / gold / reversed)."""
-import logging
+"""Rule assemble_evidence: the bm25 and bge ORDERINGs, RETRIEVED, the claims (gold groups), UNITS and
+the budget tokenizers -> results/evidence/{dataset}/evidence.parquet (EVIDENCE for every source x
+budget, plus the controls none / swap / gold / reversed)."""
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.evidence.stage import assemble_evidence
 
-logging.basicConfig(filename=snakemake.log[0], filemode="w", level=logging.INFO,
-                    format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
-from evidence_ledger.evidence.stage import assemble_evidence_file
-
-p = snakemake.params
-assemble_evidence_file(snakemake.wildcards.dataset, {"bm25": snakemake.input.bm25, "bge": snakemake.input.bge},
-                       snakemake.input.retrieved, list(snakemake.input.claims), snakemake.input.units,
-                       snakemake.output.evidence, dict(p.tokenizers), dict(p.budgets), dict(p.caps),
-                       p.per_document, list(p.controls), p.swap_seed)
+log_to_rule_log(snakemake.log[0])
+assemble_evidence(bm25=snakemake.input.bm25, bge=snakemake.input.bge, retrieved=snakemake.input.retrieved,
+                  claims=list(snakemake.input.claims), units=snakemake.input.units,
+                  evidence=snakemake.output.evidence, dataset=snakemake.params.dataset,
+                  tokenizers=dict(snakemake.params.tokenizers), budgets=dict(snakemake.params.budgets),
+                  prefix_non_cell=snakemake.params.prefix_non_cell, prefix_cell=snakemake.params.prefix_cell,
+                  cell_like_kinds=list(snakemake.params.cell_like_kinds),
+                  per_document=snakemake.params.per_document, controls=list(snakemake.params.controls),
+                  swap_seed=snakemake.params.swap_seed)

@@ -1,14 +1,13 @@
-"""Rule import_evidence_source: reads a provider submission (JSON lines), the provider split's
-claims, UNITS and the budget tokenizers; writes results/evidence/{dataset}/provider_{name}.parquet
-(EVIDENCE, budget 'full', unresolved ids counted) and a summary JSON."""
-import logging
-
-logging.basicConfig(filename=snakemake.log[0], filemode="w", level=logging.INFO,
-                    format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
+"""Rule import_evidence_source: a provider submission (JSON lines), the provider split's claims, UNITS
+and the budget tokenizers -> results/evidence/{dataset}/provider_{name}.parquet (EVIDENCE, budget
+'full', unresolved ids counted) and provider_{name}.summary.json."""
+from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.evidence.stage import import_evidence_source
 
-p = snakemake.params
-import_evidence_source(snakemake.wildcards.dataset, p.source, snakemake.input.submission,
-                       list(snakemake.input.claims), snakemake.input.units, snakemake.output.evidence,
-                       dict(p.tokenizers), dict(p.caps), summary_path=snakemake.output.summary)
+log_to_rule_log(snakemake.log[0])
+import_evidence_source(submission=snakemake.input.submission, claims=list(snakemake.input.claims),
+                       units=snakemake.input.units, evidence=snakemake.output.evidence,
+                       summary=snakemake.output.summary, dataset=snakemake.params.dataset,
+                       source=snakemake.params.source, tokenizers=dict(snakemake.params.tokenizers),
+                       prefix_non_cell=snakemake.params.prefix_non_cell, prefix_cell=snakemake.params.prefix_cell,
+                       cell_like_kinds=list(snakemake.params.cell_like_kinds))

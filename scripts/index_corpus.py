@@ -1,10 +1,8 @@
-"""Rule index_corpus: reads results/ingest/{dataset}/documents.parquet, writes the bm25s page /
+"""Rule index_corpus: results/ingest/{dataset}/documents.parquet (DOCUMENTS) -> the bm25s page /
 abstract index directory results/retrieval/{dataset}/index/ (memory-mapped when loaded)."""
-import logging
-
-logging.basicConfig(filename=snakemake.log[0], filemode="w", level=logging.INFO,
-                    format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
+from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.retrieval.stage import index_corpus
 
-index_corpus(snakemake.input.documents, snakemake.output.index, **snakemake.params.bm25)
+log_to_rule_log(snakemake.log[0])
+index_corpus(documents=snakemake.input.documents, index=snakemake.output.index, method=snakemake.params.method,
+             k1=snakemake.params.k1, b=snakemake.params.b)

@@ -1,22 +1,10 @@
-"""Rule ingest_feverous: FEVEROUS claims (per split, incl. the pool) + SQLite wiki -> canonical tables.
+"""Rule ingest_feverous: FEVEROUS claims (one jsonl per split, incl. the pool) + optional SQLite wiki ->
+results/ingest/feverous/claims_{split}.parquet (CLAIMS), units.parquet (UNITS), documents.parquet (DOCUMENTS)."""
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.datasets.stage import ingest_feverous
 
-Reads:  snakemake.input.claims (one jsonl per split, in params.splits order), optional
-        snakemake.input.wiki (feverous_wikiv1.db).
-Writes: snakemake.output.claims (results/ingest/feverous/claims_{split}.parquet, CLAIMS),
-        output.units (UNITS), output.documents (DOCUMENTS); log to snakemake.log[0].
-"""
-import logging
-
-from tqdm import tqdm
-
-from evidence_ledger.datasets.feverous import ingest_feverous
-from evidence_ledger.datasets.canonical_output import write_canonical_tables
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-splits = list(snakemake.params.splits)
-claims_in = dict(zip(splits, snakemake.input.claims))
-with open(snakemake.log[0], "a") as log_handle, tqdm(desc="wiki pages", file=log_handle, mininterval=30) as bar:
-    claims, units, docs = ingest_feverous(claims_in, snakemake.input.get("wiki"), snakemake.params.on_unresolved,
-                                    progress=bar.update)
-write_canonical_tables(claims, units, docs, splits, snakemake.output.claims, snakemake.output.units,
-                       snakemake.output.documents)
+log_to_rule_log(snakemake.log[0])
+ingest_feverous(claim_files=list(snakemake.input.claims), wiki=snakemake.input.get("wiki"),
+                claim_tables=list(snakemake.output.claims), units=snakemake.output.units,
+                documents=snakemake.output.documents, splits=list(snakemake.params.splits),
+                on_unresolved=snakemake.params.on_unresolved)

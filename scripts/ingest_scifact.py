@@ -1,18 +1,10 @@
-"""Rule ingest_scifact: SciFact claims (per split) + corpus.jsonl -> canonical tables.
+"""Rule ingest_scifact: SciFact claims (one jsonl per split) + optional corpus.jsonl ->
+results/ingest/scifact/claims_{split}.parquet (CLAIMS), units.parquet (UNITS), documents.parquet (DOCUMENTS)."""
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.datasets.stage import ingest_scifact
 
-Reads:  snakemake.input.claims (one jsonl per split, in params.splits order), optional
-        snakemake.input.corpus (corpus.jsonl).
-Writes: snakemake.output.claims (results/ingest/scifact/claims_{split}.parquet, CLAIMS),
-        output.units (UNITS), output.documents (DOCUMENTS); log to snakemake.log[0].
-"""
-import logging
-
-from evidence_ledger.datasets.scifact import ingest_scifact
-from evidence_ledger.datasets.canonical_output import write_canonical_tables
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-splits = list(snakemake.params.splits)
-claims_in = dict(zip(splits, snakemake.input.claims))
-claims, units, docs = ingest_scifact(claims_in, snakemake.input.get("corpus"), snakemake.params.on_unresolved)
-write_canonical_tables(claims, units, docs, splits, snakemake.output.claims, snakemake.output.units,
-                       snakemake.output.documents)
+log_to_rule_log(snakemake.log[0])
+ingest_scifact(claim_files=list(snakemake.input.claims), corpus=snakemake.input.get("corpus"),
+               claim_tables=list(snakemake.output.claims), units=snakemake.output.units,
+               documents=snakemake.output.documents, splits=list(snakemake.params.splits),
+               on_unresolved=snakemake.params.on_unresolved)

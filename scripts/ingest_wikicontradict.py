@@ -1,18 +1,9 @@
-"""Rule ingest_wikicontradict: the RAG-QA CSV (+ full JSON when configured) -> instances table.
+"""Rule ingest_wikicontradict: the RAG-QA CSV (+ full JSON when configured) ->
+results/ingest/wikicontradict/instances.parquet (WIKICONTRADICT_INSTANCES)."""
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.datasets.stage import ingest_wikicontradict
 
-Reads:  snakemake.input.csv, optional snakemake.input.full_json; params.standalone_fields.
-Writes: snakemake.output.instances (results/ingest/wikicontradict/instances.parquet,
-        WIKICONTRADICT_INSTANCES); log to snakemake.log[0].
-"""
-import logging
-from collections import Counter
-
-from evidence_ledger.datasets.wikicontradict import read_wikicontradict
-from evidence_ledger.tables import write_table
-from evidence_ledger.tables.conflict_inputs import WIKICONTRADICT_INSTANCES
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-table = read_wikicontradict(snakemake.input.csv, snakemake.input.get("full_json"),
-                            tuple(snakemake.params.standalone_fields))
-write_table(table, snakemake.output.instances, WIKICONTRADICT_INSTANCES)
-logging.info("%d instances %s", table.num_rows, dict(Counter(table.column("contradict_type").to_pylist())))
+log_to_rule_log(snakemake.log[0])
+ingest_wikicontradict(csv=snakemake.input.csv, full_json=snakemake.input.get("full_json"),
+                      instances=snakemake.output.instances,
+                      standalone_fields=list(snakemake.params.standalone_fields))

@@ -1,13 +1,9 @@
-"""Rule order_bge: reads POOLS, RETRIEVED (claim texts), UNITS and the reranker (local directory or
-Hub id + revision); writes results/retrieval/{dataset}/ordering_bge.parquet (ORDERING, FlagReranker)."""
-import logging
-
-logging.basicConfig(filename=snakemake.log[0], filemode="w", level=logging.INFO,
-                    format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
-from evidence_ledger.retrieval.reranker import RerankerSpec
+"""Rule order_bge: POOLS, RETRIEVED (claim texts), UNITS and the reranker (local directory or Hub id +
+revision) -> results/retrieval/{dataset}/ordering_bge.parquet (ORDERING, FlagReranker)."""
+from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.retrieval.stage import order_bge
 
-order_bge(snakemake.input.pools, snakemake.input.retrieved, snakemake.input.units,
-          snakemake.output.ordering, RerankerSpec(**snakemake.params.spec),
+log_to_rule_log(snakemake.log[0])
+order_bge(pools=snakemake.input.pools, retrieved=snakemake.input.retrieved, units=snakemake.input.units,
+          ordering=snakemake.output.ordering, reranker=dict(snakemake.params.reranker),
           claims_per_call=snakemake.params.claims_per_call)

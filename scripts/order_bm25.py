@@ -1,11 +1,9 @@
-"""Rule order_bm25: reads POOLS, RETRIEVED (claim texts) and UNITS; writes
-results/retrieval/{dataset}/ordering_bm25.parquet (ORDERING, rank_bm25 BM25Okapi within each pool)."""
-import logging
-
-logging.basicConfig(filename=snakemake.log[0], filemode="w", level=logging.INFO,
-                    format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
+"""Rule order_bm25: POOLS, RETRIEVED (claim texts) and UNITS -> results/retrieval/{dataset}/ordering_bm25.parquet
+(ORDERING, rank_bm25 BM25Okapi within each pool)."""
+from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.retrieval.stage import order_bm25
 
-order_bm25(snakemake.input.pools, snakemake.input.retrieved, snakemake.input.units,
-           snakemake.output.ordering, **snakemake.params.bm25)
+log_to_rule_log(snakemake.log[0])
+order_bm25(pools=snakemake.input.pools, retrieved=snakemake.input.retrieved, units=snakemake.input.units,
+           ordering=snakemake.output.ordering, k1=snakemake.params.k1, b=snakemake.params.b,
+           epsilon=snakemake.params.epsilon)

@@ -1,5 +1,63 @@
-# Rules of the 'ingest' stage. Directive order: input, output, log, benchmark, params,
+# Rules of the 'ingest' stage: each benchmark's release files -> canonical tables under
+# results/ingest/ (datasets.stage). Directive order: input, output, log, benchmark, params,
 # threads, resources, conda, script. Config reaches scripts only through params.
+
+CLAIM_DATASETS = ("fever", "feverous", "scifact")
+CONFLICT_QA_DATASETS = ("nqcc", "tqacc")
+# the corpus file of each claim dataset, under config data.<dataset>.<key>
+CORPUS_KEY = {"fever": "wiki", "feverous": "wiki", "scifact": "corpus"}
+
+
+def ingest_splits(dataset):
+    """Configured claim splits of a dataset (config ``data.<dataset>.claims`` keys, config order)."""
+    return list(config["data"].get(dataset, {}).get("claims", {}))
+
+
+def ingest_claims_outputs(dataset):
+    return [f"results/ingest/{dataset}/claims_{split}.parquet" for split in ingest_splits(dataset)]
+
+
+def ingest_on_unresolved(dataset):
+    return config["data"][dataset].get("on_unresolved", "error")
+
+
+def ingest_inputs(dataset):
+    """Named inputs of ingest_<dataset>: ``claims`` (split order) and the corpus when configured."""
+    section = config["data"][dataset]
+    inputs = {"claims": [data_path(p) for p in section["claims"].values()]}
+    corpus = section.get(CORPUS_KEY[dataset])
+    if corpus:
+        inputs[CORPUS_KEY[dataset]] = data_path(corpus)
+    return inputs
+
+
+def wikicontradict_inputs():
+    section = config["data"]["wikicontradict"]
+    inputs = {"csv": data_path(section["rag_qa_csv"])}
+    if section.get("full_json"):
+        inputs["full_json"] = data_path(section["full_json"])
+    return inputs
+
+
+def wikicontradict_standalone_fields():
+    """Instance fields that must read on their own (config ``data.wikicontradict.standalone_fields``)."""
+    return config["data"]["wikicontradict"].get("standalone_fields", ["paragraph_A_clean", "paragraph_B_clean"])
+
+
+def ingest_final_outputs():
+    """Every ingest table of the datasets named in ``data`` (conflict ones behind their study switch)."""
+    targets = []
+    for dataset in CLAIM_DATASETS:
+        if dataset in config["data"]:
+            targets += ingest_claims_outputs(dataset)
+            targets += [f"results/ingest/{dataset}/units.parquet", f"results/ingest/{dataset}/documents.parquet"]
+    if "wikicontradict" in config["data"] and enabled("wikicontradict"):
+        targets.append("results/ingest/wikicontradict/instances.parquet")
+    for dataset in CONFLICT_QA_DATASETS:
+        if dataset in config["data"] and enabled("diffgr"):
+            targets.append(f"results/ingest/{dataset}/records.parquet")
+    return targets
+
 
 
 rule ingest_fever:
@@ -10,9 +68,9 @@ rule ingest_fever:
         units="results/ingest/fever/units.parquet",
         documents="results/ingest/fever/documents.parquet",
     log:
-        "logs/ingest/fever.log",
+        "logs/ingest/ingest_fever.log",
     benchmark:
-        "logs/ingest/fever.benchmark.tsv"
+        "logs/ingest/ingest_fever.benchmark.tsv"
     params:
         splits=ingest_splits("fever"),
         on_unresolved=ingest_on_unresolved("fever"),
@@ -34,9 +92,9 @@ rule ingest_feverous:
         units="results/ingest/feverous/units.parquet",
         documents="results/ingest/feverous/documents.parquet",
     log:
-        "logs/ingest/feverous.log",
+        "logs/ingest/ingest_feverous.log",
     benchmark:
-        "logs/ingest/feverous.benchmark.tsv"
+        "logs/ingest/ingest_feverous.benchmark.tsv"
     params:
         splits=ingest_splits("feverous"),
         on_unresolved=ingest_on_unresolved("feverous"),
@@ -58,9 +116,9 @@ rule ingest_scifact:
         units="results/ingest/scifact/units.parquet",
         documents="results/ingest/scifact/documents.parquet",
     log:
-        "logs/ingest/scifact.log",
+        "logs/ingest/ingest_scifact.log",
     benchmark:
-        "logs/ingest/scifact.benchmark.tsv"
+        "logs/ingest/ingest_scifact.benchmark.tsv"
     params:
         splits=ingest_splits("scifact"),
         on_unresolved=ingest_on_unresolved("scifact"),
@@ -80,13 +138,11 @@ rule ingest_wikicontradict:
     output:
         instances="results/ingest/wikicontradict/instances.parquet",
     log:
-        "logs/ingest/wikicontradict.log",
+        "logs/ingest/ingest_wikicontradict.log",
     benchmark:
-        "logs/ingest/wikicontradict.benchmark.tsv"
+        "logs/ingest/ingest_wikicontradict.benchmark.tsv"
     params:
-        standalone_fields=lambda wc: config["data"]["wikicontradict"].get(
-            "standalone_fields", ["paragraph_A_clean", "paragraph_B_clean"]
-        ),
+        standalone_fields=lambda wc: wikicontradict_standalone_fields(),
     threads: 1
     resources:
         mem_mb=1000,
@@ -103,9 +159,9 @@ rule ingest_conflict_qa:
     output:
         records="results/ingest/{dataset}/records.parquet",
     log:
-        "logs/ingest/{dataset}.log",
+        "logs/ingest/ingest_conflict_qa/{dataset}.log",
     benchmark:
-        "logs/ingest/{dataset}.benchmark.tsv"
+        "logs/ingest/ingest_conflict_qa/{dataset}.benchmark.tsv"
     params:
         dataset=lambda wc: wc.dataset,
     wildcard_constraints:
@@ -119,5 +175,3 @@ rule ingest_conflict_qa:
     script:
         "../../scripts/ingest_conflict_qa.py"
 
-
-FINAL_OUTPUTS["ingest"] = ingest_final_outputs

@@ -1,5 +1,47 @@
-# Rules of the 'retrieval' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# Rules of the 'retrieval' stage: corpus index, top-k documents per claim, candidate pools
+# and their bm25 / bge orderings (retrieval.stage). The evidence stage (evidence.smk,
+# included next) reads the same claims through retrieval_claim_inputs and
+# retrieval_per_document. Directive order: input, output, log, benchmark, params, threads,
+# resources, conda, script. Config reaches scripts only through params.
+
+
+def retrieval_per_document(dataset):
+    """True where the unit of evaluation is claim x abstract (config ``retrieval.abstract_datasets``)."""
+    return dataset in config["retrieval"]["abstract_datasets"]
+
+
+def retrieval_k(dataset):
+    """Documents retrieved per claim: abstracts (SciFact) or wiki pages."""
+    r = config["retrieval"]
+    return r["abstracts_per_claim"] if retrieval_per_document(dataset) else r["pages_per_claim"]
+
+
+def retrieval_claim_inputs(dataset):
+    """CLAIMS tables whose claims are retrieved for: the Study 2 sample (when Study 2 runs and the
+    dataset is sampled) and the ingest splits in ``retrieval.extra_claim_splits.<dataset>``."""
+    paths = []
+    if enabled("study2") and dataset in config.get("sampling", {}):
+        paths.append(f"results/sampling/{dataset}/sample.parquet")
+    for split in config["retrieval"].get("extra_claim_splits", {}).get(dataset, []):
+        paths.append(f"results/ingest/{dataset}/claims_{split}.parquet")
+    if not paths:
+        raise ValueError(f"retrieval: no claims for dataset {dataset!r} (enable study2 with sampling, "
+                         f"or list splits under retrieval.extra_claim_splits)")
+    return paths
+
+
+def reranker_spec():
+    """Reranker settings for order_bge (``local_dir`` wins over ``hub_id``/``revision``): one
+    ``retrieval.reranker.RerankerSpec``."""
+    r = config["retrieval"]["reranker"]
+    return {"hub_id": r["hub_id"], "revision": r["revision"], "local_dir": r.get("local_dir"),
+            "batch_size": r["batch_size"], "fp16": r["fp16"], "max_length": r["max_length"]}
+
+
+def reranker_inputs():
+    """The locally built reranker directory when ``retrieval.reranker.build`` is set, else nothing."""
+    r = config["retrieval"]["reranker"]
+    return {"reranker": r["local_dir"]} if r.get("build") and r.get("local_dir") else {}
 
 
 rule index_corpus:
@@ -8,11 +50,13 @@ rule index_corpus:
     output:
         index=directory("results/retrieval/{dataset,[a-z0-9]+}/index"),
     log:
-        "logs/retrieval/{dataset}/index_corpus.log",
+        "logs/retrieval/index_corpus/{dataset}.log",
     benchmark:
-        "logs/retrieval/{dataset}/index_corpus.benchmark.tsv"
+        "logs/retrieval/index_corpus/{dataset}.benchmark.tsv"
     params:
-        bm25=lambda wc: dict(config["retrieval"]["corpus_bm25"]),
+        method=config["retrieval"]["corpus_bm25"]["method"],
+        k1=config["retrieval"]["corpus_bm25"]["k1"],
+        b=config["retrieval"]["corpus_bm25"]["b"],
     threads: 1
     resources:
         mem_mb=8000,
@@ -31,9 +75,9 @@ rule retrieve:
     output:
         retrieved="results/retrieval/{dataset,[a-z0-9]+}/retrieved.parquet",
     log:
-        "logs/retrieval/{dataset}/retrieve.log",
+        "logs/retrieval/retrieve/{dataset}.log",
     benchmark:
-        "logs/retrieval/{dataset}/retrieve.benchmark.tsv"
+        "logs/retrieval/retrieve/{dataset}.benchmark.tsv"
     params:
         k=lambda wc: retrieval_k(wc.dataset),
     threads: 1
@@ -53,9 +97,9 @@ rule build_pools:
     output:
         pools="results/retrieval/{dataset,[a-z0-9]+}/pools.parquet",
     log:
-        "logs/retrieval/{dataset}/build_pools.log",
+        "logs/retrieval/build_pools/{dataset}.log",
     benchmark:
-        "logs/retrieval/{dataset}/build_pools.benchmark.tsv"
+        "logs/retrieval/build_pools/{dataset}.benchmark.tsv"
     params:
         max_units=config["retrieval"]["max_pool_units"],
         pool_kinds=config["retrieval"]["pool_kinds"],
@@ -77,11 +121,13 @@ rule order_bm25:
     output:
         ordering="results/retrieval/{dataset,[a-z0-9]+}/ordering_bm25.parquet",
     log:
-        "logs/retrieval/{dataset}/order_bm25.log",
+        "logs/retrieval/order_bm25/{dataset}.log",
     benchmark:
-        "logs/retrieval/{dataset}/order_bm25.benchmark.tsv"
+        "logs/retrieval/order_bm25/{dataset}.benchmark.tsv"
     params:
-        bm25=dict(config["retrieval"]["pool_bm25"]),
+        k1=config["retrieval"]["pool_bm25"]["k1"],
+        b=config["retrieval"]["pool_bm25"]["b"],
+        epsilon=config["retrieval"]["pool_bm25"]["epsilon"],
     threads: 1
     resources:
         mem_mb=4000,
@@ -101,11 +147,11 @@ rule order_bge:
     output:
         ordering="results/retrieval/{dataset,[a-z0-9]+}/ordering_bge.parquet",
     log:
-        "logs/retrieval/{dataset}/order_bge.log",
+        "logs/retrieval/order_bge/{dataset}.log",
     benchmark:
-        "logs/retrieval/{dataset}/order_bge.benchmark.tsv"
+        "logs/retrieval/order_bge/{dataset}.benchmark.tsv"
     params:
-        spec=reranker_spec(),
+        reranker=reranker_spec(),
         claims_per_call=config["retrieval"]["reranker"]["claims_per_call"],
     threads: 1
     resources:
@@ -118,107 +164,3 @@ rule order_bge:
         "../../scripts/order_bge.py"
 
 
-rule assemble_evidence:
-    input:
-        tokenizers=budget_tokenizer_inputs(),
-        bm25="results/retrieval/{dataset}/ordering_bm25.parquet",
-        bge="results/retrieval/{dataset}/ordering_bge.parquet",
-        retrieved="results/retrieval/{dataset}/retrieved.parquet",
-        claims=lambda wc: retrieval_claim_inputs(wc.dataset),
-        units="results/ingest/{dataset}/units.parquet",
-    output:
-        evidence="results/evidence/{dataset,[a-z0-9]+}/evidence.parquet",
-    log:
-        "logs/evidence/{dataset}/assemble_evidence.log",
-    benchmark:
-        "logs/evidence/{dataset}/assemble_evidence.benchmark.tsv"
-    params:
-        tokenizers=budget_tokenizer_specs(),
-        budgets=dict(config["evidence"]["budgets"]),
-        caps=lambda wc: scored_prefix_caps(wc.dataset),
-        per_document=lambda wc: retrieval_per_document(wc.dataset),
-        controls=list(config["evidence"]["controls"]),
-        swap_seed=config["evidence"]["swap_seed"],
-    threads: 1
-    resources:
-        mem_mb=8000,
-        runtime=120,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/assemble_evidence.py"
-
-
-rule export_provider_submissions:
-    input:
-        ordering=lambda wc: f"results/retrieval/{wc.dataset}/ordering_{provider_export_source(wc)}.parquet",
-        claims=lambda wc: provider_claim_inputs(wc.dataset),
-    output:
-        submission="results/evidence/{dataset,[a-z0-9]+}/submissions/provider_{name,[A-Za-z0-9_-]+}.jsonl",
-    log:
-        "logs/evidence/{dataset}/export_provider_submissions_{name}.log",
-    benchmark:
-        "logs/evidence/{dataset}/export_provider_submissions_{name}.benchmark.tsv"
-    params:
-        max_ids=config["evidence"].get("export_max_ids"),
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/export_provider_submissions.py"
-
-
-rule import_evidence_source:
-    input:
-        tokenizers=budget_tokenizer_inputs(),
-        submission=provider_submission_input,
-        claims=lambda wc: provider_claim_inputs(wc.dataset),
-        units="results/ingest/{dataset}/units.parquet",
-    output:
-        evidence="results/evidence/{dataset,[a-z0-9]+}/provider_{name,[A-Za-z0-9_-]+}.parquet",
-        summary="results/evidence/{dataset}/provider_{name}.summary.json",
-    log:
-        "logs/evidence/{dataset}/import_evidence_source_{name}.log",
-    benchmark:
-        "logs/evidence/{dataset}/import_evidence_source_{name}.benchmark.tsv"
-    params:
-        source=provider_source_name,
-        tokenizers=budget_tokenizer_specs(),
-        caps=lambda wc: scored_prefix_caps(wc.dataset),
-    threads: 1
-    resources:
-        mem_mb=8000,
-        runtime=60,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/import_evidence_source.py"
-
-
-rule evidence_diagnostics:
-    input:
-        unpack(evidence_diagnostics_inputs),
-    output:
-        tsv=report("results/evidence/{dataset,[a-z0-9]+}/diagnostics.tsv", caption="../report/retrieval_diagnostics.rst",
-                   category="Retrieval", subcategory="{dataset}"),
-    log:
-        "logs/evidence/{dataset}/evidence_diagnostics.log",
-    benchmark:
-        "logs/evidence/{dataset}/evidence_diagnostics.benchmark.tsv"
-    params:
-        per_document=lambda wc: retrieval_per_document(wc.dataset),
-        needs_no_evidence=lambda wc: list(config["evidence"]["needs_no_evidence"].get(wc.dataset, [])),
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=30,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/evidence_diagnostics.py"
-
-
-FINAL_OUTPUTS["retrieval"] = retrieval_final_outputs

@@ -1,5 +1,33 @@
-# Rules of the 'sampling' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# Rules of the 'sampling' stage: claim families and the Study 2 claim samples
+# (sampling.stage). Directive order: input, output, log, benchmark, params, threads,
+# resources, conda, script. Config reaches scripts only through params.
+
+
+def family_claim_inputs(dataset):
+    """Ingested claims of the family population (config ``families.splits.<dataset>``)."""
+    return [f"results/ingest/{dataset}/claims_{split}.parquet" for split in config["families"]["splits"][dataset]]
+
+
+def sample_inputs(dataset):
+    """Named inputs of sample_claims: ``claims`` of the sampled split; FEVEROUS with reserved ids
+    also ``families`` and ``reserved`` (the reserved-id file)."""
+    settings = config["sampling"][dataset]
+    inputs = {"claims": f"results/ingest/{dataset}/claims_{settings['split']}.parquet"}
+    if settings.get("exclude_reserved_families"):
+        inputs["families"] = f"results/families/{dataset}/families.parquet"
+        inputs["reserved"] = data_path(config["data"][dataset]["reserved_ids"])
+    return inputs
+
+
+def sampling_final_outputs():
+    """Sample and families of every dataset configured under ``sampling`` (Study 2 only)."""
+    if not enabled("study2"):
+        return []
+    targets = []
+    for dataset in config["sampling"]:
+        targets += [f"results/sampling/{dataset}/sample.parquet", f"results/families/{dataset}/families.parquet"]
+    return targets
+
 
 
 rule build_families:
@@ -15,9 +43,9 @@ rule build_families:
             subcategory="{dataset}",
         ),
     log:
-        "logs/sampling/families_{dataset}.log",
+        "logs/sampling/build_families/{dataset}.log",
     benchmark:
-        "logs/sampling/families_{dataset}.benchmark.tsv"
+        "logs/sampling/build_families/{dataset}.benchmark.tsv"
     params:
         dataset=lambda wc: wc.dataset,
         negation_tokens=config["families"]["negation_tokens"],
@@ -47,9 +75,9 @@ rule sample_claims:
             subcategory="{dataset}",
         ),
     log:
-        "logs/sampling/sample_{dataset}.log",
+        "logs/sampling/sample_claims/{dataset}.log",
     benchmark:
-        "logs/sampling/sample_{dataset}.benchmark.tsv"
+        "logs/sampling/sample_claims/{dataset}.benchmark.tsv"
     params:
         method=lambda wc: config["sampling"][wc.dataset]["method"],
         salt=lambda wc: config["sampling"][wc.dataset].get("salt", ""),
@@ -65,5 +93,3 @@ rule sample_claims:
     script:
         "../../scripts/sample_claims.py"
 
-
-FINAL_OUTPUTS["sampling"] = sampling_final_outputs

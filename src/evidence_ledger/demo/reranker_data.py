@@ -11,7 +11,7 @@ Out: per claim with gold evidence, its gold passages, the other passages of its 
 from __future__ import annotations
 
 from ..retrieval import corpus, ordering, pools
-from ..retrieval.stage import read_claims, read_units
+from ..tables.ingest_readers import read_claims, read_units
 
 
 def reranker_training_examples(index_dir, claims_paths, units_path, k: int, max_units: int, pool_kinds,

@@ -28,6 +28,8 @@ sets inside that abstract.
 """
 from __future__ import annotations
 
+import pandas as pd
+
 NEI = "NOT ENOUGH INFO"
 
 
@@ -88,3 +90,13 @@ def diagnostics(dataset: str, claims: dict[str, dict], retrieved: list[dict], po
         out.append(_row(dataset, "evidence", source, budget, "mean_visible_units",
                         sum(len(e["visible_unit_ids"]) for e in rows), len(rows)))
     return out
+
+
+DIAGNOSTIC_COLUMNS = ["dataset", "scope", "source", "budget", "metric", "numerator", "denominator", "value"]
+
+
+def write_diagnostics_tsv(rows: list[dict], path) -> pd.DataFrame:
+    """The diagnostics rows as a TSV (columns ``DIAGNOSTIC_COLUMNS``, floats ``%.6f``); returns the frame."""
+    frame = pd.DataFrame(rows, columns=DIAGNOSTIC_COLUMNS)
+    frame.to_csv(path, sep="\t", index=False, float_format="%.6f", lineterminator="\n")
+    return frame

@@ -1,58 +1,33 @@
-"""File-level entry points of the retrieval rules (read tables, call the pure functions, write).
+"""The retrieval rules, one keyword-only function each (paths and plain values in, files out).
 
-Each function here is what one ``scripts/<rule>.py`` calls:
-  index_corpus        DOCUMENTS -> index directory
-  retrieve            index + CLAIMS tables + UNITS -> RETRIEVED
-  build_pools         RETRIEVED + UNITS -> POOLS
-  order_bm25          POOLS + RETRIEVED + UNITS -> ORDERING (bm25)
-  order_bge           POOLS + RETRIEVED + UNITS + reranker -> ORDERING (bge)
+  index_corpus  DOCUMENTS -> bm25s index directory
+  retrieve      index + CLAIMS tables + UNITS -> RETRIEVED
+  build_pools   RETRIEVED + UNITS -> POOLS
+  order_bm25    POOLS + RETRIEVED + UNITS -> ORDERING (bm25)
+  order_bge     POOLS + RETRIEVED + UNITS + reranker -> ORDERING (bge)
 """
 from __future__ import annotations
 
 import logging
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from .. import tables
-from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
+from ..tables.ingest import DOCUMENTS
+from ..tables.ingest_readers import read_claims, read_units
 from ..tables.retrieval import ORDERING, POOLS, RETRIEVED
-from . import corpus, ordering, pools, reranker
+from . import corpus, ordering, pools
+# the rule functions' path keywords (pools, ordering, reranker) shadow those module names inside them
+from . import ordering as _ordering, pools as _pools, reranker as _reranker
 
 log = logging.getLogger(__name__)
 
 
-def read_units(path, unit_ids=None, doc_ids=None, columns=None) -> pd.DataFrame:
-    """UNITS rows, optionally only those whose unit id / doc id is in the given collections."""
-    table = tables.read_table(path, UNITS, columns=columns)
-    if unit_ids is not None:
-        table = table.filter(pc.is_in(table["unit_id"], value_set=pa.array(sorted(set(unit_ids)), pa.string())))
-    if doc_ids is not None:
-        table = table.filter(pc.is_in(table["doc_id"], value_set=pa.array(sorted(set(doc_ids)), pa.string())))
-    return table.to_pandas()
-
-
-def read_claims(paths) -> pd.DataFrame:
-    """The union of CLAIMS tables, first occurrence of each claim id kept (in file order).
-
-    The same claim id with a different claim text in two tables raises ValueError.
-    """
-    frames = [tables.read_frame(p, CLAIMS) for p in paths]
-    claims = pd.concat(frames, ignore_index=True) if frames else CLAIMS.empty().to_pandas()
-    first = claims.drop_duplicates("claim_id", keep="first")
-    merged = claims.merge(first[["claim_id", "claim"]], on="claim_id", suffixes=("", "_first"))
-    clash = merged[merged["claim"] != merged["claim_first"]]
-    if len(clash):
-        cid = clash["claim_id"].iloc[0]
-        raise ValueError(f"claim {cid!r} has different texts in {', '.join(map(str, paths))}")
-    return first.reset_index(drop=True)
-
-
-def index_corpus(documents_path, index_dir, method="lucene", k1=1.5, b=0.75) -> dict:
-    docs = tables.read_frame(documents_path, DOCUMENTS, columns=["doc_id", "title", "text"])
+def index_corpus(*, documents, index, method: str, k1: float, b: float) -> dict:
+    """Build the bm25s page/abstract index of the DOCUMENTS table ``documents`` in directory ``index``."""
+    docs = tables.read_frame(documents, DOCUMENTS, columns=["doc_id", "title", "text"])
     log.info("indexing %d documents (bm25s %s, k1=%s, b=%s)", len(docs), method, k1, b)
-    meta = corpus.build_corpus_index(docs["doc_id"], docs["title"], docs["text"], index_dir,
+    meta = corpus.build_corpus_index(docs["doc_id"], docs["title"], docs["text"], index,
                                      k1=k1, b=b, method=method, show_progress=True)
     log.info("index: %s", meta)
     return meta
@@ -61,29 +36,31 @@ def index_corpus(documents_path, index_dir, method="lucene", k1=1.5, b=0.75) -> 
 def _gold(claims: pd.DataFrame, units_path):
     gold_ids = {u for groups in claims["evidence_groups"] for g in (groups if groups is not None else []) for u in g}
     u = read_units(units_path, unit_ids=gold_ids, columns=["unit_id", "doc_id"])
-    return pools.gold_documents(claims, dict(zip(u["unit_id"], u["doc_id"])))
+    return _pools.gold_documents(claims, dict(zip(u["unit_id"], u["doc_id"])))
 
 
-def retrieve(index_dir, claims_paths, units_path, out_path, k: int) -> pd.DataFrame:
-    claims = read_claims(claims_paths)
-    index = corpus.load_corpus_index(index_dir, mmap=True)
-    gold_docs, unresolved = _gold(claims, units_path)
-    log.info("retrieving top %d of %d documents for %d claims", k, len(index.doc_ids), len(claims))
-    rows = corpus.retrieve_for_claims(index, claims[["dataset", "claim_id", "claim"]].to_dict("records"),
+def retrieve(*, index, claims: list, units, retrieved, k: int) -> pd.DataFrame:
+    """Top-``k`` documents of ``index`` for every claim of the CLAIMS tables ``claims`` -> RETRIEVED ``retrieved``."""
+    claim_frame = read_claims(claims)
+    corpus_index = corpus.load_corpus_index(index, mmap=True)
+    gold_docs, unresolved = _gold(claim_frame, units)
+    log.info("retrieving top %d of %d documents for %d claims", k, len(corpus_index.doc_ids), len(claim_frame))
+    rows = corpus.retrieve_for_claims(corpus_index, claim_frame[["dataset", "claim_id", "claim"]].to_dict("records"),
                                       gold_docs, unresolved, k, show_progress=True)
     table = RETRIEVED.from_rows(rows)
-    tables.write_table(table, out_path, RETRIEVED)
+    tables.write_table(table, retrieved, RETRIEVED)
     misses = sum(r["retrieval_miss"] for r in rows)
     log.info("retrieval misses: %d of %d claims", misses, len(rows))
     return table.to_pandas()
 
 
-def build_pools(retrieved_path, units_path, out_path, max_units: int, pool_kinds) -> list[dict]:
-    retrieved = tables.read_frame(retrieved_path, RETRIEVED)
-    docs = {d for ds in retrieved["doc_ids"] for d in ds}
-    units = read_units(units_path, doc_ids=docs, columns=["unit_id", "doc_id", "kind", "position"])
-    rows = pools.build_pools(retrieved, units, max_units, pool_kinds)
-    tables.write_table(POOLS.from_rows(rows), out_path, POOLS)
+def build_pools(*, retrieved, units, pools: str, max_units: int, pool_kinds: list) -> list[dict]:
+    """Candidate pools (at most ``max_units`` units of kinds ``pool_kinds`` per claim) -> POOLS ``pools``."""
+    retrieved_frame = tables.read_frame(retrieved, RETRIEVED)
+    docs = {d for ds in retrieved_frame["doc_ids"] for d in ds}
+    unit_frame = read_units(units, doc_ids=docs, columns=["unit_id", "doc_id", "kind", "position"])
+    rows = _pools.build_pools(retrieved_frame, unit_frame, max_units, pool_kinds)
+    tables.write_table(POOLS.from_rows(rows), pools, POOLS)
     log.info("pools: %d claims, %d capped at %d units", len(rows), sum(r["capped"] for r in rows), max_units)
     return rows
 
@@ -94,24 +71,78 @@ def _pool_inputs(pools_path, retrieved_path, units_path):
     claims = dict(zip(retrieved["claim_id"], retrieved["claim"]))
     ids = {u for p in pool_rows for u in p["unit_ids"]}
     units = read_units(units_path, unit_ids=ids, columns=["unit_id", "text", "context"])
-    passages = {u: ordering.unit_bm25_text(t, c) for u, t, c in zip(units["unit_id"], units["text"], units["context"])}
+    passages = {u: _ordering.unit_bm25_text(t, c) for u, t, c in zip(units["unit_id"], units["text"], units["context"])}
     return pool_rows, claims, passages
 
 
-def order_bm25(pools_path, retrieved_path, units_path, out_path, k1=1.5, b=0.75, epsilon=0.25) -> list[dict]:
-    pool_rows, claims, passages = _pool_inputs(pools_path, retrieved_path, units_path)
-    rows = ordering.order_pools_bm25(pool_rows, claims, passages, k1, b, epsilon, show_progress=True)
-    tables.write_table(ORDERING.from_rows(rows), out_path, ORDERING)
+def order_bm25(*, pools, retrieved, units, ordering: str, k1: float, b: float, epsilon: float) -> list[dict]:
+    """Each pool of ``pools`` ordered by rank_bm25 BM25Okapi(k1, b, epsilon) -> ORDERING ``ordering``."""
+    pool_rows, claims, passages = _pool_inputs(pools, retrieved, units)
+    rows = _ordering.order_pools_bm25(pool_rows, claims, passages, k1, b, epsilon, show_progress=True)
+    tables.write_table(ORDERING.from_rows(rows), ordering, ORDERING)
     log.info("bm25 orderings: %d pools", len(rows))
     return rows
 
 
-def order_bge(pools_path, retrieved_path, units_path, out_path, spec: reranker.RerankerSpec,
-              claims_per_call: int = 64) -> list[dict]:
-    pool_rows, claims, passages = _pool_inputs(pools_path, retrieved_path, units_path)
-    model, identity = reranker.load_reranker(spec)
-    rows = reranker.order_pools_reranker(pool_rows, claims, passages, model, identity,
-                                         claims_per_call=claims_per_call, show_progress=True)
-    tables.write_table(ORDERING.from_rows(rows), out_path, ORDERING)
+def order_bge(*, pools, retrieved, units, ordering: str, reranker: dict, claims_per_call: int) -> list[dict]:
+    """Each pool of ``pools`` ordered by the cross-encoder ``reranker`` (a ``RerankerSpec`` dict:
+    hub_id, revision, local_dir, batch_size, fp16, max_length) -> ORDERING ``ordering``."""
+    pool_rows, claims, passages = _pool_inputs(pools, retrieved, units)
+    model, identity = _reranker.load_reranker(_reranker.RerankerSpec(**reranker))
+    rows = _reranker.order_pools_reranker(pool_rows, claims, passages, model, identity,
+                                          claims_per_call=claims_per_call, show_progress=True)
+    tables.write_table(ORDERING.from_rows(rows), ordering, ORDERING)
     log.info("reranker orderings (%s): %d pools", identity, len(rows))
     return rows
+
+
+def reranker_training_examples(index_dir, claims_paths, units_path, k: int, max_units: int, pool_kinds,
+                               max_candidates: int = 30) -> tuple[list[dict], list[tuple[str, str, str]]]:
+    """Training data for the demo reranker: (examples, corpus passages).
+
+    Examples: each claim with gold evidence, its gold passages (positives), the other passages
+    of its gold documents (``same_doc``) and the passages of its retrieved pool from other
+    documents (``candidates``, pool order). Corpus passages: (doc id, context,
+    passage) of every pool-kind unit, in document order, for self-supervised pseudo-queries."""
+    claims = read_claims(claims_paths)
+    claims = claims[[any(len(g) for g in (gs if gs is not None else [])) for gs in claims["evidence_groups"]]]
+    index = corpus.load_corpus_index(index_dir, mmap=True)
+    units_all = read_units(units_path, columns=["unit_id", "doc_id", "kind", "position", "text", "context"])
+    passage = {u: ordering.unit_bm25_text(t, c) for u, t, c in
+               zip(units_all["unit_id"], units_all["text"], units_all["context"])}
+    by_doc = pools.units_by_document(units_all, pool_kinds)
+    doc_of = dict(zip(units_all["unit_id"], units_all["doc_id"]))
+    examples = []
+    for c in claims.itertuples(index=False):
+        gold = [u for g in c.evidence_groups for u in g if u in passage]
+        gold = list(dict.fromkeys(gold))
+        doc_ids, _ = corpus.retrieve_top_k(index, c.claim, k)
+        pool = pools.build_pool(doc_ids, by_doc, max_units)["unit_ids"]
+        gold_set = set(gold)
+        gold_docs = {doc_of[u] for u in gold}
+        same = [passage[u] for d in sorted(gold_docs) for u in by_doc.get(d, []) if u not in gold_set]
+        cands = [passage[u] for u in pool if u not in gold_set and doc_of[u] not in gold_docs][:max_candidates]
+        examples.append({"claim": c.claim, "positives": [passage[u] for u in gold], "same_doc": same,
+                         "candidates": cands})
+    ctx = dict(zip(units_all["unit_id"], units_all["context"]))
+    corpus_passages = [(d, ctx[u], passage[u]) for d in sorted(by_doc) for u in by_doc[d]]
+    return examples, corpus_passages
+
+
+def build_demo_reranker(sources: list[dict], out_dir, max_units: int, pool_kinds, train: dict) -> dict:
+    """Train the demo reranker on several datasets' training claims.
+
+    ``sources``: one dict per dataset with ``index`` (corpus index dir), ``claims`` (CLAIMS
+    paths), ``units`` (UNITS path) and ``k`` (documents retrieved per claim for the pool).
+    """
+    from .demo_reranker import build_demo_reranker as build
+
+    examples, passages = [], []
+    for src in sources:
+        ex, ps = reranker_training_examples(src["index"], src["claims"], src["units"], src["k"], max_units, pool_kinds)
+        log.info("demo reranker: %d training claims, %d passages from %s", len(ex), len(ps), src["units"])
+        examples += ex
+        passages += ps
+    summary = build(examples, out_dir, corpus_passages=passages, **train)
+    log.info("demo reranker trained: %s", summary)
+    return summary

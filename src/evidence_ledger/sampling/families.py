@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -311,3 +311,14 @@ def family_population(tables) -> tuple[list[str], list[str], list[list[str]]]:
             texts.append(row["claim"])
             cited.append(row["cited_doc_ids"] or [])
     return ids, texts, cited
+
+
+def families_summary_tsv(n_claims: int, family_rows: list[dict], link_rows: list[dict]) -> str:
+    """The families summary TSV (``kind\tkey\tcount``): claims, families, one row per family
+    size (ascending) and per link reason (sorted)."""
+    sizes = family_sizes(r["family_id"] for r in family_rows)
+    reasons = Counter(r["reason"] for r in link_rows)
+    lines = ["kind\tkey\tcount", f"claims\tall\t{n_claims}", f"families\tall\t{sum(sizes.values())}"]
+    lines += [f"family_size\t{size}\t{count}" for size, count in sizes.items()]
+    lines += [f"links\t{reason}\t{reasons[reason]}" for reason in sorted(reasons)]
+    return "\n".join(lines) + "\n"

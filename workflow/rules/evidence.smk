@@ -1,0 +1,210 @@
+# Rules of the 'evidence' stage: what each claim (x abstract), source and budget shows a
+# model, provider submissions exported / imported as sources, and diagnostics
+# (evidence.stage). Uses retrieval_claim_inputs and retrieval_per_document of retrieval.smk
+# (included before this file). Directive order: input, output, log, benchmark, params,
+# threads, resources, conda, script. Config reaches scripts only through params.
+
+
+def budget_tokenizer_specs():
+    """name -> {path, revision} of the tokenizers whose counts bound the evidence budgets: the
+    generation models named in ``evidence.budget_tokenizers`` (their ``local_dir`` when set,
+    else Hub id at the pinned revision)."""
+    specs = {}
+    for name in config["evidence"]["budget_tokenizers"]:
+        m = config["models"][name]
+        if m.get("local_dir"):
+            specs[name] = {"path": m["local_dir"], "revision": None}
+        else:
+            specs[name] = {"path": m["hub_id"], "revision": m["revision"]}
+    return specs
+
+
+def budget_tokenizer_inputs():
+    """Directories of locally built budget tokenizers (so the model-building rule runs first)."""
+    return [config["models"][n]["local_dir"] for n in config["evidence"]["budget_tokenizers"]
+            if config["models"][n].get("build") and config["models"][n].get("local_dir")]
+
+
+def scored_prefix_non_cell(dataset):
+    """Scored-prefix cap on non-cell units (config ``evidence.scored_prefix.<dataset>.non_cell``)."""
+    return config["evidence"]["scored_prefix"][dataset]["non_cell"]
+
+
+def scored_prefix_cell(dataset):
+    """Scored-prefix cap on cell-like units (``evidence.scored_prefix.<dataset>.cell``), None: no cap."""
+    return config["evidence"]["scored_prefix"][dataset].get("cell")
+
+
+def evidence_providers(dataset):
+    """Provider evidence sources of a dataset (config ``evidence.providers.<dataset>``), Study 1 only."""
+    if not enabled("study1"):
+        return {}
+    return dict(config["evidence"].get("providers", {}).get(dataset, {}) or {})
+
+
+def provider_claim_inputs(dataset):
+    """Claims tables the provider submissions cover: ``evidence.provider_split`` (one split or a
+    list, e.g. [train, dev]: Study 1 trains on source-0 evidence of the training claims)."""
+    splits = config["evidence"]["provider_split"]
+    splits = [splits] if isinstance(splits, str) else list(splits)
+    return [f"results/ingest/{dataset}/claims_{s}.parquet" for s in splits]
+
+
+def provider_submission_input(wildcards):
+    """The submission file of a provider: exported from our ordering, or a file under data_root."""
+    spec = evidence_providers(wildcards.dataset)[wildcards.name]
+    if spec.get("export"):
+        return f"results/evidence/{wildcards.dataset}/submissions/provider_{wildcards.name}.jsonl"
+    return data_path(spec["file"])
+
+
+def provider_export_source(wildcards):
+    return evidence_providers(wildcards.dataset)[wildcards.name]["export"]
+
+
+def provider_source_name(wildcards):
+    """The EVIDENCE ``source`` of a provider: its ``source`` setting, else its config key."""
+    spec = evidence_providers(wildcards.dataset)[wildcards.name]
+    return spec.get("source") or wildcards.name
+
+
+def evidence_diagnostics_inputs(wildcards):
+    d = wildcards.dataset
+    return {"claims": retrieval_claim_inputs(d), "retrieved": f"results/retrieval/{d}/retrieved.parquet",
+            "pools": f"results/retrieval/{d}/pools.parquet",
+            "evidence": [f"results/evidence/{d}/evidence.parquet"]
+            + [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]}
+
+
+def retrieval_datasets():
+    """Datasets that get pools, orderings and evidence (config ``retrieval.datasets``)."""
+    return list(config["retrieval"]["datasets"])
+
+
+def retrieval_has_claims(dataset):
+    """True when some claims of the dataset are retrieved for (see ``retrieval_claim_inputs``)."""
+    return (enabled("study2") and dataset in config.get("sampling", {})) or bool(
+        config["retrieval"].get("extra_claim_splits", {}).get(dataset))
+
+
+def evidence_final_outputs():
+    """Evidence + diagnostics of every retrieval dataset with claims; provider imports (Study 1)."""
+    targets = []
+    for d in retrieval_datasets():
+        if retrieval_has_claims(d):
+            targets += [f"results/evidence/{d}/evidence.parquet", f"results/evidence/{d}/diagnostics.tsv"]
+        targets += [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]
+    return targets
+
+
+FINAL_OUTPUTS["evidence"] = evidence_final_outputs
+
+
+rule assemble_evidence:
+    input:
+        tokenizers=budget_tokenizer_inputs(),
+        bm25="results/retrieval/{dataset}/ordering_bm25.parquet",
+        bge="results/retrieval/{dataset}/ordering_bge.parquet",
+        retrieved="results/retrieval/{dataset}/retrieved.parquet",
+        claims=lambda wc: retrieval_claim_inputs(wc.dataset),
+        units="results/ingest/{dataset}/units.parquet",
+    output:
+        evidence="results/evidence/{dataset,[a-z0-9]+}/evidence.parquet",
+    log:
+        "logs/evidence/assemble_evidence/{dataset}.log",
+    benchmark:
+        "logs/evidence/assemble_evidence/{dataset}.benchmark.tsv"
+    params:
+        dataset=lambda wc: wc.dataset,
+        tokenizers=budget_tokenizer_specs(),
+        budgets=dict(config["evidence"]["budgets"]),
+        prefix_non_cell=lambda wc: scored_prefix_non_cell(wc.dataset),
+        prefix_cell=lambda wc: scored_prefix_cell(wc.dataset),
+        cell_like_kinds=list(config["evidence"]["cell_like_kinds"]),
+        per_document=lambda wc: retrieval_per_document(wc.dataset),
+        controls=list(config["evidence"]["controls"]),
+        swap_seed=config["evidence"]["swap_seed"],
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=120,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/assemble_evidence.py"
+
+
+rule export_provider_submissions:
+    input:
+        ordering=lambda wc: f"results/retrieval/{wc.dataset}/ordering_{provider_export_source(wc)}.parquet",
+        claims=lambda wc: provider_claim_inputs(wc.dataset),
+    output:
+        submission="results/evidence/{dataset,[a-z0-9]+}/submissions/provider_{name,[A-Za-z0-9_-]+}.jsonl",
+    log:
+        "logs/evidence/export_provider_submissions/{dataset}_{name}.log",
+    benchmark:
+        "logs/evidence/export_provider_submissions/{dataset}_{name}.benchmark.tsv"
+    params:
+        max_ids=config["evidence"].get("export_max_ids"),
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/export_provider_submissions.py"
+
+
+rule import_evidence_source:
+    input:
+        tokenizers=budget_tokenizer_inputs(),
+        submission=provider_submission_input,
+        claims=lambda wc: provider_claim_inputs(wc.dataset),
+        units="results/ingest/{dataset}/units.parquet",
+    output:
+        evidence="results/evidence/{dataset,[a-z0-9]+}/provider_{name,[A-Za-z0-9_-]+}.parquet",
+        summary="results/evidence/{dataset}/provider_{name}.summary.json",
+    log:
+        "logs/evidence/import_evidence_source/{dataset}_{name}.log",
+    benchmark:
+        "logs/evidence/import_evidence_source/{dataset}_{name}.benchmark.tsv"
+    params:
+        dataset=lambda wc: wc.dataset,
+        source=provider_source_name,
+        tokenizers=budget_tokenizer_specs(),
+        prefix_non_cell=lambda wc: scored_prefix_non_cell(wc.dataset),
+        prefix_cell=lambda wc: scored_prefix_cell(wc.dataset),
+        cell_like_kinds=list(config["evidence"]["cell_like_kinds"]),
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/import_evidence_source.py"
+
+
+rule evidence_diagnostics:
+    input:
+        unpack(evidence_diagnostics_inputs),
+    output:
+        tsv=report("results/evidence/{dataset,[a-z0-9]+}/diagnostics.tsv", caption="../report/retrieval_diagnostics.rst",
+                   category="Retrieval", subcategory="{dataset}"),
+    log:
+        "logs/evidence/evidence_diagnostics/{dataset}.log",
+    benchmark:
+        "logs/evidence/evidence_diagnostics/{dataset}.benchmark.tsv"
+    params:
+        dataset=lambda wc: wc.dataset,
+        per_document=lambda wc: retrieval_per_document(wc.dataset),
+        needs_no_evidence=lambda wc: list(config["evidence"]["needs_no_evidence"].get(wc.dataset, [])),
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/evidence_diagnostics.py"
