@@ -7,11 +7,61 @@ accounting, conflict, report); keep helpers in their stage's section.
 import os
 from pathlib import Path
 
+import yaml
 from snakemake.utils import validate
+
+from evidence_ledger.benchmark_registry import benchmark_names, benchmarks, dataset_wildcard_regex, get_benchmark
+from evidence_ledger.benchmark_registry import is_benchmark, load_plugins
 
 validate(config, schema="../schemas/config.schema.yaml")
 
 REPO_ROOT = Path(workflow.basedir)
+
+
+def check_benchmark_names():
+    """Every benchmark name in the config is registered (built-ins and ``benchmark_plugins``),
+    and a plugin benchmark's ``data`` section names its corpus under the registry's corpus key.
+
+    The schema accepts any name there; this check replaces its old fixed list."""
+    data = config.get("data") or {}
+    retrieval = config.get("retrieval") or {}
+    evidence = config.get("evidence") or {}
+    generation = config.get("generation") or {}
+    named = {
+        "data": [d for d, section in data.items() if "claims" in (section or {})],
+        "sampling": list(config.get("sampling") or {}),
+        "families.splits": list((config.get("families") or {}).get("splits") or {}),
+        "retrieval.datasets": list(retrieval.get("datasets") or []),
+        "retrieval.extra_claim_splits": list(retrieval.get("extra_claim_splits") or {}),
+        "retrieval.reranker.build.datasets": list(((retrieval.get("reranker") or {}).get("build") or {}).get("datasets") or {}),
+        "evidence.scored_prefix": list(evidence.get("scored_prefix") or {}),
+        "evidence.needs_no_evidence": list(evidence.get("needs_no_evidence") or {}),
+        "evidence.providers": list(evidence.get("providers") or {}),
+        "generation.datasets": list(generation.get("datasets") or []),
+        "generation.demo_models.train_datasets": list((generation.get("demo_models") or {}).get("train_datasets") or []),
+    }
+    for key, names in named.items():
+        unknown = [n for n in names if not is_benchmark(n)]
+        if unknown:
+            raise ValueError(f"config: {key} names {unknown}, not registered benchmarks; registered: "
+                             f"{list(benchmark_names())} (add one through benchmark_plugins, see README 'Extending')")
+    schema = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    declared = schema["properties"]["data"]["properties"]
+    for name in named["data"]:
+        if name not in declared:
+            extra = set(data[name]) - {"claims", "on_unresolved", get_benchmark(name).corpus_key}
+            if extra:
+                raise ValueError(f"config: data.{name} has {sorted(extra)}; benchmark {name!r} takes claims, "
+                                 f"on_unresolved and its corpus under {get_benchmark(name).corpus_key!r}")
+
+
+load_plugins(config.get("benchmark_plugins") or [])
+check_benchmark_names()
+
+
+# {dataset} is a registered benchmark wherever a rule does not constrain it itself
+wildcard_constraints:
+    dataset=dataset_wildcard_regex(),
 
 
 def _resolve_inside(root_key, relpath):
@@ -63,10 +113,10 @@ def enabled(study):
 
 # --- ingest -------------------------------------------------------------------------
 
-CLAIM_DATASETS = ("fever", "feverous", "scifact")
+CLAIM_DATASETS = benchmark_names()
 CONFLICT_QA_DATASETS = ("nqcc", "tqacc")
 # the corpus file of each claim dataset, under config data.<dataset>.<key>
-CORPUS_KEY = {"fever": "wiki", "feverous": "wiki", "scifact": "corpus"}
+CORPUS_KEY = {b.name: b.corpus_key for b in benchmarks()}
 
 
 def ingest_splits(dataset):
@@ -153,8 +203,8 @@ def retrieval_datasets():
 
 
 def retrieval_per_document(dataset):
-    """True where the unit of evaluation is claim x abstract (config ``retrieval.abstract_datasets``)."""
-    return dataset in config["retrieval"]["abstract_datasets"]
+    """True where the unit of evaluation is claim x abstract (the benchmark registry's ``unit``)."""
+    return get_benchmark(dataset).per_document
 
 
 def retrieval_k(dataset):

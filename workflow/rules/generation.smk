@@ -52,7 +52,6 @@ rule plan_requests:
         shards=config["generation"]["shards"],
     wildcard_constraints:
         model=GEN_MODEL_RE,
-        dataset="fever|feverous|scifact",
     threads: 1
     resources:
         mem_mb=4000,
@@ -80,7 +79,6 @@ rule generate:
         cache_dir=lambda wc: f"{config['generation']['cache_dir']}/{wc.model}",
     wildcard_constraints:
         model=GEN_MODEL_RE,
-        dataset="fever|feverous|scifact",
         shard=r"\d+",
     threads: 1
     resources:
@@ -105,7 +103,6 @@ rule gather_responses:
         "logs/generation/gather_responses_{model}_{dataset}.benchmark.tsv"
     wildcard_constraints:
         model=GEN_MODEL_RE,
-        dataset="fever|feverous|scifact",
     threads: 1
     resources:
         mem_mb=4000,
@@ -136,7 +133,6 @@ rule parse_responses:
         code_mappings=config["generation"]["code_mappings"],
     wildcard_constraints:
         model=GEN_MODEL_RE,
-        dataset="fever|feverous|scifact",
     threads: 1
     resources:
         mem_mb=4000,

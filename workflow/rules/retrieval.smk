@@ -6,7 +6,7 @@ rule index_corpus:
     input:
         documents="results/ingest/{dataset}/documents.parquet",
     output:
-        index=directory("results/retrieval/{dataset,[a-z0-9]+}/index"),
+        index=directory("results/retrieval/{dataset}/index"),
     log:
         "logs/retrieval/{dataset}/index_corpus.log",
     benchmark:
@@ -29,7 +29,7 @@ rule retrieve:
         claims=lambda wc: retrieval_claim_inputs(wc.dataset),
         units="results/ingest/{dataset}/units.parquet",
     output:
-        retrieved="results/retrieval/{dataset,[a-z0-9]+}/retrieved.parquet",
+        retrieved="results/retrieval/{dataset}/retrieved.parquet",
     log:
         "logs/retrieval/{dataset}/retrieve.log",
     benchmark:
@@ -51,7 +51,7 @@ rule build_pools:
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
         units="results/ingest/{dataset}/units.parquet",
     output:
-        pools="results/retrieval/{dataset,[a-z0-9]+}/pools.parquet",
+        pools="results/retrieval/{dataset}/pools.parquet",
     log:
         "logs/retrieval/{dataset}/build_pools.log",
     benchmark:
@@ -75,7 +75,7 @@ rule order_bm25:
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
         units="results/ingest/{dataset}/units.parquet",
     output:
-        ordering="results/retrieval/{dataset,[a-z0-9]+}/ordering_bm25.parquet",
+        ordering="results/retrieval/{dataset}/ordering_bm25.parquet",
     log:
         "logs/retrieval/{dataset}/order_bm25.log",
     benchmark:
@@ -123,7 +123,7 @@ rule order_bge:
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
         units="results/ingest/{dataset}/units.parquet",
     output:
-        ordering="results/retrieval/{dataset,[a-z0-9]+}/ordering_bge.parquet",
+        ordering="results/retrieval/{dataset}/ordering_bge.parquet",
     log:
         "logs/retrieval/{dataset}/order_bge.log",
     benchmark:
@@ -151,7 +151,7 @@ rule assemble_evidence:
         claims=lambda wc: retrieval_claim_inputs(wc.dataset),
         units="results/ingest/{dataset}/units.parquet",
     output:
-        evidence="results/evidence/{dataset,[a-z0-9]+}/evidence.parquet",
+        evidence="results/evidence/{dataset}/evidence.parquet",
     log:
         "logs/evidence/{dataset}/assemble_evidence.log",
     benchmark:
@@ -178,7 +178,7 @@ rule export_provider_submissions:
         ordering=lambda wc: f"results/retrieval/{wc.dataset}/ordering_{provider_export_source(wc)}.parquet",
         claims=lambda wc: provider_claim_inputs(wc.dataset),
     output:
-        submission="results/evidence/{dataset,[a-z0-9]+}/submissions/provider_{name,[A-Za-z0-9_-]+}.jsonl",
+        submission="results/evidence/{dataset}/submissions/provider_{name,[A-Za-z0-9_-]+}.jsonl",
     log:
         "logs/evidence/{dataset}/export_provider_submissions_{name}.log",
     benchmark:
@@ -202,7 +202,7 @@ rule import_evidence_source:
         claims=lambda wc: provider_claim_inputs(wc.dataset),
         units="results/ingest/{dataset}/units.parquet",
     output:
-        evidence="results/evidence/{dataset,[a-z0-9]+}/provider_{name,[A-Za-z0-9_-]+}.parquet",
+        evidence="results/evidence/{dataset}/provider_{name,[A-Za-z0-9_-]+}.parquet",
         summary="results/evidence/{dataset}/provider_{name}.summary.json",
     log:
         "logs/evidence/{dataset}/import_evidence_source_{name}.log",
@@ -226,7 +226,7 @@ rule evidence_diagnostics:
     input:
         unpack(evidence_diagnostics_inputs),
     output:
-        tsv=report("results/evidence/{dataset,[a-z0-9]+}/diagnostics.tsv", caption="../report/retrieval_diagnostics.rst",
+        tsv=report("results/evidence/{dataset}/diagnostics.tsv", caption="../report/retrieval_diagnostics.rst",
                    category="Retrieval", subcategory="{dataset}"),
     log:
         "logs/evidence/{dataset}/evidence_diagnostics.log",
