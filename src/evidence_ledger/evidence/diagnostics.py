@@ -28,7 +28,9 @@ sets inside that abstract.
 """
 from __future__ import annotations
 
-NEI = "NOT ENOUGH INFO"
+from ..benchmark_registry import FEVER
+
+NEI = FEVER.nei_label
 
 
 def _row(dataset, scope, source, budget, metric, num, den) -> dict:
