@@ -27,6 +27,8 @@ from typing import Iterable, Mapping
 UNIT_CLAIM = "claim"
 UNIT_CLAIM_ABSTRACT = "claim_abstract"
 UNITS = (UNIT_CLAIM, UNIT_CLAIM_ABSTRACT)
+#: accounting metrics (``accounting.METRIC_MULTIPLIER`` keys)
+METRICS = ("strict", "f1")
 
 #: environment variable listing plugin modules (comma-separated) imported before each lookup
 PLUGINS_ENV = "EVIDENCE_LEDGER_BENCHMARK_PLUGINS"
@@ -42,7 +44,9 @@ class Benchmark:
     ``labels`` are the answer labels in class-role order (support, refute, nei): the prompts
     map roles to them, the indicator code checks predictions against them. ``nei_label`` is
     the not-enough-info label (the third of ``labels``) or None for a benchmark without one.
-    ``unit`` is :data:`UNIT_CLAIM` or :data:`UNIT_CLAIM_ABSTRACT` (one evaluation unit per
+    ``metric`` is how accounting scores it: ``strict`` (label right and evidence eligible, per
+    claim: FEVER / FEVEROUS score) or ``f1`` (label x evidence F1 over claim x abstract units,
+    SciFact). ``unit`` is :data:`UNIT_CLAIM` or :data:`UNIT_CLAIM_ABSTRACT` (one evaluation unit per
     claim x retrieved abstract; gold label NEI for an abstract without gold rationale).
     ``corpus_key`` names the corpus file of config ``data.<name>.<corpus_key>``. ``reader``,
     ``scorer`` and ``prompts`` are module paths; ``prompt_family`` keys the templates in
@@ -90,6 +94,8 @@ def _check(bench: Benchmark) -> None:
         raise ValueError(f"benchmark name {bench.name!r} must be lower-case letters and digits, starting with a letter")
     if bench.unit not in UNITS:
         raise ValueError(f"benchmark {bench.name!r}: unit {bench.unit!r} is not one of {list(UNITS)}")
+    if bench.metric not in METRICS:
+        raise ValueError(f"benchmark {bench.name!r}: metric {bench.metric!r} is not one of {list(METRICS)}")
     if not bench.labels or len(set(bench.labels)) != len(bench.labels):
         raise ValueError(f"benchmark {bench.name!r}: labels {bench.labels!r} must be distinct and non-empty")
     if bench.nei_label is not None and bench.nei_label not in bench.labels:
@@ -165,19 +171,19 @@ def dataset_wildcard_regex() -> str:
 
 
 FEVER = register_benchmark(Benchmark(
-    name="fever", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="fever_score",
+    name="fever", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
     unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.fever",
     scorer="evidence_ledger.scoring.fever", prompt_family="wiki",
     ingest_resources={"mem_mb": 4000, "runtime": 60},
 ))
 FEVEROUS = register_benchmark(Benchmark(
-    name="feverous", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="feverous_score",
+    name="feverous", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
     unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.feverous",
     scorer="evidence_ledger.scoring.feverous", prompt_family="wiki",
     ingest_resources={"mem_mb": 8000, "runtime": 120},
 ))
 SCIFACT = register_benchmark(Benchmark(
-    name="scifact", labels=("SUPPORT", "CONTRADICT", "NOINFO"), nei_label="NOINFO", metric="scifact_abstract_f1",
+    name="scifact", labels=("SUPPORT", "CONTRADICT", "NOINFO"), nei_label="NOINFO", metric="f1",
     unit=UNIT_CLAIM_ABSTRACT, corpus_key="corpus", reader="evidence_ledger.datasets.scifact",
     scorer="evidence_ledger.scoring.scifact", prompt_family="scifact",
     ingest_resources={"mem_mb": 2000, "runtime": 20},

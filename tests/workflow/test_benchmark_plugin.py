@@ -94,7 +94,7 @@ def test_toy_reader_writes_the_canonical_tables(toy_registered, tmp_path):
 def test_registering_a_different_description_under_a_taken_name_fails():
     fever = registry.get_benchmark("fever")
     with pytest.raises(ValueError, match="already registered"):
-        registry.register_benchmark(registry.Benchmark(**{**fever.__dict__, "metric": "other"}))
+        registry.register_benchmark(registry.Benchmark(**{**fever.__dict__, "metric": "f1"}))
 
 
 def toy_config(tmp_path: Path) -> Path:
