@@ -7,11 +7,24 @@ accounting, conflict, report); keep helpers in their stage's section.
 import os
 from pathlib import Path
 
+import yaml
 from snakemake.utils import validate
+
+from evidence_ledger.benchmark_registry import benchmark_names, benchmarks, check_config_benchmarks
+from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
 
 validate(config, schema="../schemas/config.schema.yaml")
 
 REPO_ROOT = Path(workflow.basedir)
+SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+
+load_plugins(config.get("benchmark_plugins") or [])
+check_config_benchmarks(config, SCHEMA["properties"]["data"]["properties"])
+
+
+# {dataset} is a registered benchmark wherever a rule does not constrain it itself
+wildcard_constraints:
+    dataset=dataset_wildcard_regex(),
 
 
 def _resolve_inside(root_key, relpath):

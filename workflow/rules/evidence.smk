@@ -109,7 +109,7 @@ rule assemble_evidence:
         claims=lambda wc: retrieval_claim_inputs(wc.dataset),
         units="results/ingest/{dataset}/units.parquet",
     output:
-        evidence="results/evidence/{dataset,[a-z0-9]+}/evidence.parquet",
+        evidence="results/evidence/{dataset}/evidence.parquet",
     log:
         "logs/evidence/assemble_evidence/{dataset}.log",
     benchmark:
@@ -139,7 +139,7 @@ rule export_provider_submissions:
         ordering=lambda wc: f"results/retrieval/{wc.dataset}/ordering_{provider_export_source(wc)}.parquet",
         claims=lambda wc: provider_claim_inputs(wc.dataset),
     output:
-        submission="results/evidence/{dataset,[a-z0-9]+}/submissions/provider_{name,[A-Za-z0-9_-]+}.jsonl",
+        submission="results/evidence/{dataset}/submissions/provider_{name,[A-Za-z0-9_-]+}.jsonl",
     log:
         "logs/evidence/export_provider_submissions/{dataset}_{name}.log",
     benchmark:
@@ -163,7 +163,7 @@ rule import_evidence_source:
         claims=lambda wc: provider_claim_inputs(wc.dataset),
         units="results/ingest/{dataset}/units.parquet",
     output:
-        evidence="results/evidence/{dataset,[a-z0-9]+}/provider_{name,[A-Za-z0-9_-]+}.parquet",
+        evidence="results/evidence/{dataset}/provider_{name,[A-Za-z0-9_-]+}.parquet",
         summary="results/evidence/{dataset}/provider_{name}.summary.json",
     log:
         "logs/evidence/import_evidence_source/{dataset}_{name}.log",
@@ -190,7 +190,7 @@ rule evidence_diagnostics:
     input:
         unpack(evidence_diagnostics_inputs),
     output:
-        tsv=report("results/evidence/{dataset,[a-z0-9]+}/diagnostics.tsv", caption="../report/retrieval_diagnostics.rst",
+        tsv=report("results/evidence/{dataset}/diagnostics.tsv", caption="../report/retrieval_diagnostics.rst",
                    category="Retrieval", subcategory="{dataset}"),
     log:
         "logs/evidence/evidence_diagnostics/{dataset}.log",

@@ -77,7 +77,6 @@ rule plan_requests:
         shards=GEN_CFG["shards"],
     wildcard_constraints:
         model=GEN_MODEL_RE,
-        dataset="fever|feverous|scifact",
     threads: 1
     resources:
         mem_mb=4000,
@@ -105,7 +104,6 @@ rule generate:
         cache_dir=lambda wc: generation_cache_dir(wc.model),
     wildcard_constraints:
         model=GEN_MODEL_RE,
-        dataset="fever|feverous|scifact",
         shard=r"\d+",
     threads: 1
     resources:
@@ -130,7 +128,6 @@ rule gather_responses:
         "logs/generation/gather_responses/{model}_{dataset}.benchmark.tsv"
     wildcard_constraints:
         model=GEN_MODEL_RE,
-        dataset="fever|feverous|scifact",
     threads: 1
     resources:
         mem_mb=4000,
@@ -161,7 +158,6 @@ rule parse_responses:
         code_mappings=GEN_CFG["code_mappings"],
     wildcard_constraints:
         model=GEN_MODEL_RE,
-        dataset="fever|feverous|scifact",
     threads: 1
     resources:
         mem_mb=4000,

@@ -2,10 +2,10 @@
 # results/ingest/ (datasets.stage). Directive order: input, output, log, benchmark, params,
 # threads, resources, conda, script. Config reaches scripts only through params.
 
-CLAIM_DATASETS = ("fever", "feverous", "scifact")
+CLAIM_DATASETS = benchmark_names()
 CONFLICT_QA_DATASETS = ("nqcc", "tqacc")
 # the corpus file of each claim dataset, under config data.<dataset>.<key>
-CORPUS_KEY = {"fever": "wiki", "feverous": "wiki", "scifact": "corpus"}
+CORPUS_KEY = {b.name: b.corpus_key for b in benchmarks()}
 
 
 def ingest_splits(dataset):
@@ -60,76 +60,35 @@ def ingest_final_outputs():
 
 
 
-rule ingest_fever:
-    input:
-        unpack(lambda wc: ingest_inputs("fever")),
-    output:
-        claims=ingest_claims_outputs("fever"),
-        units="results/ingest/fever/units.parquet",
-        documents="results/ingest/fever/documents.parquet",
-    log:
-        "logs/ingest/ingest_fever.log",
-    benchmark:
-        "logs/ingest/ingest_fever.benchmark.tsv"
-    params:
-        splits=ingest_splits("fever"),
-        on_unresolved=ingest_on_unresolved("fever"),
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=60,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/ingest_fever.py"
+# One ingest rule per registered benchmark (evidence_ledger.benchmark_registry): ingest_fever,
+# ingest_feverous, ingest_scifact and those of config benchmark_plugins; the script and the
+# resources come from the benchmark's registry entry.
+for _bench in benchmarks():
 
-
-rule ingest_feverous:
-    input:
-        unpack(lambda wc: ingest_inputs("feverous")),
-    output:
-        claims=ingest_claims_outputs("feverous"),
-        units="results/ingest/feverous/units.parquet",
-        documents="results/ingest/feverous/documents.parquet",
-    log:
-        "logs/ingest/ingest_feverous.log",
-    benchmark:
-        "logs/ingest/ingest_feverous.benchmark.tsv"
-    params:
-        splits=ingest_splits("feverous"),
-        on_unresolved=ingest_on_unresolved("feverous"),
-    threads: 1
-    resources:
-        mem_mb=8000,
-        runtime=120,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/ingest_feverous.py"
-
-
-rule ingest_scifact:
-    input:
-        unpack(lambda wc: ingest_inputs("scifact")),
-    output:
-        claims=ingest_claims_outputs("scifact"),
-        units="results/ingest/scifact/units.parquet",
-        documents="results/ingest/scifact/documents.parquet",
-    log:
-        "logs/ingest/ingest_scifact.log",
-    benchmark:
-        "logs/ingest/ingest_scifact.benchmark.tsv"
-    params:
-        splits=ingest_splits("scifact"),
-        on_unresolved=ingest_on_unresolved("scifact"),
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=20,
-    conda:
-        "../../envs/cpu.yaml"
-    script:
-        "../../scripts/ingest_scifact.py"
+    rule:
+        name:
+            f"ingest_{_bench.name}"
+        input:
+            unpack(lambda wc, name=_bench.name: ingest_inputs(name)),
+        output:
+            claims=ingest_claims_outputs(_bench.name),
+            units=f"results/ingest/{_bench.name}/units.parquet",
+            documents=f"results/ingest/{_bench.name}/documents.parquet",
+        log:
+            f"logs/ingest/ingest_{_bench.name}.log",
+        benchmark:
+            f"logs/ingest/ingest_{_bench.name}.benchmark.tsv"
+        params:
+            splits=ingest_splits(_bench.name),
+            on_unresolved=ingest_on_unresolved(_bench.name),
+        threads: 1
+        resources:
+            mem_mb=_bench.ingest_resources["mem_mb"],
+            runtime=_bench.ingest_resources["runtime"],
+        conda:
+            "../../envs/cpu.yaml"
+        script:
+            _bench.script if os.path.isabs(_bench.script) else f"../../{_bench.script}"
 
 
 rule ingest_wikicontradict:

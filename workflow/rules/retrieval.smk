@@ -6,8 +6,8 @@
 
 
 def retrieval_per_document(dataset):
-    """True where the unit of evaluation is claim x abstract (config ``retrieval.abstract_datasets``)."""
-    return dataset in config["retrieval"]["abstract_datasets"]
+    """True where the unit of evaluation is claim x abstract (the benchmark registry's ``unit``)."""
+    return get_benchmark(dataset).per_document
 
 
 def retrieval_k(dataset):
@@ -48,7 +48,7 @@ rule index_corpus:
     input:
         documents="results/ingest/{dataset}/documents.parquet",
     output:
-        index=directory("results/retrieval/{dataset,[a-z0-9]+}/index"),
+        index=directory("results/retrieval/{dataset}/index"),
     log:
         "logs/retrieval/index_corpus/{dataset}.log",
     benchmark:
@@ -73,7 +73,7 @@ rule retrieve:
         claims=lambda wc: retrieval_claim_inputs(wc.dataset),
         units="results/ingest/{dataset}/units.parquet",
     output:
-        retrieved="results/retrieval/{dataset,[a-z0-9]+}/retrieved.parquet",
+        retrieved="results/retrieval/{dataset}/retrieved.parquet",
     log:
         "logs/retrieval/retrieve/{dataset}.log",
     benchmark:
@@ -95,7 +95,7 @@ rule build_pools:
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
         units="results/ingest/{dataset}/units.parquet",
     output:
-        pools="results/retrieval/{dataset,[a-z0-9]+}/pools.parquet",
+        pools="results/retrieval/{dataset}/pools.parquet",
     log:
         "logs/retrieval/build_pools/{dataset}.log",
     benchmark:
@@ -119,7 +119,7 @@ rule order_bm25:
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
         units="results/ingest/{dataset}/units.parquet",
     output:
-        ordering="results/retrieval/{dataset,[a-z0-9]+}/ordering_bm25.parquet",
+        ordering="results/retrieval/{dataset}/ordering_bm25.parquet",
     log:
         "logs/retrieval/order_bm25/{dataset}.log",
     benchmark:
@@ -145,7 +145,7 @@ rule order_bge:
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
         units="results/ingest/{dataset}/units.parquet",
     output:
-        ordering="results/retrieval/{dataset,[a-z0-9]+}/ordering_bge.parquet",
+        ordering="results/retrieval/{dataset}/ordering_bge.parquet",
     log:
         "logs/retrieval/order_bge/{dataset}.log",
     benchmark:

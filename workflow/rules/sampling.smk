@@ -51,8 +51,6 @@ rule build_families:
         negation_tokens=config["families"]["negation_tokens"],
         top_k=config["families"]["top_k"],
         threshold=config["families"]["near_duplicate_threshold"],
-    wildcard_constraints:
-        dataset="fever|feverous|scifact",
     threads: 1
     resources:
         mem_mb=4000,
@@ -82,8 +80,6 @@ rule sample_claims:
         method=lambda wc: config["sampling"][wc.dataset]["method"],
         salt=lambda wc: config["sampling"][wc.dataset].get("salt", ""),
         n=lambda wc: config["sampling"][wc.dataset].get("n"),
-    wildcard_constraints:
-        dataset="fever|feverous|scifact",
     threads: 1
     resources:
         mem_mb=2000,

@@ -41,8 +41,6 @@ rule score_evidence:
         max_evidence=config["scoring"]["max_evidence"],
         max_evidence_cell=config["scoring"]["max_evidence_cell"],
         max_sentences=config["scoring"]["max_abstract_sentences"],
-    wildcard_constraints:
-        dataset="fever|feverous|scifact",
     threads: 1
     resources:
         mem_mb=2000,
@@ -66,7 +64,6 @@ rule score_answers:
     params:
         parsers=config["scoring"]["parsers"],
     wildcard_constraints:
-        dataset="fever|feverous|scifact",
         model="[A-Za-z0-9_.-]+",
     threads: 1
     resources:

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ..benchmark_registry import FEVER
 from ..errors import InputError
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
 from .records import check_label, dedupe_groups, iter_jsonl, require, resolve_gold_ids
 
 DATASET = "fever"
-LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
-NEI = "NOT ENOUGH INFO"
+LABELS = FEVER.labels
+NEI = FEVER.nei_label
 _ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}",
             "-COLON-": ":"}
 

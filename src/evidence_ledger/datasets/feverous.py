@@ -19,12 +19,13 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ..benchmark_registry import FEVEROUS
 from ..errors import InputError
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
 from .records import check_label, dedupe_groups, iter_jsonl, require, resolve_gold_ids
 
 DATASET = "feverous"
-LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+LABELS = FEVEROUS.labels
 _LINK = re.compile(r"\[\[([^\]|]*)\|([^\]]*)\]\]|\[\[([^\]|]*)\]\]")
 CONTEXT_SEPARATOR = " | "
 

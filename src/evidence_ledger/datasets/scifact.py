@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ..benchmark_registry import SCIFACT
 from ..errors import InputError
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
 from .records import check_label, dedupe_groups, iter_jsonl, require, resolve_gold_ids
 
 DATASET = "scifact"
-LABELS = ("SUPPORT", "CONTRADICT")
-NOINFO = "NOINFO"
+LABELS = SCIFACT.verdict_labels  # a gold abstract's labels
+NOINFO = SCIFACT.nei_label
 
 
 def scifact_unit_id(doc_id, sentence: int) -> str:

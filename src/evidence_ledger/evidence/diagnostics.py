@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-NEI = "NOT ENOUGH INFO"
+from ..benchmark_registry import FEVER
+
+NEI = FEVER.nei_label
 
 
 def _row(dataset, scope, source, budget, metric, num, den) -> dict:

@@ -11,25 +11,21 @@ is written into every request row, and the messages (hence request ids and cache
 change with the text, so no cached response is reused for a changed prompt.
 
 Code mappings map the letters A/B/C to *class roles* (``support``, ``refute``, ``nei``),
-which :data:`LABELS` turns into each benchmark's label strings. The mapping itself comes
-from config (``generation.code_mappings``); the primary mapping is A=support, B=refute,
-C=nei.
+which each benchmark's registry entry (``benchmark_registry``: its ``labels`` in role
+order, its ``prompt_family``) turns into label strings and a template. The mapping itself
+comes from config (``generation.code_mappings``); the primary mapping is A=support,
+B=refute, C=nei. A benchmark with a new prompt family adds its templates with
+:func:`register_templates` (from its prompt module).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Mapping
 
+from ..benchmark_registry import benchmark_names, get_benchmark, is_benchmark
+
 ROLES = ("support", "refute", "nei")
 CODES = ("A", "B", "C")
-
-#: benchmark family -> class role -> canonical label string
-LABELS = {
-    "wiki": {"support": "SUPPORTS", "refute": "REFUTES", "nei": "NOT ENOUGH INFO"},
-    "scifact": {"support": "SUPPORT", "refute": "CONTRADICT", "nei": "NOINFO"},
-}
-
-DATASET_FAMILY = {"fever": "wiki", "feverous": "wiki", "scifact": "scifact"}
 
 NO_EVIDENCE_TEXT = "(no evidence provided)"
 
@@ -86,17 +82,36 @@ TEMPLATES: dict[tuple[str, str], PromptTemplate] = {
 }
 
 
+def register_templates(family: str, codes: PromptTemplate, labels: PromptTemplate) -> None:
+    """Add the two templates of a new prompt family (a benchmark plugin's prompt module calls this)."""
+    for answer_format, tpl in (("codes", codes), ("labels", labels)):
+        if tpl.family != family or tpl.answer_format != answer_format:
+            raise ValueError(f"template {tpl.template_id!r} is not the {family}/{answer_format} template")
+        known = TEMPLATES.get((family, answer_format))
+        if known is not None and known != tpl:
+            raise ValueError(f"prompt family {family!r} already has a different {answer_format} template")
+        TEMPLATES[(family, answer_format)] = tpl
+
+
 def dataset_family(dataset: str) -> str:
-    """``wiki`` for FEVER/FEVEROUS, ``scifact`` for SciFact; unknown datasets raise."""
-    try:
-        return DATASET_FAMILY[dataset]
-    except KeyError:
-        raise ValueError(f"no fact-verification prompt for dataset {dataset!r}; known: {sorted(DATASET_FAMILY)}") from None
+    """The benchmark's prompt family (``wiki`` for FEVER/FEVEROUS, ``scifact`` for SciFact); unknown datasets raise."""
+    if not is_benchmark(dataset):
+        raise ValueError(f"no fact-verification prompt for dataset {dataset!r}; known: {sorted(benchmark_names())}")
+    return get_benchmark(dataset).prompt_family
+
+
+def _role_labels(dataset: str) -> dict[str, str]:
+    """class role -> the dataset's canonical label string (its registry labels in role order)."""
+    dataset_family(dataset)  # an unknown dataset raises there
+    labels = get_benchmark(dataset).labels
+    if len(labels) != len(ROLES):
+        raise ValueError(f"benchmark {dataset!r} needs one label per role {ROLES} for the prompts; has {labels}")
+    return dict(zip(ROLES, labels))
 
 
 def labels_for(dataset: str) -> list[str]:
     """The dataset's label strings in role order (support, refute, nei)."""
-    fam = LABELS[dataset_family(dataset)]
+    fam = _role_labels(dataset)
     return [fam[r] for r in ROLES]
 
 
@@ -111,7 +126,7 @@ def validate_code_mapping(name: str, mapping: Mapping[str, str]) -> dict[str, st
 
 def code_to_label(dataset: str, mapping: Mapping[str, str]) -> dict[str, str]:
     """Letter -> canonical label of ``dataset`` under a role mapping."""
-    fam = LABELS[dataset_family(dataset)]
+    fam = _role_labels(dataset)
     return {code: fam[role] for code, role in mapping.items()}
 
 

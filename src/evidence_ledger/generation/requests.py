@@ -30,6 +30,7 @@ from typing import Any, Mapping, Sequence
 
 import pyarrow as pa
 
+from ..benchmark_registry import get_benchmark
 from ..errors import InputError
 from ..tables.generation import REQUESTS
 from . import prompts
@@ -118,12 +119,13 @@ def request_id(messages: Sequence[Mapping[str, str]], sampling: SamplingSpec) ->
 def unit_gold_label(dataset: str, claim: Mapping[str, Any], doc_id: str) -> str:
     """Gold label of a unit: the claim label (FEVER/FEVEROUS), or per abstract for SciFact
     (the gold abstract's label, NOINFO for a retrieved abstract without gold rationale)."""
-    if prompts.dataset_family(dataset) != "scifact":
+    bench = get_benchmark(dataset)
+    if not bench.per_document:
         return claim["label"]
     for ga in claim.get("gold_abstracts") or []:
         if str(ga["doc_id"]) == str(doc_id):
             return ga["label"]
-    return "NOINFO"
+    return bench.nei_label
 
 
 def plan_requests(

@@ -24,12 +24,13 @@ import warnings
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
+from evidence_ledger.benchmark_registry import FEVER
 from evidence_ledger.errors import InputError
 
 from .records import read_jsonl, require, submission_pairs
 
-NEI = "NOT ENOUGH INFO"
-LABELS = ("SUPPORTS", "REFUTES", NEI)
+NEI = FEVER.nei_label
+LABELS = FEVER.labels
 MAX_EVIDENCE = 5
 
 Sentence = tuple  # (page: str, line: int)

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from evidence_ledger.benchmark_registry import FEVEROUS
 from evidence_ledger.errors import InputError
 
 from .fever import ClaimScore, CorpusScore, corpus_score, is_correct_label
 from .records import read_jsonl, require, submission_pairs
 
-NEI = "NOT ENOUGH INFO"
-LABELS = ("SUPPORTS", "REFUTES", NEI)
+NEI = FEVEROUS.nei_label
+LABELS = FEVEROUS.labels
 MAX_EVIDENCE = 5
 MAX_EVIDENCE_CELL = 25
 CELL_LIKE_TYPES = frozenset({"cell", "item", "table_caption", "header_cell"})

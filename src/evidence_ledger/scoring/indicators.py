@@ -17,28 +17,34 @@ is not in the claims table, a duplicated row, a label outside the dataset's labe
 INVALID), a FEVER/FEVEROUS primary (source, budget) that lacks some claim (controls none /
 swap / gold / reversed and 'codes:{mapping}' formats are exempt), a malformed unit id. A SciFact unit of another abstract
 (swap control) occupies one of the 3 slots and matches no rationale.
+
+Benchmark facts (label sets, NEI label, unit of evaluation) come from
+``evidence_ledger.benchmark_registry``. A registered benchmark other than the three built-in
+ones supplies its evidence condition as ``unit_evidence_eligible(claim, doc_id,
+scored_unit_ids, *, max_evidence, max_evidence_cell, max_sentences) -> bool`` in its scorer
+module; its answers are scored by its unit: per claim like FEVER, per claim x abstract like
+SciFact.
 """
 from __future__ import annotations
 
+import importlib
 from typing import Iterable, Mapping, Sequence
 
+from ..benchmark_registry import Benchmark, benchmark_names, get_benchmark, is_benchmark
 from . import fever, feverous, scifact
 
-WIKI_DATASETS = ("fever", "feverous")
-DATASETS = ("fever", "feverous", "scifact")
 INVALID = "INVALID"
 # Controls may legitimately lack claims (e.g. gold evidence that does not fit a budget); the
 # completeness check covers the primary sources and formats only (alternative code mappings
 # are formats 'codes:{mapping}').
 CONTROL_SOURCES = ("none", "swap", "gold", "reversed")
 PARSERS = ("strict", "lenient")
-SCIFACT_LABELS = ("SUPPORT", "CONTRADICT", "NOINFO")
-WIKI_LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 
 
-def _check_dataset(dataset: str) -> None:
-    if dataset not in DATASETS:
-        raise ValueError(f"scoring indicators: unknown dataset {dataset!r}; expected one of {list(DATASETS)}")
+def _check_dataset(dataset: str) -> Benchmark:
+    if not is_benchmark(dataset):
+        raise ValueError(f"scoring indicators: unknown dataset {dataset!r}; expected one of {list(benchmark_names())}")
+    return get_benchmark(dataset)
 
 
 def _claims_by_id(claims: Iterable[Mapping]) -> dict[str, Mapping]:
@@ -95,7 +101,11 @@ def evidence_eligible(dataset: str, claim: Mapping, doc_id: str, scored_unit_ids
         kept = feverous.truncate_evidence([feverous.split_element_id(u) for u in scored_unit_ids],
                                           max_evidence, max_evidence_cell)
         return feverous.evidence_eligible(sets, kept)
-    _check_dataset(dataset)
+    bench = _check_dataset(dataset)
+    if dataset != "scifact":
+        return importlib.import_module(bench.scorer).unit_evidence_eligible(
+            claim, doc_id, scored_unit_ids, max_evidence=max_evidence, max_evidence_cell=max_evidence_cell,
+            max_sentences=max_sentences)
     # A unit of another abstract (e.g. a swap control) occupies a slot but matches nothing.
     sentences = [_sentence_of(u, doc_id) for u in scored_unit_ids]
     return scifact.abstract_eligible(scifact_gold_abstracts(claim), doc_id, sentences, max_sentences)
@@ -140,10 +150,10 @@ def evidence_indicator_rows(claims: Iterable[Mapping], evidence: Iterable[Mappin
 
 def _check_complete(rows: list[dict], by_id: Mapping, source_key: str, budget_key: str, what: str,
                     extra_keys: Sequence[str] = ()) -> None:
-    """FEVER/FEVEROUS: each primary condition must have a row for every claim."""
+    """FEVER/FEVEROUS (per-claim units): each primary condition must have a row for every claim."""
     covered: dict[tuple, set] = {}
     for r in rows:
-        if r["dataset"] in WIKI_DATASETS and r[source_key] not in CONTROL_SOURCES and ":" not in r.get("format", ""):
+        if not get_benchmark(r["dataset"]).per_document and r[source_key] not in CONTROL_SOURCES and ":" not in r.get("format", ""):
             cond = (r["dataset"], r[source_key], r[budget_key], *(r[k] for k in extra_keys))
             covered.setdefault(cond, set()).add(r["claim_id"])
     for cond, ids in sorted(covered.items(), key=lambda kv: tuple(map(str, kv[0]))):
@@ -161,18 +171,18 @@ def answer_indicator(dataset: str, claim: Mapping, doc_id: str, predicted_label:
     NOINFO for a non-gold abstract; correct = gold abstract and equal label; submitted = a valid
     SUPPORT/CONTRADICT label (NOINFO and INVALID do not enter P).
     """
-    if dataset in WIKI_DATASETS:
-        if predicted_label.upper() not in WIKI_LABELS and predicted_label != INVALID:
-            raise ValueError(f"predicted label {predicted_label!r} is not one of {list(WIKI_LABELS)} or INVALID")
+    bench = _check_dataset(dataset)
+    if not bench.per_document:
+        if predicted_label.upper() not in bench.labels and predicted_label != INVALID:
+            raise ValueError(f"predicted label {predicted_label!r} is not one of {list(bench.labels)} or INVALID")
         gold = claim["label"]
         return gold, fever.is_correct_label(gold, predicted_label), True
-    _check_dataset(dataset)
-    if predicted_label not in SCIFACT_LABELS and predicted_label != INVALID:
-        raise ValueError(f"predicted label {predicted_label!r} is not one of {list(SCIFACT_LABELS)} or INVALID")
+    if predicted_label not in bench.labels and predicted_label != INVALID:
+        raise ValueError(f"predicted label {predicted_label!r} is not one of {list(bench.labels)} or INVALID")
     gold_abstracts = {str(a["doc_id"]): a["label"] for a in claim["gold_abstracts"] or []}
-    gold = gold_abstracts.get(doc_id, scifact.NOINFO)
+    gold = gold_abstracts.get(doc_id, bench.nei_label)
     correct = doc_id in gold_abstracts and predicted_label == gold
-    return gold, correct, predicted_label in scifact.LABELS
+    return gold, correct, predicted_label in bench.verdict_labels
 
 
 def answer_indicator_rows(claims: Iterable[Mapping], parsed: Iterable[Mapping],
@@ -217,8 +227,8 @@ def relevant_rows(claims: Iterable[Mapping]) -> list[dict]:
     rows = []
     for claim in claims:
         dataset = claim["dataset"]
-        _check_dataset(dataset)
-        n = len(claim["gold_abstracts"] or []) if dataset == "scifact" else 1
+        bench = _check_dataset(dataset)
+        n = len(claim["gold_abstracts"] or []) if bench.per_document else 1
         rows.append({"dataset": dataset, "claim_id": str(claim["claim_id"]), "gold_label": claim["label"],
                      "n_relevant": n})
     rows.sort(key=lambda r: (r["dataset"], r["claim_id"]))

@@ -27,12 +27,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from evidence_ledger.benchmark_registry import SCIFACT
 from evidence_ledger.errors import InputError
 
 from .records import match_records, read_jsonl, require
 
-LABELS = ("SUPPORT", "CONTRADICT")
-NOINFO = "NOINFO"
+LABELS = SCIFACT.verdict_labels
+NOINFO = SCIFACT.nei_label
 MAX_ABSTRACT_SENTS = 3
 
 

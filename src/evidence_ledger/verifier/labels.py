@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-SUPPORTS, REFUTES, NEI = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
-FEVEROUS_LABELS = (SUPPORTS, REFUTES, NEI)
+from ..benchmark_registry import FEVEROUS
+
+SUPPORTS, REFUTES, NEI = FEVEROUS.labels
+FEVEROUS_LABELS = FEVEROUS.labels
 MNLI_TO_FEVEROUS = {"ENTAILMENT": SUPPORTS, "CONTRADICTION": REFUTES, "NEUTRAL": NEI}
 PROBABILITY_COLUMN = {SUPPORTS: "p_supports", REFUTES: "p_refutes", NEI: "p_nei"}
 

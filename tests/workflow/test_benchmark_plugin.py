@@ -1,0 +1,157 @@
+"""A benchmark added without editing the registry module: the toy plugin of
+``tests/support/toy_benchmark`` (registry entry + reader + scorer + prompts + ingest script)
+is registered through config ``benchmark_plugins`` and the workflow plans its jobs.
+
+* in process: the registry, the prompts and the indicator code serve the toy benchmark;
+* ``snakemake -n`` of the demo config plus the toy benchmark plans ingest, families, sample,
+  retrieval, evidence, generation and scoring jobs for ``toy`` (a dry run: nothing executes);
+* a config naming an unregistered benchmark fails with a message naming it.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evidence_ledger import benchmark_registry as registry
+from evidence_ledger.generation import prompts
+from evidence_ledger.scoring import indicators
+
+REPO = Path(__file__).resolve().parents[2]
+SUPPORT = REPO / "tests" / "support"
+ENV = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
+           HF_HUB_OFFLINE="1", PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(SUPPORT)]))
+ENV.pop(registry.PLUGINS_ENV, None)
+
+TOY_CLAIMS = [
+    {"id": 1, "claim": "The toy sky is green.", "label": "TRUE", "evidence": [["Sky", 0]]},
+    {"id": 2, "claim": "The toy sea is dry.", "label": "FALSE", "evidence": [["Sea", 1]]},
+    {"id": 3, "claim": "The toy moon sings.", "label": "UNKNOWN", "evidence": []},
+]
+TOY_PAGES = [
+    {"page": "Sky", "sentences": ["The toy sky is green.", "It has no clouds."]},
+    {"page": "Sea", "sentences": ["The toy sea is blue.", "The toy sea is wet."]},
+]
+
+
+@pytest.fixture
+def toy_registered(monkeypatch):
+    """The toy plugin loaded in this process; registry, templates and env restored afterwards."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "_LOADED_PLUGINS", set())
+    monkeypatch.setattr(prompts, "TEMPLATES", dict(prompts.TEMPLATES))
+    monkeypatch.setenv(registry.PLUGINS_ENV, "")  # load_plugins writes it; undone afterwards
+    monkeypatch.syspath_prepend(str(SUPPORT))
+    for name in [m for m in sys.modules if m == "toy_benchmark" or m.startswith("toy_benchmark.")]:
+        monkeypatch.delitem(sys.modules, name)
+    registry.load_plugins(["toy_benchmark"])
+    yield registry.get_benchmark("toy")
+    for name in [m for m in sys.modules if m == "toy_benchmark" or m.startswith("toy_benchmark.")]:
+        del sys.modules[name]
+
+
+def test_builtin_benchmarks_keep_their_facts():
+    assert registry.benchmark_names()[:3] == ("fever", "feverous", "scifact")
+    assert registry.get_benchmark("fever").labels == ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+    assert registry.get_benchmark("scifact").verdict_labels == ("SUPPORT", "CONTRADICT")
+    assert registry.get_benchmark("scifact").per_document and not registry.get_benchmark("feverous").per_document
+    assert {b.name: b.corpus_key for b in registry.benchmarks()}["scifact"] == "corpus"
+    with pytest.raises(ValueError, match="unknown benchmark 'toy'"):
+        registry.get_benchmark("toy")
+
+
+def test_toy_plugin_serves_registry_prompts_and_indicators(toy_registered):
+    assert toy_registered.name in registry.dataset_wildcard_regex().split("|")
+    assert os.environ[registry.PLUGINS_ENV] == "toy_benchmark"
+    assert prompts.labels_for("toy") == ["TRUE", "FALSE", "UNKNOWN"]
+    message = prompts.build_messages("toy", "codes", "A claim.", "", {"A": "support", "B": "refute", "C": "nei"})
+    assert message[0]["content"].startswith("Is this toy claim true?")
+    assert "C = UNKNOWN" in message[0]["content"]
+    claim = {"claim_id": "1", "label": "TRUE", "evidence_groups": [["Sky::0"]], "gold_abstracts": []}
+    assert indicators.evidence_eligible("toy", claim, "", ["Sea::0", "Sky::0"])
+    assert not indicators.evidence_eligible("toy", claim, "", ["Sea::0"], max_evidence=1)
+    assert indicators.answer_indicator("toy", claim, "", "true") == ("TRUE", True, True)
+    with pytest.raises(ValueError, match="not one of"):
+        indicators.answer_indicator("toy", claim, "", "SUPPORTS")
+
+
+def test_toy_reader_writes_the_canonical_tables(toy_registered, tmp_path):
+    reader = importlib.import_module(toy_registered.reader)
+    (tmp_path / "claims.jsonl").write_text("".join(json.dumps(r) + "\n" for r in TOY_CLAIMS), encoding="utf-8")
+    (tmp_path / "pages.jsonl").write_text("".join(json.dumps(r) + "\n" for r in TOY_PAGES), encoding="utf-8")
+    claims, units, docs = reader.ingest_toy({"dev": tmp_path / "claims.jsonl"}, tmp_path / "pages.jsonl")
+    assert claims["dev"].column("evidence_groups").to_pylist() == [[["Sky::0"]], [["Sea::1"]], []]
+    assert units.num_rows == 4 and docs.column("doc_id").to_pylist() == ["Sky", "Sea"]
+
+
+def test_registering_a_different_description_under_a_taken_name_fails():
+    fever = registry.get_benchmark("fever")
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register_benchmark(registry.Benchmark(**{**fever.__dict__, "metric": "f1"}))
+
+
+def toy_config(tmp_path: Path) -> Path:
+    """The demo config plus the toy benchmark everywhere a Study 2 dataset is named; the data
+    root is a copy of the demo data with the toy files added."""
+    data = tmp_path / "data"
+    shutil.copytree(REPO / "resources" / "demo", data)
+    (data / "toy").mkdir()
+    for name, records in (("claims_dev.jsonl", TOY_CLAIMS), ("claims_train.jsonl", TOY_CLAIMS),
+                          ("pages.jsonl", TOY_PAGES)):
+        (data / "toy" / name).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    cfg["data_root"] = str(data)
+    cfg["benchmark_plugins"] = ["toy_benchmark"]
+    cfg["data"]["toy"] = {"claims": {"dev": "toy/claims_dev.jsonl", "train": "toy/claims_train.jsonl"},
+                          "pages": "toy/pages.jsonl"}
+    cfg["sampling"]["toy"] = {"split": "dev", "method": "all"}
+    cfg["families"]["splits"]["toy"] = ["dev"]
+    cfg["retrieval"]["datasets"].append("toy")
+    cfg["evidence"]["scored_prefix"]["toy"] = {"non_cell": 5}
+    cfg["generation"]["datasets"].append("toy")
+    path = tmp_path / "toy.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def dry_run(tmp_path: Path, configfile: Path) -> subprocess.CompletedProcess:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--snakefile", str(REPO / "Snakefile"),
+         "--directory", str(work), "--configfile", str(configfile)],
+        capture_output=True, text=True, env=ENV, timeout=300,
+    )
+
+
+def test_dry_run_plans_the_toy_benchmark_jobs(tmp_path):
+    proc = dry_run(tmp_path, toy_config(tmp_path))
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
+    out = proc.stdout
+    assert "rule ingest_toy:" in out
+    assert str(SUPPORT / "toy_benchmark" / "ingest_toy.py") not in proc.stderr  # no error about the script
+    for target in ("results/ingest/toy/claims_dev.parquet", "results/ingest/toy/units.parquet",
+                   "results/families/toy/families.parquet", "results/sampling/toy/sample.parquet",
+                   "results/retrieval/toy/retrieved.parquet", "results/evidence/toy/evidence.parquet",
+                   "results/generation/qwen3/toy/requests.parquet", "results/generation/qwen3/toy/parsed.parquet",
+                   "results/scoring/toy/evidence_indicators.parquet",
+                   "results/scoring/qwen3/toy/answer_indicators.parquet"):
+        assert target in out, f"{target} not planned"
+
+
+def test_unregistered_benchmark_name_is_refused(tmp_path):
+    configfile = toy_config(tmp_path)
+    cfg = yaml.safe_load(configfile.read_text())
+    cfg["benchmark_plugins"] = []
+    configfile.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    proc = dry_run(tmp_path, configfile)
+    assert proc.returncode != 0
+    assert "not registered benchmarks" in proc.stderr + proc.stdout
+    assert "'toy'" in proc.stderr + proc.stdout
