@@ -7,7 +7,8 @@ Out: row dicts for the WC_* tables of ``tables.conflict`` (same column names).
 
 Every function here is pure (no I/O, no model) except :func:`judge_generations`, the one
 place both judge rules (``stage.wikicontradict_judge`` and ``wikicontradict_judge_human``)
-render the judge prompts and generate through the cached backend. Row order is deterministic: instances in table order, templates in config order.
+render the judge prompts and generate through the cached backend. Row order is
+deterministic: instances in table order, templates in config order.
 """
 from __future__ import annotations
 
