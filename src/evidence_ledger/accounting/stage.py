@@ -15,12 +15,12 @@ reference-values file. Output paths end in ``_out``.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
 from .. import tables
+from ..report_tsv import write_report_tsv
 from ..tables.accounting import (CLUSTER_COUNTS, COVERAGE, DECISION_CRITERIA, DECISION_LABEL, ESTIMATES,
                                  INTERVALS, INVALID_RATES, PATTERN_TRACES)
 from ..tables.sampling import FAMILIES
@@ -35,12 +35,6 @@ from .patterns import invalid_rates, pattern_examples, pattern_traces
 from .reference import attach_reference, read_reference, reference_decision_label
 
 log = logging.getLogger(__name__)
-
-
-def _write_tsv(frame: pd.DataFrame, path) -> None:
-    """A deterministic TSV summary (10 significant digits, no index)."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, sep="\t", index=False, float_format="%.10g", na_rep="")
 
 
 def _reference(path) -> pd.DataFrame | None:
@@ -67,7 +61,7 @@ def study1_accounting(*, answers, evidence, relevant, unresolved=None, reference
     est = sort_estimates(attach_reference(res["estimates"], _reference(reference)))
     tables.write_table(est, estimates_out, ESTIMATES)
     per_checkpoint = (est["replicate"] > 0) & est["quantity"].isin(["T00", "T11", "gain"])
-    _write_tsv(est[(est["replicate"] == -1) | per_checkpoint].drop(columns=["study"]), summary_out)
+    write_report_tsv(est[(est["replicate"] == -1) | per_checkpoint].drop(columns=["study"]), summary_out)
     counts = pd.concat([panel_to_frame(p, study="study1", population=pop, parser=parser)
                         for pop, p in res["panels"].items()], ignore_index=True)
     tables.write_table(counts, counts_out, CLUSTER_COUNTS)
@@ -97,7 +91,7 @@ def study1_bootstrap(*, counts, reference=None, sources: Sequence[str], budget: 
                                      family_size=family_size, reference=ref))
     out = pd.concat(frames, ignore_index=True)
     tables.write_table(out, intervals_out, INTERVALS)
-    _write_tsv(out, summary_out)
+    write_report_tsv(out, summary_out)
 
 
 def study2_accounting(*, answers: Sequence, evidence: Sequence, relevant: Sequence, families: Sequence,
@@ -155,25 +149,27 @@ def study2_accounting(*, answers: Sequence, evidence: Sequence, relevant: Sequen
     est = sort_estimates(attach_reference(pd.concat(est_parts, ignore_index=True), ref))
     tables.write_table(est, estimates_out, ESTIMATES)
     main = est[est["parser"] == parser]
-    _write_tsv(main[(main["factor"] != "") & (main["replicate"].isin([-1, greedy if greedy is not None else -1]))
-                    & ~main["quantity"].str.startswith("crossed.")].drop(columns=["study", "population"]),
-               contrasts_out)
-    _write_tsv(main[(main["factor"] == "") & (main["part"] == "") & (main["replicate"] == -1)
-                    & (main["quantity"] != "F")].drop(columns=["study", "population", "factor", "part"]), cells_out)
-    _write_tsv(main[main["part"] != ""].drop(columns=["study", "population", "factor"]), partition_out)
-    _write_tsv(main[(main["quantity"] == "F") | main["quantity"].str.startswith("crossed.")]
-               .drop(columns=["study", "population", "format", "part"]), crossed_out)
+    greedy_or_mean = greedy if greedy is not None else -1
+    write_report_tsv(main[(main["factor"] != "") & (main["replicate"].isin([-1, greedy_or_mean]))
+                          & ~main["quantity"].str.startswith("crossed.")].drop(columns=["study", "population"]),
+                     contrasts_out)
+    write_report_tsv(main[(main["factor"] == "") & (main["part"] == "") & (main["replicate"] == -1)
+                          & (main["quantity"] != "F")].drop(columns=["study", "population", "factor", "part"]),
+                     cells_out)
+    write_report_tsv(main[main["part"] != ""].drop(columns=["study", "population", "factor"]), partition_out)
+    write_report_tsv(main[(main["quantity"] == "F") | main["quantity"].str.startswith("crossed.")]
+                     .drop(columns=["study", "population", "format", "part"]), crossed_out)
     inv = pd.concat(inv_parts, ignore_index=True)
     inv = attach_reference(inv.assign(study="study2", population="all", quantity="invalid_rate", factor="",
                                       budget="", part=""), ref, value_cols=("reference",))
     inv = inv[list(INVALID_RATES.columns)]
     tables.write_table(inv, invalid_rates_out, INVALID_RATES)
-    _write_tsv(inv, invalid_rates_tsv_out)
+    write_report_tsv(inv, invalid_rates_tsv_out)
     tables.write_table(pd.concat(count_parts, ignore_index=True), counts_out, CLUSTER_COUNTS)
     tables.write_table(pd.DataFrame(cov_rows), coverage_out, COVERAGE)
     traces = pd.concat(trace_parts, ignore_index=True) if trace_parts else PATTERN_TRACES.empty().to_pandas()
     tables.write_table(traces, traces_out, PATTERN_TRACES)
-    _write_tsv(pattern_examples(traces, greedy), examples_out)
+    write_report_tsv(pattern_examples(traces, greedy), examples_out)
 
 
 def study2_bootstrap(*, counts, reference=None, family: str, datasets: Sequence[str], models: Sequence[str],
@@ -201,7 +197,7 @@ def study2_bootstrap(*, counts, reference=None, family: str, datasets: Sequence[
     if len(out) != family_size:
         log.warning("%s family: %d comparisons, Bonferroni size configured as %d", family, len(out), family_size)
     tables.write_table(out, intervals_out, INTERVALS)
-    _write_tsv(out, summary_out)
+    write_report_tsv(out, summary_out)
 
 
 def decision_labels(*, intervals, estimates, reference=None, parser: str, seed_replicates: Sequence[int],
@@ -219,11 +215,11 @@ def decision_labels(*, intervals, estimates, reference=None, parser: str, seed_r
                           & estimate_rows["replicate"].isin(seed_replicates)]
     crit = criteria_table(primary, seeds, rule)
     tables.write_table(crit, criteria_out, DECISION_CRITERIA)
-    _write_tsv(crit, criteria_tsv_out)
+    write_report_tsv(crit, criteria_tsv_out)
     decision = decide(crit, rule, systems=models)
     label = pd.DataFrame([dict(decision, reference_label=reference_decision_label(_reference(reference)))])
     tables.write_table(label, label_out, DECISION_LABEL)
-    _write_tsv(label, label_tsv_out)
+    write_report_tsv(label, label_tsv_out)
     log.info("decision: %s (%s)", decision["label"], decision["reason"])
 
 

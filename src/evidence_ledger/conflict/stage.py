@@ -24,6 +24,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 from tqdm import tqdm
 
+from ..report_tsv import write_report_tsv
 from ..scoring.diffgr import read_merged_items
 from ..tables import read_frame, read_table, write_table
 from ..tables.conflict import (DIFFGR_CC_ITEMS, DIFFGR_LENGTHS, DIFFGR_READER_ANSWERS, WC_HUMAN_JUDGED,
@@ -37,9 +38,6 @@ from .wikicontradict_run import (human_items, human_judged_rows, judge_generatio
                                  wikicontradict_request_rows, wikicontradict_response_rows)
 
 log = logging.getLogger(__name__)
-
-_TSV = {"sep": "\t", "index": False, "float_format": "%.6f", "lineterminator": "\n", "na_rep": "NaN"}
-
 
 def _progress_logger(total: int, what: str):
     """A tqdm bar (stderr) plus one log line per generated batch."""
@@ -112,15 +110,15 @@ def wikicontradict_metrics(*, judgements: Sequence, human_judged=None, templates
     ``human_judged``, judge agreement (overall and per template) and its confusion table."""
     judged = pd.concat([read_frame(p, WC_JUDGEMENTS) for p in judgements], ignore_index=True)
     rates = wm.judged_rates(judged, template_order=list(templates))
-    rates.to_csv(rates_out, **_TSV)
+    write_report_tsv(rates, rates_out)
     det = judged[judged["template"] == "5.2"][["model", "conflict_type", "detection"]]
     detection = wm.conflict_detection_rates(det) if len(det) else pd.DataFrame(
         columns=["model", "conflict_type", "n", "n_yes", "n_no", "n_unparseable", "detection_rate"])
-    detection.to_csv(detection_out, **_TSV)
+    write_report_tsv(detection, detection_out)
     if human_judged:
         agreement, confusion = wm.judge_agreement_tables(read_frame(human_judged, WC_HUMAN_JUDGED))
-        agreement.to_csv(agreement_out, **_TSV)
-        confusion.to_csv(confusion_out, **_TSV)
+        write_report_tsv(agreement, agreement_out)
+        write_report_tsv(confusion, confusion_out)
     log.info("wrote %s", [p for p in (rates_out, detection_out, agreement_out, confusion_out) if p])
 
 
@@ -176,8 +174,8 @@ def diffgr_score(*, answers: Sequence, lengths: Sequence, records: Sequence, dat
                 cc_rows += cc_item_rows(model, dataset, order, items, removed)
                 summary += diffgr_summary_rows(model, dataset, order, items, removed, draws, seed, level)
     write_table(DIFFGR_CC_ITEMS.from_rows(cc_rows), cc_items_out, DIFFGR_CC_ITEMS)
-    pd.DataFrame(summary).to_csv(diffgr_out, **_TSV)
-    pd.DataFrame(length_rows).to_csv(length_control_out, **_TSV)
+    write_report_tsv(pd.DataFrame(summary), diffgr_out)
+    write_report_tsv(pd.DataFrame(length_rows), length_control_out)
     log.info("wrote %s", [cc_items_out, diffgr_out, length_control_out])
 
 
@@ -194,5 +192,5 @@ def diffgr_score_files(*, file_sets: Sequence[Mapping], draws: int, seed: int, l
             items = read_merged_items(fs["hybrid"], fs["generated"], fs["retrieved"], fs["closed_book"])
             pairs = [(it.question, it) for it in items]
             rows += diffgr_summary_rows(fs["name"], fs["dataset"], "as_given", pairs, set(), draws, seed, level)
-    pd.DataFrame(rows).rename(columns={"model": "reader_set"}).to_csv(out, **_TSV)
+    write_report_tsv(pd.DataFrame(rows).rename(columns={"model": "reader_set"}), out)
     log.info("scored %d reader-file sets", len(file_sets))

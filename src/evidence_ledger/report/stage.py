@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from ..report_tsv import write_report_tsv
 from ..tables import read_frame
 from ..tables.accounting import PATTERN_TRACES
 from ..tables.evidence import EVIDENCE
@@ -57,5 +58,5 @@ def claim_traces(*, traces, claims: Mapping, evidence: Mapping, units: Mapping, 
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=TRACE_COLUMNS)
     for column in ("evidence_0_text", "evidence_1_text"):
         table[column] = table[column].str.replace("\n", " | ", regex=False)
-    table.to_csv(out, sep="\t", index=False)
+    write_report_tsv(table, out)
     log.info("wrote %d trace rows", len(table))
