@@ -32,11 +32,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the reference loop lives beside the tests
 
 from bootstrap_reference import reference_bootstrap_draws  # noqa: E402
-from evidence_ledger import accounting as acc  # noqa: E402
-from evidence_ledger import bootstrap as bs  # noqa: E402
+from evidence_ledger.accounting.bootstrap import bonferroni_tail, bootstrap_draws, contrast_statistic, percentile_interval  # noqa: E402
+from evidence_ledger.accounting.estimands import family_contrasts, linear  # noqa: E402
+from evidence_ledger.accounting.intervals import panel_counts, panel_intervals  # noqa: E402
+from evidence_ledger.accounting.panel import CountPanel  # noqa: E402
 
 
-def synthetic_panel(n_families: int, system: str, seed: int, metric: str = "strict") -> acc.CountPanel:
+def synthetic_panel(n_families: int, system: str, seed: int, metric: str = "strict") -> CountPanel:
     """A 2 formats x 2 sources x 2 budgets (crossed) x 5 seeds family panel with realistic
     counts: families of 1-3 claims, correctness ~0.6, eligibility ~0.4-0.5."""
     rng = np.random.default_rng(seed)
@@ -46,7 +48,7 @@ def synthetic_panel(n_families: int, system: str, seed: int, metric: str = "stri
     eligible = rng.binomial(1, 0.45, size=(n_families, 1, 1, 1, 1, B, V))
     num = np.minimum(correct[..., None, None], sizes[:, None, None, None, None, None, None] * eligible)
     den = np.broadcast_to(sizes[:, None, None, None, None], (n_families, R, F, A, U)).astype(np.int64)
-    return acc.CountPanel("fever", system, metric, [str(i + 1) for i in range(n_families)], [1, 2, 3, 4, 5],
+    return CountPanel("fever", system, metric, [str(i + 1) for i in range(n_families)], [1, 2, 3, 4, 5],
                           ["codes", "labels"], ["bm25", "bge"], ["short", "long"], ["short", "long"],
                           num.astype(np.int64), den.copy())
 
@@ -54,9 +56,9 @@ def synthetic_panel(n_families: int, system: str, seed: int, metric: str = "stri
 def four_conditions():
     """T00/T01 at the short and long budget (format 0): E0(short), E0(long), context."""
     t = lambda a, b, u: ((Fraction(1), (0, a, u, b, u)),)
-    e0s = acc.linear((1, t(0, 1, 0)), (-1, t(0, 0, 0)))
-    e0l = acc.linear((1, t(0, 1, 1)), (-1, t(0, 0, 1)))
-    return [t(0, 0, 0), t(0, 1, 0), t(0, 0, 1), t(0, 1, 1), e0s, e0l, acc.linear((1, e0l), (-1, e0s))]
+    e0s = linear((1, t(0, 1, 0)), (-1, t(0, 0, 0)))
+    e0l = linear((1, t(0, 1, 1)), (-1, t(0, 0, 1)))
+    return [t(0, 0, 0), t(0, 1, 0), t(0, 0, 1), t(0, 1, 1), e0s, e0l, linear((1, e0l), (-1, e0s))]
 
 
 def timed(fn):
@@ -83,16 +85,16 @@ def main(argv=None) -> dict:
     # 1. side by side
     panel = synthetic_panel(2000, "m", 1)
     contrasts = four_conditions()
-    counts, index = bs.panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
-    stat = bs.contrast_statistic(contrasts, index, panel.multiplier, counts)
+    counts, index = panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
+    stat = contrast_statistic(contrasts, index, panel.multiplier, counts)
     n = args.reference_draws
-    fast, t_fast = timed(lambda: bs.bootstrap_draws(counts, stat, n_draws=n, seed=20260916, batch_size=128))
+    fast, t_fast = timed(lambda: bootstrap_draws(counts, stat, n_draws=n, seed=20260916, batch_size=128))
     cpu_fast = timed.cpu
     slow, t_slow = timed(lambda: reference_bootstrap_draws(counts, stat, n_draws=n, seed=20260916, batch_size=128))
     cpu_slow = timed.cpu
-    tail = bs.bonferroni_tail(0.05, 12)
+    tail = bonferroni_tail(0.05, 12)
     identical = bool(np.array_equal(fast, slow)) and all(
-        np.array_equal(a, b) for a, b in zip(bs.percentile_interval(fast, tail), bs.percentile_interval(slow, tail)))
+        np.array_equal(a, b) for a, b in zip(percentile_interval(fast, tail), percentile_interval(slow, tail)))
     result["side_by_side"] = {"families": 2000, "conditions": 4, "outputs": len(contrasts), "draws": n,
                               "counts_matrix_s": round(t_fast, 3), "reference_loop_s": round(t_slow, 3),
                               "speedup": round(t_slow / t_fast, 2), "counts_matrix_cpu_s": round(cpu_fast, 3),
@@ -101,10 +103,10 @@ def main(argv=None) -> dict:
     print(json.dumps(result["side_by_side"]), flush=True)
 
     # 2. one primary panel
-    comps = bs.family_contrasts("primary")
-    counts, index = bs.panel_counts(panel, [c for _, _, c in comps], [1, 2, 3, 4, 5])
-    stat = bs.contrast_statistic([c for _, _, c in comps], index, 1, counts)
-    _, t_panel = timed(lambda: bs.bootstrap_draws(counts, stat, n_draws=draws, seed=20260916, batch_size=128))
+    comps = family_contrasts("primary")
+    counts, index = panel_counts(panel, [c for _, _, c in comps], [1, 2, 3, 4, 5])
+    stat = contrast_statistic([c for _, _, c in comps], index, 1, counts)
+    _, t_panel = timed(lambda: bootstrap_draws(counts, stat, n_draws=draws, seed=20260916, batch_size=128))
     result["primary_panel"] = {"families": 2000, "draws": draws, "seconds": round(t_panel, 2),
                                "cpu_seconds": round(timed.cpu, 2),
                                "count_columns": int(counts.shape[1] * counts.shape[2])}
@@ -115,8 +117,8 @@ def main(argv=None) -> dict:
     rows = []
     for d in range(3):
         models = [synthetic_panel(2000, m, 10 * d + k) for k, m in enumerate(("qwen3", "llama31"))]
-        rows += bs.panel_intervals(models, "exploratory", replicates=[1, 2, 3, 4, 5], resample_seeds=True,
-                                   n_draws=draws, seed=20260916, batch_size=128, tail=bs.bonferroni_tail(0.05, 60))
+        rows += panel_intervals(models, "exploratory", replicates=[1, 2, 3, 4, 5], resample_seeds=True,
+                                   n_draws=draws, seed=20260916, batch_size=128, tail=bonferroni_tail(0.05, 60))
     t_family, cpu_family = time.perf_counter() - start, time.process_time() - cpu
     result["exploratory_family"] = {"panels": 6, "comparisons": len(rows), "families_per_panel": 2000,
                                     "draws_per_panel": draws, "seconds": round(t_family, 2),

@@ -1,16 +1,21 @@
 """Rule decision_labels: SPEC 5 decision label and the criteria each primary contrast met.
 
-Reads:  snakemake.input.intervals (INTERVALS, primary family), input.estimates (ESTIMATES, for
-        per-seed signs), input.reference (optional); params.settings (thresholds, models,
-        parser, seed replicates).
-Writes: output.criteria (DECISION_CRITERIA) + criteria_tsv, output.label (DECISION_LABEL) +
-        label_tsv; log to snakemake.log[0].
+Reads:  input.intervals (INTERVALS, primary family), input.estimates (ESTIMATES, for per-seed
+        signs), input.reference (optional); params parser, seed_replicates, models,
+        magnitude, min_agreeing_seeds, min_datasets, required_dataset, bound.
+Writes: output.criteria (DECISION_CRITERIA) + criteria_tsv, output.label (DECISION_LABEL) + label_tsv.
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.accounting.stage import decision_labels
 
-from evidence_ledger.decisions import run_decision_labels
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-run_decision_labels(intervals_path=snakemake.input.intervals, estimates_path=snakemake.input.estimates,
-                    reference_path=snakemake.input.get("reference"), params=snakemake.params.settings,
-                    outputs=dict(snakemake.output.items()), log=logging.getLogger("decision_labels"))
+log_to_rule_log(snakemake.log[0])
+decision_labels(
+    intervals=snakemake.input.intervals, estimates=snakemake.input.estimates,
+    reference=snakemake.input.get("reference"), parser=snakemake.params.parser,
+    seed_replicates=list(snakemake.params.seed_replicates), models=list(snakemake.params.models),
+    magnitude=snakemake.params.magnitude, min_agreeing_seeds=snakemake.params.min_agreeing_seeds,
+    min_datasets=snakemake.params.min_datasets, required_dataset=snakemake.params.required_dataset,
+    bound=snakemake.params.bound, criteria_out=snakemake.output.criteria,
+    criteria_tsv_out=snakemake.output.criteria_tsv, label_out=snakemake.output.label,
+    label_tsv_out=snakemake.output.label_tsv,
+)

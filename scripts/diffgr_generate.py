@@ -1,21 +1,21 @@
 """Rule diffgr_generate: NQ-CC / TQA-CC records -> the four reader runs of one model.
 
-Reads:  snakemake.input.records (CONFLICT_QA_RECORDS), .model_dir when the model is built
-        locally; params model, dataset, prompt, closed_book_prompt, context_orders,
-        max_new_tokens, seed, length_threshold, model_cfg, generation, cache_dir.
-Writes: snakemake.output.answers (DIFFGR_READER_ANSWERS), .lengths (DIFFGR_LENGTHS);
-        log to snakemake.log[0].
+Reads:  input.records (CONFLICT_QA_RECORDS), input.model_dir when the model is built locally;
+        params model, dataset, prompt, closed_book_prompt, context_orders, max_new_tokens,
+        seed, length_threshold, model_cfg, backend, backend_options, batch_size, cache_dir.
+Writes: output.answers (DIFFGR_READER_ANSWERS), output.lengths (DIFFGR_LENGTHS).
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.conflict.stage import diffgr_generate
 
-from evidence_ledger.conflict.diffgr_pipeline import run_diffgr_generate
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-p = snakemake.params
-n = run_diffgr_generate(
-    snakemake.input.records, snakemake.output.answers, snakemake.output.lengths, p.model, p.dataset, p.prompt,
-    p.closed_book_prompt, list(p.context_orders), p.max_new_tokens, p.seed, p.length_threshold, p.model_cfg,
-    p.generation["backend"], p.generation["backend_options"], p.cache_dir, p.generation["batch_size"],
-    local_dir=snakemake.input.get("model_dir"),
+log_to_rule_log(snakemake.log[0])
+diffgr_generate(
+    records=snakemake.input.records, model_dir=snakemake.input.get("model_dir"), model=snakemake.params.model,
+    dataset=snakemake.params.dataset, prompt=snakemake.params.prompt,
+    closed_book_prompt=snakemake.params.closed_book_prompt, context_orders=list(snakemake.params.context_orders),
+    max_new_tokens=snakemake.params.max_new_tokens, seed=snakemake.params.seed,
+    length_threshold=snakemake.params.length_threshold, model_cfg=dict(snakemake.params.model_cfg),
+    backend=snakemake.params.backend, backend_options=dict(snakemake.params.backend_options),
+    batch_size=snakemake.params.batch_size, cache_dir=snakemake.params.cache_dir,
+    answers_out=snakemake.output.answers, lengths_out=snakemake.output.lengths,
 )
-logging.info("%s %s: %d reader answers", p.model, p.dataset, n)

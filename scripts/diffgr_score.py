@@ -1,23 +1,20 @@
 """Rule diffgr_score: reader answers of every model x dataset -> CC items, DiffGR, length control.
 
-Reads:  snakemake.input.answers / .lengths (DIFFGR_READER_ANSWERS / DIFFGR_LENGTHS, model x
-        dataset in the same order), .records (CONFLICT_QA_RECORDS, params.datasets order);
-        params restrict, length_threshold, draws, seed, level.
-Writes: snakemake.output.cc_items (DIFFGR_CC_ITEMS), .diffgr and .length_control (TSV);
-        log to snakemake.log[0] (warnings of empty subsets / zero denominators included).
+Reads:  input.answers / input.lengths (DIFFGR_READER_ANSWERS / DIFFGR_LENGTHS, model x dataset
+        in the same order), input.records (CONFLICT_QA_RECORDS, params.datasets order);
+        params datasets, restrict, length_threshold, draws, seed, level.
+Writes: output.cc_items (DIFFGR_CC_ITEMS), output.diffgr and output.length_control (TSV); the
+        log holds the warnings of empty subsets / zero denominators.
 """
-import logging
-import warnings
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.conflict.stage import diffgr_score
 
-from evidence_ledger.conflict.diffgr_pipeline import run_diffgr_score
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-logging.captureWarnings(True)
-warnings.simplefilter("always")
-p = snakemake.params
-run_diffgr_score(
-    list(snakemake.input.answers), list(snakemake.input.lengths), dict(zip(p.datasets, snakemake.input.records)),
-    p.restrict, p.length_threshold, p.draws, p.seed, p.level, snakemake.output.cc_items, snakemake.output.diffgr,
-    snakemake.output.length_control,
+log_to_rule_log(snakemake.log[0])
+diffgr_score(
+    answers=list(snakemake.input.answers), lengths=list(snakemake.input.lengths),
+    records=list(snakemake.input.records), datasets=list(snakemake.params.datasets),
+    restrict=snakemake.params.restrict, length_threshold=snakemake.params.length_threshold,
+    draws=snakemake.params.draws, seed=snakemake.params.seed, level=snakemake.params.level,
+    cc_items_out=snakemake.output.cc_items, diffgr_out=snakemake.output.diffgr,
+    length_control_out=snakemake.output.length_control,
 )
-logging.info("wrote %s", list(snakemake.output))

@@ -2,16 +2,11 @@
 
 Reads:  the files named in params.file_sets (name, dataset, hybrid, generated, retrieved,
         closed_book); params draws, seed, level.
-Writes: snakemake.output.table (TSV); log to snakemake.log[0].
+Writes: output.table (TSV).
 """
-import logging
-import warnings
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.conflict.stage import diffgr_score_files
 
-from evidence_ledger.conflict.diffgr_pipeline import run_diffgr_score_files
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-logging.captureWarnings(True)
-warnings.simplefilter("always")
-p = snakemake.params
-run_diffgr_score_files(list(p.file_sets), p.draws, p.seed, p.level, snakemake.output.table)
-logging.info("scored %d reader-file sets", len(p.file_sets))
+log_to_rule_log(snakemake.log[0])
+diffgr_score_files(file_sets=list(snakemake.params.file_sets), draws=snakemake.params.draws,
+                   seed=snakemake.params.seed, level=snakemake.params.level, out=snakemake.output.table)

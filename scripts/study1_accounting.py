@@ -1,20 +1,22 @@
 """Rule study1_accounting: Study 1 cross-scoring point estimates and per-claim counts.
 
-Reads:  snakemake.input.answers (ANSWER_INDICATORS), input.evidence (EVIDENCE_INDICATORS),
-        input.relevant (RELEVANT), input.unresolved (the verifier's per-claim UNRESOLVED_FLAGS),
-        input.reference (paper values TSV, optional);
-        params.settings (config accounting.study1).
+Reads:  input.answers (ANSWER_INDICATORS), input.evidence (EVIDENCE_INDICATORS), input.relevant
+        (RELEVANT), input.unresolved (the verifier's per-claim UNRESOLVED_FLAGS), input.reference
+        (paper values TSV, optional); params dataset, system, parser, sources, budget,
+        checkpoints, answer_format.
 Writes: output.estimates (ESTIMATES), output.summary (TSV, replicate-averaged rows),
-        output.counts (CLUSTER_COUNTS, populations all + resolved), output.coverage
-        (COVERAGE); log to snakemake.log[0].
+        output.counts (CLUSTER_COUNTS, populations all + resolved), output.coverage (COVERAGE).
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.accounting.stage import study1_accounting
 
-from evidence_ledger.accounting import run_study1_accounting
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-run_study1_accounting(answers_path=snakemake.input.answers, evidence_path=snakemake.input.evidence,
-                      relevant_path=snakemake.input.relevant, reference_path=snakemake.input.get("reference"),
-                      unresolved_path=snakemake.input.unresolved,
-                      params=snakemake.params.settings, outputs=dict(snakemake.output.items()),
-                      log=logging.getLogger("study1_accounting"))
+log_to_rule_log(snakemake.log[0])
+study1_accounting(
+    answers=snakemake.input.answers, evidence=snakemake.input.evidence, relevant=snakemake.input.relevant,
+    unresolved=snakemake.input.unresolved, reference=snakemake.input.get("reference"),
+    dataset=snakemake.params.dataset, system=snakemake.params.system, parser=snakemake.params.parser,
+    sources=list(snakemake.params.sources), budget=snakemake.params.budget,
+    checkpoints=list(snakemake.params.checkpoints), answer_format=snakemake.params.answer_format,
+    estimates_out=snakemake.output.estimates, summary_out=snakemake.output.summary,
+    counts_out=snakemake.output.counts, coverage_out=snakemake.output.coverage,
+)

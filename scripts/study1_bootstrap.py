@@ -1,14 +1,18 @@
 """Rule study1_bootstrap: paired claim bootstrap of the Study 1 components.
 
-Reads:  snakemake.input.counts (CLUSTER_COUNTS of study1_accounting), input.reference (optional);
-        params.settings (config accounting.study1 + bootstrap settings, batch size).
-Writes: output.intervals (INTERVALS), output.summary (TSV); log to snakemake.log[0].
+Reads:  input.counts (CLUSTER_COUNTS of study1_accounting), input.reference (optional); params
+        sources, budget, checkpoints, answer_format, draws, alpha, family_size, seed, batch_size.
+Writes: output.intervals (INTERVALS), output.summary (TSV).
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.accounting.stage import study1_bootstrap
 
-from evidence_ledger.bootstrap import run_study1_bootstrap
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-run_study1_bootstrap(counts_path=snakemake.input.counts, reference_path=snakemake.input.get("reference"),
-                     params=snakemake.params.settings, outputs=dict(snakemake.output.items()),
-                     log=logging.getLogger("study1_bootstrap"))
+log_to_rule_log(snakemake.log[0])
+study1_bootstrap(
+    counts=snakemake.input.counts, reference=snakemake.input.get("reference"),
+    sources=list(snakemake.params.sources), budget=snakemake.params.budget,
+    checkpoints=list(snakemake.params.checkpoints), answer_format=snakemake.params.answer_format,
+    draws=snakemake.params.draws, alpha=snakemake.params.alpha, family_size=snakemake.params.family_size,
+    seed=snakemake.params.seed, batch_size=snakemake.params.batch_size,
+    intervals_out=snakemake.output.intervals, summary_out=snakemake.output.summary,
+)

@@ -1,15 +1,20 @@
 """Rule study2_bootstrap: family x seed bootstrap of one Study 2 comparison family.
 
-Reads:  snakemake.input.counts (CLUSTER_COUNTS of study2_accounting), input.reference (optional);
-        wildcards.family (primary / exploratory / crossed); params.settings (draws, alpha,
-        family size, seed, batch size, levels, datasets, models, seed replicates).
-Writes: output.intervals (INTERVALS), output.summary (TSV); log to snakemake.log[0].
+Reads:  input.counts (CLUSTER_COUNTS of study2_accounting), input.reference (optional);
+        wildcards.family (primary / exploratory / crossed); params datasets, models, sources,
+        budgets, formats, seed_replicates, draws, alpha, family_size, seed, batch_size.
+Writes: output.intervals (INTERVALS), output.summary (TSV).
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.accounting.stage import study2_bootstrap
 
-from evidence_ledger.bootstrap import run_study2_bootstrap
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-run_study2_bootstrap(counts_path=snakemake.input.counts, reference_path=snakemake.input.get("reference"),
-                     family=snakemake.wildcards.family, params=snakemake.params.settings,
-                     outputs=dict(snakemake.output.items()), log=logging.getLogger("study2_bootstrap"))
+log_to_rule_log(snakemake.log[0])
+study2_bootstrap(
+    counts=snakemake.input.counts, reference=snakemake.input.get("reference"), family=snakemake.wildcards.family,
+    datasets=list(snakemake.params.datasets), models=list(snakemake.params.models),
+    sources=list(snakemake.params.sources), budgets=list(snakemake.params.budgets),
+    formats=list(snakemake.params.formats), seed_replicates=list(snakemake.params.seed_replicates),
+    draws=snakemake.params.draws, alpha=snakemake.params.alpha, family_size=snakemake.params.family_size,
+    seed=snakemake.params.seed, batch_size=snakemake.params.batch_size,
+    intervals_out=snakemake.output.intervals, summary_out=snakemake.output.summary,
+)

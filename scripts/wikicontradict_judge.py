@@ -1,20 +1,20 @@
 """Rule wikicontradict_judge: one model's responses -> WikiContradictEval judgements.
 
-Reads:  snakemake.input.responses (WC_RESPONSES), .instances (WIKICONTRADICT_INSTANCES),
-        .fewshot (judge few-shot JSONL), .model_dir when the judge is built locally; params
-        judge_model, judge_cfg, generation, cache_dir, max_new_tokens, seed.
-Writes: snakemake.output.judgements (WC_JUDGEMENTS); log to snakemake.log[0] (label counts,
-        unparseable included).
+Reads:  input.responses (WC_RESPONSES), input.instances (WIKICONTRADICT_INSTANCES), input.fewshot
+        (judge few-shot JSONL), input.model_dir when the judge is built locally; params
+        judge_model, judge_cfg, backend, backend_options, batch_size, cache_dir,
+        max_new_tokens, seed.
+Writes: output.judgements (WC_JUDGEMENTS); the log lists label counts (unparseable included).
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.conflict.stage import wikicontradict_judge
 
-from evidence_ledger.conflict.wikicontradict_run import run_wikicontradict_judge
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-p = snakemake.params
-counts = run_wikicontradict_judge(
-    snakemake.input.responses, snakemake.input.instances, snakemake.input.fewshot, snakemake.output.judgements,
-    p.judge_model, p.judge_cfg, p.generation["backend"], p.generation["backend_options"], p.cache_dir,
-    p.generation["batch_size"], p.max_new_tokens, p.seed, local_dir=snakemake.input.get("model_dir"),
+log_to_rule_log(snakemake.log[0])
+wikicontradict_judge(
+    responses=snakemake.input.responses, instances=snakemake.input.instances, fewshot=snakemake.input.fewshot,
+    model_dir=snakemake.input.get("model_dir"), judge_model=snakemake.params.judge_model,
+    judge_cfg=dict(snakemake.params.judge_cfg), backend=snakemake.params.backend,
+    backend_options=dict(snakemake.params.backend_options), batch_size=snakemake.params.batch_size,
+    cache_dir=snakemake.params.cache_dir, max_new_tokens=snakemake.params.max_new_tokens,
+    seed=snakemake.params.seed, out=snakemake.output.judgements,
 )
-logging.info("judge %s labels: %s", p.judge_model, counts)

@@ -1,19 +1,19 @@
 """Rule wikicontradict_judge_human: the judge on the human-labelled responses (judge agreement).
 
-Reads:  snakemake.input.human (human-label JSONL, schema in conflict.wikicontradict_metrics),
-        .instances, .fewshot, .model_dir when the judge is built locally; params as
-        wikicontradict_judge.
-Writes: snakemake.output.judged (WC_HUMAN_JUDGED); log to snakemake.log[0].
+Reads:  input.human (human-label JSONL, schema in conflict.wikicontradict_metrics),
+        input.instances, input.fewshot, input.model_dir when the judge is built locally;
+        params as wikicontradict_judge.
+Writes: output.judged (WC_HUMAN_JUDGED).
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.conflict.stage import wikicontradict_judge_human
 
-from evidence_ledger.conflict.wikicontradict_run import run_wikicontradict_judge_human
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-p = snakemake.params
-n = run_wikicontradict_judge_human(
-    snakemake.input.human, snakemake.input.instances, snakemake.input.fewshot, snakemake.output.judged,
-    p.judge_model, p.judge_cfg, p.generation["backend"], p.generation["backend_options"], p.cache_dir,
-    p.generation["batch_size"], p.max_new_tokens, p.seed, local_dir=snakemake.input.get("model_dir"),
+log_to_rule_log(snakemake.log[0])
+wikicontradict_judge_human(
+    human=snakemake.input.human, instances=snakemake.input.instances, fewshot=snakemake.input.fewshot,
+    model_dir=snakemake.input.get("model_dir"), judge_model=snakemake.params.judge_model,
+    judge_cfg=dict(snakemake.params.judge_cfg), backend=snakemake.params.backend,
+    backend_options=dict(snakemake.params.backend_options), batch_size=snakemake.params.batch_size,
+    cache_dir=snakemake.params.cache_dir, max_new_tokens=snakemake.params.max_new_tokens,
+    seed=snakemake.params.seed, out=snakemake.output.judged,
 )
-logging.info("judge %s on %d human-labelled responses", p.judge_model, n)

@@ -1,18 +1,17 @@
 """Rule wikicontradict_metrics: judgements -> rates, 5.2 conflict detection and judge agreement.
 
-Reads:  snakemake.input.judgements (WC_JUDGEMENTS, one per model), .human_judged
-        (WC_HUMAN_JUDGED, when a human-label file is configured); params templates.
-Writes: snakemake.output.rates, .detection, and (with human labels) .agreement, .confusion
-        (TSV); log to snakemake.log[0].
+Reads:  input.judgements (WC_JUDGEMENTS, one per model), input.human_judged (WC_HUMAN_JUDGED,
+        when a human-label file is configured); params templates.
+Writes: output.rates, output.detection, and (with human labels) output.agreement,
+        output.confusion (TSV).
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.conflict.stage import wikicontradict_metrics
 
-from evidence_ledger.conflict.wikicontradict_run import run_wikicontradict_metrics
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-human = snakemake.input.human_judged or None
-run_wikicontradict_metrics(
-    list(snakemake.input.judgements), human, list(snakemake.params.templates), snakemake.output.rates,
-    snakemake.output.detection, snakemake.output.agreement or None, snakemake.output.confusion or None,
+log_to_rule_log(snakemake.log[0])
+wikicontradict_metrics(
+    judgements=list(snakemake.input.judgements), human_judged=snakemake.input.human_judged or None,
+    templates=list(snakemake.params.templates), rates_out=snakemake.output.rates,
+    detection_out=snakemake.output.detection, agreement_out=snakemake.output.agreement or None,
+    confusion_out=snakemake.output.confusion or None,
 )
-logging.info("wrote %s", list(snakemake.output))

@@ -1,16 +1,15 @@
 """Rule wikicontradict_requests: WikiContradict instances -> one model's prompt requests.
 
-Reads:  snakemake.input.instances (WIKICONTRADICT_INSTANCES); params model, templates,
-        max_new_tokens, seed, passage_version.
-Writes: snakemake.output.requests (WC_REQUESTS); log to snakemake.log[0] (rows, skipped per template).
+Reads:  input.instances (WIKICONTRADICT_INSTANCES); params model, templates, max_new_tokens,
+        seed, passage_version.
+Writes: output.requests (WC_REQUESTS); the log lists the instances skipped per template.
 """
-import logging
+from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.conflict.stage import wikicontradict_requests
 
-from evidence_ledger.conflict.wikicontradict_run import run_wikicontradict_requests
-
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-p = snakemake.params
-skipped = run_wikicontradict_requests(snakemake.input.instances, snakemake.output.requests, p.model,
-                                      list(p.templates), p.max_new_tokens, p.seed, p.passage_version)
-logging.info("model %s templates %s; instances skipped per template (template does not apply): %s",
-             p.model, list(p.templates), skipped)
+log_to_rule_log(snakemake.log[0])
+wikicontradict_requests(
+    instances=snakemake.input.instances, model=snakemake.params.model, templates=list(snakemake.params.templates),
+    max_new_tokens=snakemake.params.max_new_tokens, seed=snakemake.params.seed,
+    passage_version=snakemake.params.passage_version, out=snakemake.output.requests,
+)

@@ -6,7 +6,12 @@ import pandas as pd
 import pytest
 
 import accounting_synthetic as syn
-from evidence_ledger import accounting as acc
+from evidence_ledger.accounting.estimands import cell_quantities, crossed_components, factor_effect
+from evidence_ledger.accounting.estimates import eq4_terms, evaluate_exact, macro_f1, study1_estimates
+from evidence_ledger.accounting.panel import aggregate_to_families, build_claim_panel, claim_indicators, identical_answer_mask, panel_from_frame, panel_to_frame
+from evidence_ledger.accounting.patterns import invalid_rates, pattern_examples, pattern_traces
+from evidence_ledger.accounting.reference import attach_reference, read_reference
+from evidence_ledger.accounting.stage import study2_accounting
 from evidence_ledger import tables
 from evidence_ledger.errors import InputError
 from evidence_ledger.tables.accounting import CLUSTER_COUNTS, ESTIMATES, INVALID_RATES, PATTERN_TRACES
@@ -42,15 +47,15 @@ def _small_strict():
 
 
 def _study1_panel(answers, evidence, relevant, reps=(1,)):
-    return acc.build_claim_panel(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
+    return build_claim_panel(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
                                  formats=["verifier"], sources=S1_SOURCES, answer_budgets=["full"],
                                  evidence_budgets=["full"], replicates=list(reps))
 
 
 def test_strict_cells_are_recombined_products_of_indicators():
     panel = _study1_panel(*_small_strict())
-    q = acc.cell_quantities(0, 0)
-    values = {k: acc.evaluate_exact(panel, q[k], [1]) for k in ("T00", "T01", "T10", "T11", "E0", "A1", "A0", "E1")}
+    q = cell_quantities(0, 0)
+    values = {k: evaluate_exact(panel, q[k], [1]) for k in ("T00", "T01", "T10", "T11", "E0", "A1", "A0", "E1")}
     assert values == {"T00": 50, "T01": 75, "T10": 50, "T11": 75, "E0": 25, "A1": 0, "A0": 0, "E1": 25}
     assert panel.units == ["1", "2", "3", "10"]  # numeric claim-id order
 
@@ -67,16 +72,16 @@ def test_scifact_f1_uses_corpus_totals_with_unretrieved_relevant_abstracts():
     ev += [_evidence("scifact", "2", s, False, doc="13", budget="short") for s in ("bm25", "bge")]
     rel = pd.DataFrame({"dataset": "scifact", "claim_id": ["1", "2"], "gold_label": ["SUPPORT", "NOINFO"],
                         "n_relevant": [2, 0]})
-    panel = acc.build_claim_panel(pd.DataFrame(ans), pd.DataFrame(ev), rel, dataset="scifact", system="m",
+    panel = build_claim_panel(pd.DataFrame(ans), pd.DataFrame(ev), rel, dataset="scifact", system="m",
                                   parser="strict", formats=["codes"], sources=["bm25", "bge"],
                                   answer_budgets=["short"], evidence_budgets=["short"], replicates=[1])
     # C = 1, P = 2 submitted, R = 2 (one relevant abstract never retrieved): 2C/(P+R) = 50
-    assert acc.evaluate_exact(panel, acc.cell_quantities(0, 0)["T00"], [1]) == 50
+    assert evaluate_exact(panel, cell_quantities(0, 0)["T00"], [1]) == 50
 
 
 def _study2_panel(dataset, n_claims=60, system="qwen3"):
     answers, evidence, relevant, families = syn.study2_tables(dataset, n_claims=n_claims)
-    panel = acc.build_claim_panel(answers, evidence, relevant, dataset=dataset, system=system, parser="strict",
+    panel = build_claim_panel(answers, evidence, relevant, dataset=dataset, system=system, parser="strict",
                                   formats=syn.FORMATS, sources=syn.SOURCES, answer_budgets=syn.BUDGETS,
                                   evidence_budgets=syn.BUDGETS, replicates=syn.REPLICATES)
     return panel, answers, families
@@ -88,7 +93,7 @@ def test_accounting_identities_hold_exactly(dataset):
     seeds = [1, 2, 3, 4, 5]
     for f in range(2):
         for u in range(2):
-            q = {k: acc.evaluate_exact(panel, c, seeds) for k, c in acc.cell_quantities(f, u).items()}
+            q = {k: evaluate_exact(panel, c, seeds) for k, c in cell_quantities(f, u).items()}
             assert isinstance(q["E0"], Fraction)
             assert q["E0"] + q["A1"] == q["A0"] + q["E1"] == q["T11"] - q["T00"]
             assert q["E1"] - q["E0"] == q["A1"] - q["A0"] == q["interaction"]
@@ -97,20 +102,20 @@ def test_accounting_identities_hold_exactly(dataset):
 @pytest.mark.parametrize("dataset", ["fever", "scifact"])
 def test_identical_answer_partition_sums_to_evidence_gain(dataset):
     panel, answers, _ = _study2_panel(dataset)
-    same = acc.identical_answer_mask(answers, panel, parser="strict")
+    same = identical_answer_mask(answers, panel, parser="strict")
     assert 0 < same.sum() < same.size
     for name in ("E0", "E1"):
-        contrast = acc.cell_quantities(1, 0)[name]
-        whole = acc.evaluate_exact(panel, contrast, [1, 2, 3, 4, 5])
-        parts = [acc.evaluate_exact(panel, contrast, [1, 2, 3, 4, 5], mask=m) for m in (same, ~same)]
+        contrast = cell_quantities(1, 0)[name]
+        whole = evaluate_exact(panel, contrast, [1, 2, 3, 4, 5])
+        parts = [evaluate_exact(panel, contrast, [1, 2, 3, 4, 5], mask=m) for m in (same, ~same)]
         assert parts[0] + parts[1] == whole
 
 
 @pytest.mark.parametrize("dataset", ["fever", "scifact"])
 def test_crossed_budget_orders_sum_to_context_contrast(dataset):
     panel, _, _ = _study2_panel(dataset)
-    comps = {k: acc.evaluate_exact(panel, c, [1, 2, 3, 4, 5]) for k, c in acc.crossed_components().items()}
-    context = acc.evaluate_exact(panel, acc.factor_effect("E0", "context"), [1, 2, 3, 4, 5])
+    comps = {k: evaluate_exact(panel, c, [1, 2, 3, 4, 5]) for k, c in crossed_components().items()}
+    context = evaluate_exact(panel, factor_effect("E0", "context"), [1, 2, 3, 4, 5])
     assert comps["context"] == context
     assert comps["input_first.input"] + comps["input_first.scoring"] == context
     assert comps["scoring_first.scoring"] + comps["scoring_first.input"] == context
@@ -127,11 +132,11 @@ def test_crossed_cell_scores_budget_u_answers_with_budget_v_evidence():
         for src in ("bm25", "bge"):
             ev.append(_evidence("fever", "1", src, elig, budget=v))
     rel = pd.DataFrame({"dataset": "fever", "claim_id": ["1"], "gold_label": ["SUPPORTS"], "n_relevant": [1]})
-    panel = acc.build_claim_panel(pd.DataFrame(rows), pd.DataFrame(ev), rel, dataset="fever", system="m",
+    panel = build_claim_panel(pd.DataFrame(rows), pd.DataFrame(ev), rel, dataset="fever", system="m",
                                   parser="strict", formats=["codes"], sources=["bm25", "bge"],
                                   answer_budgets=["short", "long"], evidence_budgets=["short", "long"],
                                   replicates=[1])
-    t = lambda u, v: acc.evaluate_exact(panel, ((Fraction(1), (0, 0, u, 0, v)),), [1])
+    t = lambda u, v: evaluate_exact(panel, ((Fraction(1), (0, 0, u, 0, v)),), [1])
     # long-budget answers are correct, short-budget evidence is eligible: only T(long, short) scores
     assert [t(0, 0), t(0, 1), t(1, 0), t(1, 1)] == [0, 0, 100, 0]
 
@@ -139,18 +144,18 @@ def test_crossed_cell_scores_budget_u_answers_with_budget_v_evidence():
 def test_eq4_reproduces_both_evidence_gains():
     answers, evidence, relevant = syn.study1_tables()
     panel = _study1_panel(answers, evidence, relevant, reps=(1, 2, 3, 4))
-    ind = acc.claim_indicators(answers, evidence, panel, parser="none")
-    q = acc.cell_quantities(0, 0)
+    ind = claim_indicators(answers, evidence, panel, parser="none")
+    q = cell_quantities(0, 0)
     for a, name in ((0, "E0"), (1, "E1")):
-        exact = float(acc.evaluate_exact(panel, q[name], [1, 2, 3, 4]))
-        terms = acc.eq4_terms(ind, a)
+        exact = float(evaluate_exact(panel, q[name], [1, 2, 3, 4]))
+        terms = eq4_terms(ind, a)
         assert abs(terms["product"] + terms["covariance"] - exact) < 1e-12
         assert terms["covariance"] != 0
 
 
 def test_class_contributions_sum_to_the_gain_and_resolved_population_excludes_unresolved():
     answers, evidence, relevant = syn.study1_tables()
-    res = acc.study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
+    res = study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
                                sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4])
     est = res["estimates"]
     avg = est[est["replicate"] == -1]
@@ -170,13 +175,13 @@ def test_class_contributions_sum_to_the_gain_and_resolved_population_excludes_un
 def test_verifier_unresolved_flags_define_the_resolved_population():
     answers, evidence, relevant = syn.study1_tables()
     flags = syn.study1_unresolved_flags(evidence, extra_claims={"1", "2"})
-    res = acc.study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
+    res = study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
                                sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4], unresolved_flags=flags)
     resolved = res["panels"]["resolved"].units
     assert "1" not in resolved and "2" not in resolved
     assert len(resolved) == int(flags["both_resolved"].sum())
     with pytest.raises(InputError, match="unresolved flag"):
-        acc.study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
+        study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
                              sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4],
                              unresolved_flags=flags.iloc[1:])
 
@@ -185,13 +190,13 @@ def test_macro_f1_counts_invalid_as_wrong_for_every_class():
     gold = np.array(["SUPPORTS", "REFUTES", "SUPPORTS", "REFUTES"], dtype=object)
     pred = np.array(["SUPPORTS", "REFUTES", "INVALID", "SUPPORTS"], dtype=object)
     # SUPPORTS: tp 1 fp 1 fn 1 -> 0.5; REFUTES: tp 1 fp 0 fn 1 -> 2/3
-    assert acc.macro_f1(gold, pred, ["REFUTES", "SUPPORTS"]) == pytest.approx(100 * (0.5 + 2 / 3) / 2)
+    assert macro_f1(gold, pred, ["REFUTES", "SUPPORTS"]) == pytest.approx(100 * (0.5 + 2 / 3) / 2)
 
 
 def test_missing_answer_row_is_an_input_error_naming_the_file():
     answers, evidence, relevant = _small_strict()
     with pytest.raises(InputError, match="answers.parquet.*claim_id"):
-        acc.build_claim_panel(answers.iloc[1:], evidence, relevant, dataset="feverous", system="verifier",
+        build_claim_panel(answers.iloc[1:], evidence, relevant, dataset="feverous", system="verifier",
                               parser="none", formats=["verifier"], sources=S1_SOURCES, answer_budgets=["full"],
                               evidence_budgets=["full"], replicates=[1], paths={"answers": "answers.parquet"})
 
@@ -200,7 +205,7 @@ def test_missing_evidence_row_counts_as_ineligible_and_is_reported():
     answers, evidence, relevant = _small_strict()
     panel = _study1_panel(answers, evidence.iloc[1:], relevant)
     assert panel.coverage["answer_pairs_missing_evidence"] == 1
-    assert acc.evaluate_exact(panel, acc.cell_quantities(0, 0)["T00"], [1]) == 25
+    assert evaluate_exact(panel, cell_quantities(0, 0)["T00"], [1]) == 25
 
 
 def test_invalid_rate_counts_claim_condition_observations_over_both_sources():
@@ -211,7 +216,7 @@ def test_invalid_rate_counts_claim_condition_observations_over_both_sources():
                 bad = rep == 1 and budget == "long" and src == "bge"
                 rows.append(_answer("fever", "1", src, False, pred="INVALID" if bad else "REFUTES", fmt="codes",
                                     budget=budget, rep=rep, system="m", parser="strict"))
-    rates = acc.invalid_rates(pd.DataFrame(rows), dataset="fever", system="m", parser="strict",
+    rates = invalid_rates(pd.DataFrame(rows), dataset="fever", system="m", parser="strict",
                               formats=["codes"], sources=["bm25", "bge"], budgets=["short", "long"])
     assert rates[["n_observations", "n_with_invalid"]].values.tolist() == [[4, 1]]
     assert rates["rate"].item() == 25.0
@@ -225,26 +230,26 @@ def test_pattern_traces_find_evidence_only_credit_changes():
                                 parser="strict"))
         ev += [_evidence("feverous", claim, "bm25", e[0], budget="short"),
                _evidence("feverous", claim, "bge", e[1], budget="short")]
-    tr = acc.pattern_traces(pd.DataFrame(rows), pd.DataFrame(ev), dataset="feverous", system="m", parser="strict",
+    tr = pattern_traces(pd.DataFrame(rows), pd.DataFrame(ev), dataset="feverous", system="m", parser="strict",
                             formats=["codes"], sources=["bm25", "bge"], budgets=["short"])
     assert tr[["claim_id", "pattern"]].values.tolist() == [["472", "0101"], ["236", "1010"]]
 
 
 def test_family_aggregation_keeps_corpus_totals_and_needs_every_claim():
     panel, _, families = _study2_panel("fever")
-    fam = acc.aggregate_to_families(panel, families)
+    fam = aggregate_to_families(panel, families)
     assert len(fam.units) == 30
     assert np.array_equal(fam.num.sum(axis=0), panel.num.sum(axis=0))
     with pytest.raises(InputError, match="no family"):
-        acc.aggregate_to_families(panel, families.iloc[1:], path="families.parquet")
+        aggregate_to_families(panel, families.iloc[1:], path="families.parquet")
 
 
 def test_counts_table_round_trips_through_parquet(tmp_path):
     panel, _, families = _study2_panel("scifact", n_claims=20)
-    fam = acc.aggregate_to_families(panel, families)
-    path = tables.write_table(acc.panel_to_frame(fam, study="study2", population="all", parser="strict"),
+    fam = aggregate_to_families(panel, families)
+    path = tables.write_table(panel_to_frame(fam, study="study2", population="all", parser="strict"),
                               tmp_path / "counts.parquet", CLUSTER_COUNTS)
-    back = acc.panel_from_frame(tables.read_frame(path, CLUSTER_COUNTS), formats=syn.FORMATS, sources=syn.SOURCES,
+    back = panel_from_frame(tables.read_frame(path, CLUSTER_COUNTS), formats=syn.FORMATS, sources=syn.SOURCES,
                                 answer_budgets=syn.BUDGETS, evidence_budgets=syn.BUDGETS,
                                 replicates=list(syn.REPLICATES))
     assert back.units == fam.units and back.metric == "f1"
@@ -282,12 +287,12 @@ def _run_study2(root, out, datasets=("fever", "scifact"), models=("qwen3", "llam
     params = {"datasets": list(datasets), "models": list(models), "sources": list(syn.SOURCES),
               "budgets": list(syn.BUDGETS), "formats": list(syn.FORMATS), "parser": "strict",
               "sensitivity_parsers": ["lenient"], "greedy_replicate": 0, "seed_replicates": [1, 2, 3, 4, 5]}
-    acc.run_study2_accounting(
-        answers_paths=[root / f"results/scoring/{m}/{d}/answer_indicators.parquet" for d in datasets for m in models],
-        evidence_paths=[root / f"results/scoring/{d}/evidence_indicators.parquet" for d in datasets],
-        relevant_paths=[root / f"results/scoring/{d}/relevant.parquet" for d in datasets],
-        families_paths=[root / f"results/families/{d}/families.parquet" for d in datasets],
-        reference_path=reference, params=params, outputs=outputs)
+    study2_accounting(
+        answers=[root / f"results/scoring/{m}/{d}/answer_indicators.parquet" for d in datasets for m in models],
+        evidence=[root / f"results/scoring/{d}/evidence_indicators.parquet" for d in datasets],
+        relevant=[root / f"results/scoring/{d}/relevant.parquet" for d in datasets],
+        families=[root / f"results/families/{d}/families.parquet" for d in datasets],
+        reference=reference, **params, **{f"{key}_out": path for key, path in outputs.items()})
     return outputs, params
 
 
@@ -310,11 +315,11 @@ def test_study2_accounting_outputs_are_byte_identical_across_runs(tmp_path, repo
 
 
 def test_reference_values_are_read_from_the_data_file(repo_root):
-    ref = acc.read_reference(repo_root / "resources/reference/paper_values.tsv")
+    ref = read_reference(repo_root / "resources/reference/paper_values.tsv")
     frame = pd.DataFrame([{"study": "study2", "population": "all", "dataset": "feverous", "system": "qwen3",
                            "quantity": "E0", "factor": "context", "format": "", "budget": "", "part": "",
                            "replicate": -1, "value": 0.0}])
-    out = acc.attach_reference(frame, ref)
+    out = attach_reference(frame, ref)
     row = ref[(ref["dataset"] == "feverous") & (ref["system"] == "qwen3") & (ref["quantity"] == "E0")
               & (ref["factor"] == "context")]
     assert out["reference"].item() == row["value"].item()
@@ -326,5 +331,5 @@ def test_pattern_examples_pick_the_lowest_numeric_claim_id_among_greedy_observat
              "claim_id": claim, "doc_id": "", "pattern": "1010", "gold_label": "SUPPORTS", "predicted_0": "SUPPORTS",
              "predicted_1": "SUPPORTS", "eligible_0": True, "eligible_1": False}
             for claim, rep in (("236", 0), ("1000", 0), ("5", 3))]
-    ex = acc.pattern_examples(pd.DataFrame(rows), greedy=0)
+    ex = pattern_examples(pd.DataFrame(rows), greedy=0)
     assert ex[["claim_id", "n_claims_with_pattern", "conditions"]].values.tolist() == [["236", 3, "codes/short/rep0"]]

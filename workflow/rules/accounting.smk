@@ -1,5 +1,63 @@
 # Rules of the 'accounting' stage. Directive order: input, output, log, benchmark, params,
 # threads, resources, conda, script. Config reaches scripts only through params.
+# Rule functions: evidence_ledger.accounting.stage.
+
+
+def accounting_reference_inputs():
+    """The paper reference-values file (``accounting.reference_values``, repo-relative) when set."""
+    path = config["accounting"].get("reference_values")
+    return {"reference": str(REPO_ROOT / path)} if path else {}
+
+
+def study2_panel_names():
+    """(datasets, models) of Study 2: ``generation.datasets`` x ``generation.models`` (config order)."""
+    gen = config.get("generation") or {}
+    return list(gen.get("datasets", [])), list(gen.get("models", []))
+
+
+def study1_checkpoints():
+    """Study 1 replicate indices: 1..number of ``verifier.checkpoint_seeds``."""
+    return list(range(1, len(config["verifier"]["checkpoint_seeds"]) + 1))
+
+
+def study2_accounting_inputs():
+    """Named inputs of study2_accounting: answers (dataset-major x models), evidence, relevant,
+    families (per dataset) and the reference file."""
+    datasets, models = study2_panel_names()
+    inputs = {
+        "answers": [f"results/scoring/{m}/{d}/answer_indicators.parquet" for d in datasets for m in models],
+        "evidence": [f"results/scoring/{d}/evidence_indicators.parquet" for d in datasets],
+        "relevant": [f"results/scoring/{d}/relevant.parquet" for d in datasets],
+        "families": [f"results/families/{d}/families.parquet" for d in datasets],
+    }
+    inputs.update(accounting_reference_inputs())
+    return inputs
+
+
+def study2_bootstrap_setting(family, key):
+    """``accounting.bootstrap.<family>.<key>`` (draws, alpha, family_size) of a comparison family."""
+    return config["accounting"]["bootstrap"][family][key]
+
+
+STUDY2_BOOTSTRAP_FAMILIES = ("primary", "exploratory", "crossed")
+ACC1 = config["accounting"]["study1"]
+ACC2 = config["accounting"]["study2"]
+ACC_BOOT = config["accounting"]["bootstrap"]
+ACC_DECISION = config["accounting"]["decision"]
+
+
+def accounting_final_outputs():
+    targets = []
+    if enabled("study1"):
+        targets += ["results/accounting/study1/estimates.tsv", "results/accounting/study1/intervals.tsv"]
+    if enabled("study2"):
+        targets += [f"results/accounting/study2/intervals_{f}.tsv" for f in STUDY2_BOOTSTRAP_FAMILIES]
+        targets += ["results/accounting/study2/decision_label.tsv", "results/accounting/study2/forest_primary.png",
+                    "results/accounting/study2/pattern_examples.tsv", "results/accounting/study2/invalid_rates.tsv"]
+    return targets
+
+
+FINAL_OUTPUTS["accounting"] = accounting_final_outputs
 
 
 rule study1_accounting:
@@ -24,7 +82,13 @@ rule study1_accounting:
     benchmark:
         "logs/accounting/study1_accounting.benchmark.tsv"
     params:
-        settings=study1_accounting_settings(),
+        dataset=config["verifier"]["dataset"],
+        system=config["verifier"]["name"],
+        parser=ACC1["parser"],
+        sources=list(config["verifier"]["sources"]),
+        budget=ACC1["budget"],
+        checkpoints=study1_checkpoints(),
+        answer_format=ACC1["format"],
     threads: 1
     resources:
         mem_mb=4000,
@@ -52,7 +116,15 @@ rule study1_bootstrap:
     benchmark:
         "logs/accounting/study1_bootstrap.benchmark.tsv"
     params:
-        settings=study1_accounting_settings(),
+        sources=list(config["verifier"]["sources"]),
+        budget=ACC1["budget"],
+        checkpoints=study1_checkpoints(),
+        answer_format=ACC1["format"],
+        draws=ACC1["bootstrap"]["draws"],
+        alpha=ACC1["bootstrap"]["alpha"],
+        family_size=ACC1["bootstrap"]["family_size"],
+        seed=ACC1["bootstrap"]["seed"],
+        batch_size=ACC_BOOT["batch_size"],
     threads: 1
     resources:
         mem_mb=4000,
@@ -113,7 +185,15 @@ rule study2_accounting:
     benchmark:
         "logs/accounting/study2_accounting.benchmark.tsv"
     params:
-        settings=study2_accounting_settings(),
+        datasets=study2_panel_names()[0],
+        models=study2_panel_names()[1],
+        sources=ACC2["sources"],
+        budgets=ACC2["budgets"],
+        formats=ACC2["formats"],
+        parser=ACC2["parser"],
+        sensitivity_parsers=ACC2.get("sensitivity_parsers", []),
+        greedy_replicate=ACC2.get("greedy_replicate"),
+        seed_replicates=ACC2["seed_replicates"],
     threads: 1
     resources:
         mem_mb=8000,
@@ -137,11 +217,21 @@ rule study2_bootstrap:
             subcategory="Study 2",
         ),
     log:
-        "logs/accounting/study2_bootstrap_{family}.log",
+        "logs/accounting/study2_bootstrap/{family}.log",
     benchmark:
-        "logs/accounting/study2_bootstrap_{family}.benchmark.tsv"
+        "logs/accounting/study2_bootstrap/{family}.benchmark.tsv"
     params:
-        settings=lambda wc: study2_accounting_settings(wc.family),
+        datasets=study2_panel_names()[0],
+        models=study2_panel_names()[1],
+        sources=ACC2["sources"],
+        budgets=ACC2["budgets"],
+        formats=ACC2["formats"],
+        seed_replicates=ACC2["seed_replicates"],
+        draws=lambda wc: study2_bootstrap_setting(wc.family, "draws"),
+        alpha=lambda wc: study2_bootstrap_setting(wc.family, "alpha"),
+        family_size=lambda wc: study2_bootstrap_setting(wc.family, "family_size"),
+        seed=ACC_BOOT["seed"],
+        batch_size=ACC_BOOT["batch_size"],
     wildcard_constraints:
         family="primary|exploratory|crossed",
     threads: 1
@@ -179,7 +269,14 @@ rule decision_labels:
     benchmark:
         "logs/accounting/decision_labels.benchmark.tsv"
     params:
-        settings=decision_settings(),
+        parser=ACC2["parser"],
+        seed_replicates=ACC2["seed_replicates"],
+        models=study2_panel_names()[1],
+        magnitude=ACC_DECISION["magnitude"],
+        min_agreeing_seeds=ACC_DECISION["min_agreeing_seeds"],
+        min_datasets=ACC_DECISION["min_datasets"],
+        required_dataset=ACC_DECISION["required_dataset"],
+        bound=ACC_DECISION["bound"],
     threads: 1
     resources:
         mem_mb=2000,
@@ -206,7 +303,7 @@ rule study2_forest_plot:
     benchmark:
         "logs/accounting/study2_forest_plot.benchmark.tsv"
     params:
-        bound=config["accounting"]["decision"]["bound"],
+        bound=ACC_DECISION["bound"],
     threads: 1
     resources:
         mem_mb=2000,
@@ -216,5 +313,3 @@ rule study2_forest_plot:
     script:
         "../../scripts/study2_forest_plot.py"
 
-
-FINAL_OUTPUTS["accounting"] = accounting_final_outputs

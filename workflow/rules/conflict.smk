@@ -1,16 +1,69 @@
 # Rules of the 'conflict' stage. Directive order: input, output, log, benchmark, params,
 # threads, resources, conda, script. Config reaches scripts only through params.
+# Rule functions: evidence_ledger.conflict.stage.
 #
 # WikiContradict: wikicontradict_requests -> wikicontradict_generate -> wikicontradict_judge
 #   (+ wikicontradict_judge_human on the human-labelled responses) -> wikicontradict_metrics.
 # DiffGR: diffgr_generate (per model x dataset) -> diffgr_score; diffgr_score_files scores
 #   official reader-output files as given.
 
+DIFFGR_FILE_RUNS = ("hybrid", "generated", "retrieved", "closed_book")
+
+
+def conflict_model_cfg(name):
+    """The ``models:`` entry of a model used by the conflict stage (error names the key)."""
+    models = config.get("models") or {}
+    if name not in models:
+        raise ValueError(f"config: model {name!r} (used by wikicontradict/diffgr) is not defined under 'models:'")
+    return dict(models[name])
+
+
+def conflict_model_inputs(name):
+    """The locally built model directory as an input when the model has one (demo models)."""
+    local = conflict_model_cfg(name).get("local_dir")
+    return {"model_dir": local} if local else {}
+
+
+def conflict_backend():
+    """The generation backend name (``generation.backend``): both stages load models alike."""
+    return config["generation"].get("backend", "transformers")
+
+
+def conflict_batch_size(model):
+    """Generation batch size of ``model`` (from ``generation_backend_options``)."""
+    return int(generation_backend_options(model)["batch_size"])
+
+
+def wikicontradict_human_labels():
+    """The human-label file (``data.wikicontradict.human_judgements``) or None."""
+    rel = ((config.get("data") or {}).get("wikicontradict") or {}).get("human_judgements")
+    return data_path(rel) if rel else None
+
+
+def wikicontradict_final_outputs():
+    if not enabled("wikicontradict"):
+        return []
+    out = ["results/wikicontradict/rates.tsv", "results/wikicontradict/detection.tsv"]
+    if wikicontradict_human_labels():
+        out += ["results/wikicontradict/judge_agreement.tsv", "results/wikicontradict/judge_confusion.tsv"]
+    return out
+
+
+def diffgr_final_outputs():
+    if not enabled("diffgr"):
+        return []
+    out = ["results/diffgr/diffgr.tsv", "results/diffgr/length_control.tsv"]
+    if config["diffgr"].get("reader_run_files"):
+        out.append("results/diffgr/reader_files.tsv")
+    return out
+
+
+FINAL_OUTPUTS["wikicontradict"] = wikicontradict_final_outputs
+FINAL_OUTPUTS["diffgr"] = diffgr_final_outputs
+
+
 WC = config["wikicontradict"]
 DG = config["diffgr"]
-CONFLICT_GEN_ENV = (
-    "../../envs/gpu-vllm.yaml" if config["generation"].get("backend") == "vllm" else "../../envs/cpu.yaml"
-)
 
 
 wildcard_constraints:
@@ -25,9 +78,9 @@ rule wikicontradict_requests:
     output:
         requests="results/wikicontradict/{wc_model}/requests.parquet",
     log:
-        "logs/conflict/wikicontradict_requests_{wc_model}.log",
+        "logs/conflict/wikicontradict_requests/{wc_model}.log",
     benchmark:
-        "logs/conflict/wikicontradict_requests_{wc_model}.benchmark.tsv"
+        "logs/conflict/wikicontradict_requests/{wc_model}.benchmark.tsv"
     params:
         model=lambda wc: wc.wc_model,
         templates=WC["templates"],
@@ -51,21 +104,23 @@ rule wikicontradict_generate:
     output:
         responses="results/wikicontradict/{wc_model}/responses.parquet",
     log:
-        "logs/conflict/wikicontradict_generate_{wc_model}.log",
+        "logs/conflict/wikicontradict_generate/{wc_model}.log",
     benchmark:
-        "logs/conflict/wikicontradict_generate_{wc_model}.benchmark.tsv"
+        "logs/conflict/wikicontradict_generate/{wc_model}.benchmark.tsv"
     params:
         model=lambda wc: wc.wc_model,
         model_cfg=lambda wc: conflict_model_cfg(wc.wc_model),
-        generation=lambda wc: conflict_generation_params(wc.wc_model),
-        cache_dir=lambda wc: conflict_cache_dir(wc.wc_model),
+        backend=conflict_backend(),
+        backend_options=lambda wc: generation_backend_options(wc.wc_model),
+        batch_size=lambda wc: conflict_batch_size(wc.wc_model),
+        cache_dir=lambda wc: generation_cache_dir(wc.wc_model),
     threads: 2
     resources:
         mem_mb=16000,
         runtime=240,
         gpu=lambda wc: model_gpus(wc.wc_model),
     conda:
-        CONFLICT_GEN_ENV
+        generation_conda_env()
     script:
         "../../scripts/wikicontradict_generate.py"
 
@@ -79,14 +134,16 @@ rule wikicontradict_judge:
     output:
         judgements="results/wikicontradict/{wc_model}/judgements.parquet",
     log:
-        "logs/conflict/wikicontradict_judge_{wc_model}.log",
+        "logs/conflict/wikicontradict_judge/{wc_model}.log",
     benchmark:
-        "logs/conflict/wikicontradict_judge_{wc_model}.benchmark.tsv"
+        "logs/conflict/wikicontradict_judge/{wc_model}.benchmark.tsv"
     params:
         judge_model=WC["judge"]["model"],
         judge_cfg=lambda wc: conflict_model_cfg(WC["judge"]["model"]),
-        generation=conflict_generation_params(WC["judge"]["model"]),
-        cache_dir=conflict_cache_dir(WC["judge"]["model"]),
+        backend=conflict_backend(),
+        backend_options=generation_backend_options(WC["judge"]["model"]),
+        batch_size=conflict_batch_size(WC["judge"]["model"]),
+        cache_dir=generation_cache_dir(WC["judge"]["model"]),
         max_new_tokens=WC["judge"]["max_new_tokens"],
         seed=WC["seed"],
     threads: 2
@@ -95,7 +152,7 @@ rule wikicontradict_judge:
         runtime=240,
         gpu=model_gpus(WC["judge"]["model"]),
     conda:
-        CONFLICT_GEN_ENV
+        generation_conda_env()
     script:
         "../../scripts/wikicontradict_judge.py"
 
@@ -115,8 +172,10 @@ rule wikicontradict_judge_human:
     params:
         judge_model=WC["judge"]["model"],
         judge_cfg=lambda wc: conflict_model_cfg(WC["judge"]["model"]),
-        generation=conflict_generation_params(WC["judge"]["model"]),
-        cache_dir=conflict_cache_dir(WC["judge"]["model"]),
+        backend=conflict_backend(),
+        backend_options=generation_backend_options(WC["judge"]["model"]),
+        batch_size=conflict_batch_size(WC["judge"]["model"]),
+        cache_dir=generation_cache_dir(WC["judge"]["model"]),
         max_new_tokens=WC["judge"]["max_new_tokens"],
         seed=WC["seed"],
     threads: 2
@@ -125,7 +184,7 @@ rule wikicontradict_judge_human:
         runtime=120,
         gpu=model_gpus(WC["judge"]["model"]),
     conda:
-        CONFLICT_GEN_ENV
+        generation_conda_env()
     script:
         "../../scripts/wikicontradict_judge_human.py"
 
@@ -193,9 +252,9 @@ rule diffgr_generate:
         answers="results/diffgr/{dg_model}/{dg_dataset}/reader_answers.parquet",
         lengths="results/diffgr/{dg_model}/{dg_dataset}/lengths.parquet",
     log:
-        "logs/conflict/diffgr_generate_{dg_model}_{dg_dataset}.log",
+        "logs/conflict/diffgr_generate/{dg_model}_{dg_dataset}.log",
     benchmark:
-        "logs/conflict/diffgr_generate_{dg_model}_{dg_dataset}.benchmark.tsv"
+        "logs/conflict/diffgr_generate/{dg_model}_{dg_dataset}.benchmark.tsv"
     params:
         model=lambda wc: wc.dg_model,
         dataset=lambda wc: wc.dg_dataset,
@@ -206,15 +265,17 @@ rule diffgr_generate:
         seed=DG["seed"],
         length_threshold=DG["length_threshold"],
         model_cfg=lambda wc: conflict_model_cfg(wc.dg_model),
-        generation=lambda wc: conflict_generation_params(wc.dg_model),
-        cache_dir=lambda wc: conflict_cache_dir(wc.dg_model),
+        backend=conflict_backend(),
+        backend_options=lambda wc: generation_backend_options(wc.dg_model),
+        batch_size=lambda wc: conflict_batch_size(wc.dg_model),
+        cache_dir=lambda wc: generation_cache_dir(wc.dg_model),
     threads: 2
     resources:
         mem_mb=16000,
         runtime=120,
         gpu=lambda wc: model_gpus(wc.dg_model),
     conda:
-        CONFLICT_GEN_ENV
+        generation_conda_env()
     script:
         "../../scripts/diffgr_generate.py"
 
@@ -296,6 +357,3 @@ rule diffgr_score_files:
     script:
         "../../scripts/diffgr_score_files.py"
 
-
-FINAL_OUTPUTS["wikicontradict"] = wikicontradict_final_outputs
-FINAL_OUTPUTS["diffgr"] = diffgr_final_outputs

@@ -32,6 +32,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..accounting.bootstrap import bootstrap_draws, percentile_interval
+from ..scoring.diffgr import MergedItem, build_conflict_sets, classify_hybrid_answer, subset_preference
+from .requests import greedy_sampling, provenance_columns, request_columns
+
 RUNS = ("hybrid", "generated", "retrieved", "closed_book")
 ORDERS = ("generated_first", "retrieved_first")
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
@@ -169,8 +173,6 @@ def reader_request_rows(records: Sequence[dict], model: str, dataset: str, promp
                         orders: Sequence[str], max_new_tokens: int, seed: int,
                         threshold: float) -> tuple[list[dict], list[dict]]:
     """Request rows (DIFFGR_READER_ANSWERS columns up to ``request_id``) and DIFFGR_LENGTHS rows."""
-    from .requests import greedy_sampling, request_columns
-
     sampling = greedy_sampling(max_new_tokens, seed)
     prompts, lengths = plan_reader_prompts(records, prompt, closed_book_prompt, orders)
     rows = [{"model": model, "dataset": dataset, "question_id": p["question_id"], "run": p["run"],
@@ -182,8 +184,6 @@ def reader_request_rows(records: Sequence[dict], model: str, dataset: str, promp
 
 def reader_answer_rows(request_rows: Sequence[dict], generations: Sequence) -> list[dict]:
     """DIFFGR_READER_ANSWERS rows: request + verbatim response, ``answer`` = stripped response."""
-    from .requests import provenance_columns
-
     if len(request_rows) != len(generations):
         raise ValueError(f"{len(request_rows)} requests but {len(generations)} generations")
     return [{**r, "raw_response": g.text, "answer": g.text.strip(), **provenance_columns(g)}
@@ -197,8 +197,6 @@ def merged_items(answer_rows: Sequence[dict], records: Sequence[dict], length_ro
     The passages are the ones the readers saw (first retrieved, chosen generated). A question
     missing any of its four reader answers raises ``ValueError`` naming it.
     """
-    from ..scoring.diffgr import MergedItem
-
     answers: dict[tuple[str, str], str] = {}
     for a in answer_rows:
         if a["run"] == "hybrid" and a["order"] != order:
@@ -227,8 +225,6 @@ _STAGE_COUNTERS = (("n_unknown", "unknown"), ("n_not_in_context", "not_in_contex
 
 def cc_stage(item) -> str:
     """Where the official CC construction (``scoring.diffgr.build_conflict_sets``) puts one item."""
-    from ..scoring.diffgr import build_conflict_sets
-
     sets = build_conflict_sets([item])
     if sets.aig:
         return "AIG"
@@ -243,8 +239,6 @@ def cc_stage(item) -> str:
 def cc_item_rows(model: str, dataset: str, order: str, items: Sequence[tuple[str, object]],
                  removed: set[str] = frozenset()) -> list[dict]:
     """DIFFGR_CC_ITEMS rows; questions in ``removed`` (length restriction) get ``length_removed``."""
-    from ..scoring.diffgr import classify_hybrid_answer
-
     rows = []
     for qid, item in items:
         stage = "length_removed" if qid in removed else cc_stage(item)
@@ -261,14 +255,12 @@ def bootstrap_diffgr(gen: Sequence[int], ir: Sequence[int], draws: int, seed: in
 
     ``gen`` / ``ir`` are per-question 0/1 indicators (hybrid answer classified Gen-Ans /
     IR-Ans) of one subset. Questions are resampled with replacement ``draws`` times
-    (seeded PCG64 via ``evidence_ledger.bootstrap``); a draw with Gen + IR = 0 has no DiffGR
+    (seeded PCG64 via ``evidence_ledger.accounting.bootstrap``); a draw with Gen + IR = 0 has no DiffGR
     and is dropped and counted (``n_undefined``). Empty input -> NaN interval.
     """
     n = len(gen)
     if n == 0 or draws <= 0:
         return {"ci_low": math.nan, "ci_high": math.nan, "n_draws": int(max(draws, 0)), "n_undefined": 0}
-    from ..bootstrap import bootstrap_draws, percentile_interval
-
     counts = np.column_stack([np.asarray(gen, dtype=np.int64), np.asarray(ir, dtype=np.int64)])[:, None, :]
     values = bootstrap_draws(counts, lambda tot: diffgr_from_counts(tot[:, 0, 0], tot[:, 0, 1])[:, None],
                              n_draws=int(draws), seed=int(seed), resample_seeds=False)[:, 0]
@@ -287,8 +279,6 @@ def diffgr_summary_rows(model: str, dataset: str, order: str, items: Sequence[tu
                         removed: set[str], draws: int, seed: int, level: float) -> list[dict]:
     """One row per subset (AIG, AIR): shares, DiffGR (scoring module), neither rate, interval,
     and the CC-construction counts (the same for both subset rows)."""
-    from ..scoring.diffgr import build_conflict_sets, classify_hybrid_answer, subset_preference
-
     kept = [item for qid, item in items if qid not in removed]
     sets = build_conflict_sets(kept)
     counts = {"n_questions": len(items), "n_length_removed": len(items) - len(kept), "n_merged": sets.n_merged,
@@ -308,96 +298,3 @@ def diffgr_summary_rows(model: str, dataset: str, order: str, items: Sequence[tu
                      "diffgr": pref["diffgr"], "diffgr_defined": bool(pref["gen_ans"] + pref["ir_ans"] > 0),
                      **boot, "level": level, **counts})
     return rows
-
-
-# ----------------------------------------------------------------------------- rule entry points
-_TSV = {"sep": "\t", "index": False, "float_format": "%.6f", "lineterminator": "\n", "na_rep": "NaN"}
-
-
-def run_diffgr_generate(records_path, answers_path, lengths_path, model: str, dataset: str, prompt: str,
-                        closed_book_prompt: str, orders: Sequence[str], max_new_tokens: int, seed: int,
-                        threshold: float, model_cfg: dict, backend: str, backend_options: dict, cache_dir: str,
-                        batch_size: int, local_dir: str | None = None) -> int:
-    """Rule diffgr_generate: records -> the four reader runs (hybrid in each order) + lengths."""
-    import logging
-
-    from tqdm import tqdm
-
-    from ..tables import read_table, write_table
-    from ..tables.conflict import DIFFGR_LENGTHS, DIFFGR_READER_ANSWERS
-    from ..tables.conflict_inputs import CONFLICT_QA_RECORDS
-    from .requests import generate_for_rows
-
-    records = read_table(records_path, CONFLICT_QA_RECORDS).to_pylist()
-    rows, lengths = reader_request_rows(records, model, dataset, prompt, closed_book_prompt, orders,
-                                        max_new_tokens, seed, threshold)
-    bar = tqdm(total=len(rows), desc=f"diffgr {model} {dataset}", mininterval=5.0)
-
-    def progress(n):
-        bar.update(n)
-        logging.getLogger(__name__).info("diffgr %s %s: %d / %d generated", model, dataset, bar.n, len(rows))
-
-    gens = generate_for_rows(rows, model, model_cfg, backend, backend_options, cache_dir, local_dir=local_dir,
-                             batch_size=batch_size, tag=f"diffgr-{model}-{dataset}", progress=progress)
-    write_table(DIFFGR_READER_ANSWERS.from_rows(reader_answer_rows(rows, gens)), answers_path, DIFFGR_READER_ANSWERS)
-    write_table(DIFFGR_LENGTHS.from_rows(lengths), lengths_path, DIFFGR_LENGTHS)
-    return len(rows)
-
-
-def run_diffgr_score(answer_paths: Sequence, length_paths: Sequence, records_paths: dict, restrict: bool,
-                     threshold: float, draws: int, seed: int, level: float, cc_items_path, diffgr_path,
-                     length_control_path) -> None:
-    """Rule diffgr_score: reader answers of every model x dataset -> CC rows, DiffGR and length TSVs.
-
-    With ``restrict`` the questions whose context pair differs by more than ``threshold`` in
-    word length are removed before the CC construction (``length_removed`` rows; counted in
-    ``n_length_removed`` and in the length-control table).
-    """
-    import pandas as pd
-
-    from ..tables import read_table, write_table
-    from ..tables.conflict import DIFFGR_CC_ITEMS, DIFFGR_LENGTHS, DIFFGR_READER_ANSWERS
-    from ..tables.conflict_inputs import CONFLICT_QA_RECORDS
-
-    records = {ds: read_table(p, CONFLICT_QA_RECORDS).to_pylist() for ds, p in sorted(records_paths.items())}
-    cc_rows, summary, length_rows = [], [], []
-    seen_length_datasets = set()
-    for a_path, l_path in zip(answer_paths, length_paths, strict=True):
-        answers = read_table(a_path, DIFFGR_READER_ANSWERS).to_pylist()
-        lengths = read_table(l_path, DIFFGR_LENGTHS).to_pylist()
-        if not answers:
-            continue
-        model, dataset = answers[0]["model"], answers[0]["dataset"]
-        removed = {ln["question_id"] for ln in lengths if restrict and not ln["length_rel_diff"] <= threshold}
-        if dataset not in seen_length_datasets:
-            seen_length_datasets.add(dataset)
-            length_rows.append({"dataset": dataset, "threshold": threshold,
-                                **length_summary([ln["length_rel_diff"] for ln in lengths], threshold),
-                                "restricted": bool(restrict), "n_removed": len(removed)})
-        orders = sorted({a["order"] for a in answers if a["run"] == "hybrid"}, key=ORDERS.index)
-        for order in orders:
-            items = merged_items(answers, records[dataset], lengths, order)
-            cc_rows += cc_item_rows(model, dataset, order, items, removed)
-            summary += diffgr_summary_rows(model, dataset, order, items, removed, draws, seed, level)
-    write_table(DIFFGR_CC_ITEMS.from_rows(cc_rows), cc_items_path, DIFFGR_CC_ITEMS)
-    pd.DataFrame(summary).to_csv(diffgr_path, **_TSV)
-    pd.DataFrame(length_rows).to_csv(length_control_path, **_TSV)
-
-
-def run_diffgr_score_files(file_sets: Sequence[dict], draws: int, seed: int, level: float, out_path) -> None:
-    """Rule diffgr_score_files: official reader-output files (four per set) -> DiffGR TSV.
-
-    Each set: ``name``, ``dataset``, ``hybrid``, ``generated``, ``retrieved``, ``closed_book``
-    (paths). Items are identified by question; ``order`` is reported as ``as_given``.
-    """
-    import pandas as pd
-
-    from ..scoring.diffgr import read_merged_items
-
-    rows = []
-    for fs in file_sets:
-        items = read_merged_items(fs["hybrid"], fs["generated"], fs["retrieved"], fs["closed_book"])
-        pairs = [(it.question, it) for it in items]
-        for row in diffgr_summary_rows(fs["name"], fs["dataset"], "as_given", pairs, set(), draws, seed, level):
-            rows.append(row)
-    pd.DataFrame(rows).rename(columns={"model": "reader_set"}).to_csv(out_path, **_TSV)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 from typing import Callable, Mapping, Sequence
 
-from ..generation.backends.base import ChatRequest, SamplingSpec
+from ..generation.backends.base import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
+from ..generation.cache import ResponseCache, generate_cached
 from ..generation.requests import request_id
 
 log = logging.getLogger(__name__)
@@ -62,9 +63,6 @@ def generate_for_rows(rows: Sequence[Mapping], model_name: str, model_cfg: Mappi
     ``model_cfg`` is the model's ``models:`` config entry; ``local_dir`` a locally built model
     directory that, when it exists, wins over the Hub id (see ``model_spec_from_config``).
     """
-    from ..generation.backends.base import load_backend, model_spec_from_config
-    from ..generation.cache import ResponseCache, generate_cached
-
     requests = [chat_request_from_row(r) for r in rows]
     if not requests:
         return []

@@ -165,3 +165,18 @@ def judge_agreement(pairs: pd.DataFrame) -> tuple[dict, pd.DataFrame]:
         index=pd.Index(list(LABELS), name="human_label"), columns=judge_cols,
     ).reset_index()
     return summary, confusion
+
+
+def judge_agreement_tables(human_judged: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Judge agreement with the human labels on all items and per template (sorted): one summary
+    row per subset (``judge_model``, ``subset`` + :func:`judge_agreement` summary) and the
+    confusion tables stacked with a leading ``subset`` column."""
+    rows, confusions = [], []
+    groups = [("all", "all", human_judged)]
+    groups += [(f"template={t}", "template", g) for t, g in human_judged.groupby("template", sort=True)]
+    for name, kind, grp in groups:
+        summary, confusion = judge_agreement(grp)
+        rows.append({"judge_model": grp["judge_model"].iloc[0] if len(grp) else "", "subset": name, **summary})
+        confusion.insert(0, "subset", name)
+        confusions.append(confusion)
+    return pd.DataFrame(rows), pd.concat(confusions, ignore_index=True)

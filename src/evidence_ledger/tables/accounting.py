@@ -1,7 +1,7 @@
 """Accounting and bootstrap tables: cluster counts, point estimates, intervals, decisions.
 
 Written under ``results/accounting/study1/`` and ``results/accounting/study2/`` by the
-accounting stage (``evidence_ledger.accounting``, ``.bootstrap``, ``.decisions``).
+accounting stage (``evidence_ledger.accounting``: ``stage``, ``intervals``, ``decisions``).
 
 Conventions shared by the tables below:
 

@@ -1,7 +1,8 @@
 """Cluster bootstrap over integer count arrays: paired, seeded, batched, BLAS-backed.
 
 In:  ``counts`` (clusters, seeds, stats) int64 -- per-cluster sums of the scoring counts for
-     every replicate/seed and count statistic (``accounting.CountPanel`` flattened) -- and a
+     every replicate/seed and count statistic (e.g. an ``accounting.panel.CountPanel`` flattened by
+     ``accounting.intervals.panel_counts``) -- and a
      ``statistic`` mapping resampled totals (draws, seeds, stats) float64 to (draws, outputs).
 Out: (n_draws, outputs) float64 draws and linear percentile intervals.
 
@@ -22,6 +23,8 @@ totals equal those of a per-draw loop summing ``counts[idx]`` in int64; statisti
 :func:`contrast_statistic` use only element-wise operations, so the two give bit-identical
 draws and intervals (tests/bootstrap_reference.py keeps that loop). Run with one BLAS
 thread (``OMP_NUM_THREADS=1``) when jobs share cores.
+
+Generic: nothing here knows about studies, datasets or panels (``intervals`` does).
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from fractions import Fraction
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
+
 
 Statistic = Callable[[np.ndarray], np.ndarray]
 EXACT_LIMIT = 2 ** 53
@@ -215,199 +219,3 @@ def contrast_statistic(contrasts: Sequence[Sequence[tuple[Fraction, tuple]]], st
         return out
 
     return statistic
-
-
-def panel_counts(panel, contrasts, replicates: Sequence[int]) -> tuple[np.ndarray, dict]:
-    """Flatten the cells ``contrasts`` need from a ``CountPanel`` into (units, seeds, stats)
-    int64, with the ``stat_index`` for :func:`contrast_statistic`."""
-    ridx = panel.replicate_index(replicates)
-    cells = []
-    for terms in contrasts:
-        for _, cell in terms:
-            if cell not in cells:
-                cells.append(cell)
-    dens = []
-    for f, a, u, _, _ in cells:
-        if (f, a, u) not in dens:
-            dens.append((f, a, u))
-    cols = [panel.num[:, ridx, f, a, u, b, v] for f, a, u, b, v in cells]
-    cols += [panel.den[:, ridx, f, a, u] for f, a, u in dens]
-    counts = np.stack(cols, axis=2).astype(np.int64)
-    index = {cell: (i, len(cells) + dens.index(cell[:3])) for i, cell in enumerate(cells)}
-    return counts, index
-
-
-# ----------------------------------------------------------------------------------------
-# Study-level interval tables
-# ----------------------------------------------------------------------------------------
-
-def family_contrasts(family: str, n_formats: int = 2, n_budgets: int = 2) -> list[tuple[str, str, tuple]]:
-    """``(quantity, factor, contrast)`` of one comparison family, per panel.
-
-    study1: gain, E0, A1, A0, E1, interaction (one format, one budget);
-    primary: format and context effects on E0 (2 per panel, 12 over 3 datasets x 2 models);
-    exploratory: the same effects on E1, Ebar, S00, S11, source_gain (10 per panel, 60);
-    crossed: the seven crossed-budget components of the context contrast (7 per panel, 42)."""
-    from . import accounting as acc
-
-    if family == "study1":
-        q = acc.cell_quantities(0, 0)
-        return [(name, "", q[name]) for name in acc.STUDY1_BOOTSTRAP]
-    if family == "primary":
-        names = acc.PRIMARY_QUANTITIES
-    elif family == "exploratory":
-        names = acc.EXPLORATORY_QUANTITIES
-    elif family == "crossed":
-        comps = acc.crossed_components(n_formats)
-        return [(f"crossed.{name}", "context", comps[name]) for name in acc.CROSSED_COMPONENTS]
-    else:
-        raise ValueError(f"unknown comparison family {family!r}")
-    return [(name, factor, acc.factor_effect(name, factor, n_formats, n_budgets))
-            for name in names for factor in ("format", "context")]
-
-
-def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_seeds: bool, n_draws: int, seed: int,
-                    batch_size: int, tail: float, progress: Callable[[int], None] | None = None) -> list[dict]:
-    """Bootstrap one or more panels that share their clusters (the models of one dataset) for
-    one family, from a fresh ``PCG64(seed)``; one row per panel x comparison.
-
-    Bootstrapping panels with the same clusters jointly gives exactly the draws each would get
-    alone (same seed, same cluster count, same protocol), at the cost of one set of index
-    draws and one multiplicity matrix per batch."""
-    from . import accounting as acc
-
-    if not isinstance(panels, (list, tuple)):
-        panels = [panels]
-    units = panels[0].units
-    if any(p.units != units for p in panels):
-        raise ValueError("panels bootstrapped jointly must share their clusters")
-    comps = [(p_i, name, factor, contrast) for p_i, p in enumerate(panels)
-             for name, factor, contrast in family_contrasts(family, len(p.formats), len(p.answer_budgets))]
-    parts, index, keyed = [], {}, []
-    offset = 0
-    for p_i, p in enumerate(panels):
-        mine = [c for i, _, _, c in comps if i == p_i]
-        counts, idx = panel_counts(p, mine, replicates)
-        parts.append(counts)
-        index.update({(p_i, cell): (n + offset, d + offset) for cell, (n, d) in idx.items()})
-        offset += counts.shape[2]
-    counts = np.concatenate(parts, axis=2)
-    multipliers = {p.multiplier for p in panels}
-    if len(multipliers) != 1:
-        raise ValueError("panels bootstrapped jointly must share their metric")
-    contrasts = [tuple((coef, (p_i, cell)) for coef, cell in c) for p_i, _, _, c in comps]
-    draws = bootstrap_draws(counts, contrast_statistic(contrasts, index, multipliers.pop(), counts), n_draws=n_draws,
-                            seed=seed, batch_size=batch_size, resample_seeds=resample_seeds, progress=progress)
-    lo, hi = percentile_interval(draws, tail)
-    rows = []
-    for i, (p_i, quantity, factor, contrast) in enumerate(comps):
-        panel = panels[p_i]
-        rows.append({"dataset": panel.dataset, "system": panel.system, "quantity": quantity, "factor": factor,
-                     "estimate": float(acc.evaluate_exact(panel, contrast, replicates)), "lower": float(lo[i]),
-                     "upper": float(hi[i]), "boot_mean": float(draws[:, i].mean()),
-                     "boot_sd": float(draws[:, i].std(ddof=1)) if n_draws > 1 else float("nan"), "tail": tail,
-                     "n_draws": n_draws, "seed": seed, "batch_size": batch_size, "n_clusters": len(panel.units),
-                     "n_seed_indices": len(replicates) if resample_seeds else 0})
-    return rows
-
-
-# ----------------------------------------------------------------------------------------
-# Rule entry points (scripts/study1_bootstrap.py, scripts/study2_bootstrap.py)
-# ----------------------------------------------------------------------------------------
-
-def _progress_logger(log, label: str, n_draws: int):
-    """A tqdm bar (stderr) plus log lines at every 10% of the draws."""
-    from tqdm import tqdm
-
-    bar = tqdm(total=n_draws, desc=label, unit="draw", mininterval=5, leave=False)
-    state = {"done": 0, "next": max(1, n_draws // 10)}
-
-    def progress(done: int) -> None:
-        bar.update(done - state["done"])
-        state["done"] = done
-        if log and (done >= state["next"] or done == n_draws):
-            log.info("%s: %d / %d draws", label, done, n_draws)
-            state["next"] += max(1, n_draws // 10)
-        if done == n_draws:
-            bar.close()
-
-    return progress
-
-
-def _finish_intervals(rows: list[dict], *, study: str, family: str, population_of, family_size: int,
-                      reference_path) -> "pd.DataFrame":
-    import pandas as pd
-
-    from . import accounting as acc
-    from .tables.accounting import INTERVALS
-
-    frame = pd.DataFrame(rows)
-    frame.insert(0, "study", study)
-    frame.insert(1, "family", family)
-    frame.insert(2, "population", population_of)
-    frame["family_size"] = family_size
-    frame["n_comparisons"] = len(frame[frame["population"] == frame["population"].iat[0]])
-    ref = acc.read_reference(reference_path) if reference_path else None
-    frame = acc.attach_reference(frame, ref)
-    return frame[list(INTERVALS.columns)]
-
-
-def run_study1_bootstrap(*, counts_path, reference_path, params, outputs, log=None) -> None:
-    """Paired claim bootstrap of Study 1 for both populations (each from a fresh
-    ``PCG64(seed)``): checkpoints averaged, not resampled; 95% (configurable) percentile
-    intervals for gain, E0, A1, A0, E1, interaction."""
-    import pandas as pd
-
-    from . import accounting as acc
-    from . import tables
-    from .tables.accounting import CLUSTER_COUNTS, INTERVALS
-
-    counts = tables.read_frame(counts_path, CLUSTER_COUNTS)
-    tail = bonferroni_tail(params["alpha"], params["family_size"])
-    frames = []
-    for population in ("all", "resolved"):
-        sub = counts[counts["population"] == population]
-        panel = acc.panel_from_frame(sub, formats=[params["format"]], sources=params["sources"],
-                                     answer_budgets=[params["budget"]], evidence_budgets=[params["budget"]],
-                                     replicates=params["checkpoints"], path=str(counts_path))
-        rows = panel_intervals(panel, "study1", replicates=params["checkpoints"], resample_seeds=False,
-                               n_draws=params["draws"], seed=params["seed"], batch_size=params["batch_size"],
-                               tail=tail, progress=_progress_logger(log, f"study1/{population}", params["draws"]))
-        frames.append(_finish_intervals(rows, study="study1", family="study1", population_of=population,
-                                        family_size=params["family_size"], reference_path=reference_path))
-    out = pd.concat(frames, ignore_index=True)
-    tables.write_table(out, outputs["intervals"], INTERVALS)
-    acc.write_tsv(out, outputs["summary"])
-
-
-def run_study2_bootstrap(*, counts_path, reference_path, family: str, params, outputs, log=None) -> None:
-    """Family bootstrap of every Study 2 panel for one comparison family (primary,
-    exploratory, crossed): whole claim families and, independently, seed indices resampled
-    with replacement; a fresh ``PCG64(seed)`` per panel, so both models of a dataset share
-    their family draws; Bonferroni tail alpha / (2 * family_size)."""
-    import pandas as pd
-
-    from . import accounting as acc
-    from . import tables
-    from .tables.accounting import CLUSTER_COUNTS, INTERVALS
-
-    counts = tables.read_frame(counts_path, CLUSTER_COUNTS)
-    tail = bonferroni_tail(params["alpha"], params["family_size"])
-    rows = []
-    for dataset in params["datasets"]:
-        panels = []
-        for model in params["models"]:
-            sub = counts[(counts["dataset"] == dataset) & (counts["system"] == model)]
-            panels.append(acc.panel_from_frame(sub, formats=params["formats"], sources=params["sources"],
-                                               answer_budgets=params["budgets"], evidence_budgets=params["budgets"],
-                                               replicates=params["seed_replicates"], path=str(counts_path)))
-        rows += panel_intervals(panels, family, replicates=params["seed_replicates"], resample_seeds=True,
-                                n_draws=params["draws"], seed=params["seed"], batch_size=params["batch_size"],
-                                tail=tail, progress=_progress_logger(log, f"{family}/{dataset}", params["draws"]))
-    out = _finish_intervals(rows, study="study2", family=family, population_of="all",
-                            family_size=params["family_size"], reference_path=reference_path)
-    if log and len(out) != params["family_size"]:
-        log.warning("%s family: %d comparisons, Bonferroni size configured as %d", family, len(out),
-                    params["family_size"])
-    tables.write_table(out, outputs["intervals"], INTERVALS)
-    acc.write_tsv(out, outputs["summary"])

@@ -10,6 +10,8 @@ Out: a per-contrast criteria table and one label:
   ``min_agreeing_seeds`` of the sampled seeds with a contrast of that sign;
 * **bounded stability** -- every adjusted interval lies inside ``[-bound, +bound]``;
 * **restricted/mixed evidence** -- anything else.
+
+Also Figure 1 (:func:`forest_plot`): the primary contrasts with their intervals.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+
 
 REPLICATED = "replicated dependence"
 BOUNDED = "bounded stability"
@@ -90,41 +93,6 @@ def decide(criteria: pd.DataFrame, rule: DecisionRule, systems: Sequence[str] | 
                       f"+/-{rule.bound:g}; contrasts meeting the local criteria: {where}"}
 
 
-# ----------------------------------------------------------------------------------------
-# Rule entry points (scripts/decision_labels.py, scripts/study2_forest_plot.py)
-# ----------------------------------------------------------------------------------------
-
-def run_decision_labels(*, intervals_path, estimates_path, reference_path, params, outputs, log=None) -> None:
-    """Criteria table and label from the primary intervals and the per-seed contrasts."""
-    from . import accounting as acc
-    from . import tables
-    from .tables.accounting import DECISION_CRITERIA, DECISION_LABEL, ESTIMATES, INTERVALS
-
-    intervals = tables.read_frame(intervals_path, INTERVALS)
-    estimates = tables.read_frame(estimates_path, ESTIMATES)
-    rule = DecisionRule(magnitude=params["magnitude"], min_agreeing_seeds=params["min_agreeing_seeds"],
-                        min_datasets=params["min_datasets"], required_dataset=params["required_dataset"],
-                        bound=params["bound"])
-    primary = intervals[intervals["quantity"] == "E0"]
-    seeds = estimates[(estimates["quantity"] == "E0") & (estimates["factor"] != "") & (estimates["part"] == "")
-                      & (estimates["parser"] == params["parser"]) & estimates["replicate"].isin(params["seed_replicates"])]
-    crit = criteria_table(primary, seeds, rule)
-    tables.write_table(crit, outputs["criteria"], DECISION_CRITERIA)
-    acc.write_tsv(crit, outputs["criteria_tsv"])
-    decision = decide(crit, rule, systems=params["models"])
-    reference_label = ""
-    if reference_path:
-        ref = acc.read_reference(reference_path)
-        hit = ref[ref["quantity"] == "decision_label"]
-        if len(hit) and "text" in hit.columns:
-            reference_label = str(hit["text"].iat[0])
-    label = pd.DataFrame([dict(decision, reference_label=reference_label)])
-    tables.write_table(label, outputs["label"], DECISION_LABEL)
-    acc.write_tsv(label, outputs["label_tsv"])
-    if log:
-        log.info("decision: %s (%s)", decision["label"], decision["reason"])
-
-
 def forest_plot(intervals: pd.DataFrame, bound: float, png_path, svg_path, title: str = "") -> None:
     """Figure 1: the primary contrasts with their Bonferroni intervals and the +/-bound band."""
     import matplotlib
@@ -155,14 +123,3 @@ def forest_plot(intervals: pd.DataFrame, bound: float, png_path, svg_path, title
     fig.savefig(png_path, dpi=150, metadata={"Software": None})
     fig.savefig(svg_path, metadata={"Date": None, "Creator": None})
     plt.close(fig)
-
-
-def run_forest_plot(*, intervals_path, params, outputs) -> None:
-    from . import tables
-    from .tables.accounting import INTERVALS
-
-    intervals = tables.read_frame(intervals_path, INTERVALS)
-    primary = intervals[intervals["quantity"] == "E0"]
-    tail = float(primary["tail"].iat[0]) if len(primary) else float("nan")
-    forest_plot(primary, params["bound"], outputs["png"], outputs["svg"],
-                title=f"Primary contrasts, percentile bounds at {tail:.5f} / {1 - tail:.5f}")

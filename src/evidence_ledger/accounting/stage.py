@@ -1,0 +1,233 @@
+"""Rule functions of the accounting stage (one per rule of ``workflow/rules/accounting.smk``).
+
+  study1_accounting   ANSWER/EVIDENCE_INDICATORS + RELEVANT (+ UNRESOLVED_FLAGS) -> ESTIMATES,
+                      CLUSTER_COUNTS (populations all + resolved), COVERAGE, summary TSV
+  study1_bootstrap    CLUSTER_COUNTS -> INTERVALS (+ TSV), paired claim bootstrap
+  study2_accounting   indicators of every dataset x model + FAMILIES -> ESTIMATES and report
+                      TSVs, INVALID_RATES, family CLUSTER_COUNTS, COVERAGE, PATTERN_TRACES
+  study2_bootstrap    CLUSTER_COUNTS -> INTERVALS (+ TSV) of one comparison family
+  decision_labels     primary INTERVALS + ESTIMATES -> DECISION_CRITERIA, DECISION_LABEL (+ TSVs)
+  study2_forest_plot  primary INTERVALS -> Figure 1 (PNG, SVG)
+
+Each takes paths and plain values (keyword-only); ``reference`` is the optional paper
+reference-values file. Output paths end in ``_out``.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Sequence
+
+import pandas as pd
+
+from .. import tables
+from ..report_tsv import write_report_tsv
+from ..tables.accounting import (CLUSTER_COUNTS, COVERAGE, DECISION_CRITERIA, DECISION_LABEL, ESTIMATES,
+                                 INTERVALS, INVALID_RATES, PATTERN_TRACES)
+from ..tables.sampling import FAMILIES
+from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
+from ..tables.verifier import UNRESOLVED_FLAGS
+from .bootstrap import bonferroni_tail
+from .decisions import DecisionRule, criteria_table, decide, forest_plot
+from .estimates import sort_estimates, study1_estimates, study2_panel_estimates
+from .intervals import draw_progress_logger, interval_table, panel_intervals
+from .panel import aggregate_to_families, build_claim_panel, panel_from_frame, panel_to_frame, replicate_subpanel
+from .patterns import invalid_rates, pattern_examples, pattern_traces
+from .reference import attach_reference, read_reference, reference_decision_label
+
+log = logging.getLogger(__name__)
+
+
+def _reference(path) -> pd.DataFrame | None:
+    return read_reference(path) if path else None
+
+
+def study1_accounting(*, answers, evidence, relevant, unresolved=None, reference=None, dataset: str, system: str,
+                      parser: str, sources: Sequence[str], budget: str, checkpoints: Sequence[int],
+                      answer_format: str, estimates_out, summary_out, counts_out, coverage_out) -> None:
+    """Study 1: estimates (+ summary TSV of replicate-averaged rows and per-checkpoint T00/T11/gain),
+    per-claim counts of both populations, coverage. ``unresolved``: the verifier's per-claim
+    UNRESOLVED_FLAGS (optional; else the flag comes from EVIDENCE_INDICATORS)."""
+    answers_frame = tables.read_frame(answers, ANSWER_INDICATORS)
+    evidence_frame = tables.read_frame(evidence, EVIDENCE_INDICATORS)
+    relevant_frame = tables.read_frame(relevant, RELEVANT)
+    paths = {"answers": str(answers), "evidence": str(evidence), "relevant": str(relevant),
+             "unresolved": str(unresolved)}
+    flags = None
+    if unresolved:
+        flags = tables.read_frame(unresolved, UNRESOLVED_FLAGS, columns=["dataset", "claim_id", "any_unresolved"])
+    res = study1_estimates(answers_frame, evidence_frame, relevant_frame, dataset=dataset, system=system,
+                           parser=parser, sources=sources, budget=budget, replicates=checkpoints, fmt=answer_format,
+                           paths=paths, unresolved_flags=flags)
+    est = sort_estimates(attach_reference(res["estimates"], _reference(reference)))
+    tables.write_table(est, estimates_out, ESTIMATES)
+    per_checkpoint = (est["replicate"] > 0) & est["quantity"].isin(["T00", "T11", "gain"])
+    write_report_tsv(est[(est["replicate"] == -1) | per_checkpoint].drop(columns=["study"]), summary_out)
+    counts = pd.concat([panel_to_frame(p, study="study1", population=pop, parser=parser)
+                        for pop, p in res["panels"].items()], ignore_index=True)
+    tables.write_table(counts, counts_out, CLUSTER_COUNTS)
+    tables.write_table(res["coverage"], coverage_out, COVERAGE)
+    log.info("study1: %d claims (%d resolved), %d estimate rows", len(res["panels"]["all"].units),
+             len(res["panels"]["resolved"].units), len(est))
+
+
+def study1_bootstrap(*, counts, reference=None, sources: Sequence[str], budget: str, checkpoints: Sequence[int],
+                     answer_format: str, draws: int, alpha: float, family_size: int, seed: int, batch_size: int,
+                     intervals_out, summary_out) -> None:
+    """Paired claim bootstrap of Study 1 for both populations (each from a fresh
+    ``PCG64(seed)``): checkpoints averaged, not resampled; percentile intervals at the
+    Bonferroni tail ``alpha / (2 family_size)`` for gain, E0, A1, A0, E1, interaction."""
+    count_rows = tables.read_frame(counts, CLUSTER_COUNTS)
+    tail = bonferroni_tail(alpha, family_size)
+    ref = _reference(reference)
+    frames = []
+    for population in ("all", "resolved"):
+        sub = count_rows[count_rows["population"] == population]
+        panel = panel_from_frame(sub, formats=[answer_format], sources=sources, answer_budgets=[budget],
+                                 evidence_budgets=[budget], replicates=checkpoints, path=str(counts))
+        rows = panel_intervals(panel, "study1", replicates=checkpoints, resample_seeds=False, n_draws=draws,
+                               seed=seed, batch_size=batch_size, tail=tail,
+                               progress=draw_progress_logger(log, f"study1/{population}", draws))
+        frames.append(interval_table(rows, study="study1", family="study1", population_of=population,
+                                     family_size=family_size, reference=ref))
+    out = pd.concat(frames, ignore_index=True)
+    tables.write_table(out, intervals_out, INTERVALS)
+    write_report_tsv(out, summary_out)
+
+
+def study2_accounting(*, answers: Sequence, evidence: Sequence, relevant: Sequence, families: Sequence,
+                      reference=None, datasets: Sequence[str], models: Sequence[str], sources: Sequence[str],
+                      budgets: Sequence[str], formats: Sequence[str], parser: str,
+                      sensitivity_parsers: Sequence[str] = (), greedy_replicate: int | None = None,
+                      seed_replicates: Sequence[int], estimates_out, contrasts_out, cells_out, partition_out,
+                      crossed_out, invalid_rates_out, invalid_rates_tsv_out, counts_out, coverage_out, traces_out,
+                      examples_out) -> None:
+    """Study 2: estimates for every dataset x model panel and parser (report TSVs contrasts,
+    cells, partition, crossed of the primary ``parser``), family count arrays of the primary
+    parser over the sampled seeds, invalid rates, (1,0,1,0)/(0,1,0,1) traces and examples,
+    coverage.
+
+    ``answers`` is ordered dataset-major (for dataset in datasets: for model in models);
+    ``evidence``, ``relevant`` and ``families`` follow ``datasets``."""
+    datasets, models = list(datasets), list(models)
+    seeds, greedy = list(seed_replicates), greedy_replicate
+    replicates = ([greedy] if greedy is not None else []) + seeds
+    ref = _reference(reference)
+    est_parts, count_parts, cov_rows, inv_parts, trace_parts = [], [], [], [], []
+    for d_i, dataset in enumerate(datasets):
+        evidence_frame = tables.read_frame(evidence[d_i], EVIDENCE_INDICATORS)
+        relevant_frame = tables.read_frame(relevant[d_i], RELEVANT)
+        families_frame = tables.read_frame(families[d_i], FAMILIES)
+        for m_i, model in enumerate(models):
+            apath = answers[d_i * len(models) + m_i]
+            answers_frame = tables.read_frame(apath, ANSWER_INDICATORS)
+            paths = {"answers": str(apath), "evidence": str(evidence[d_i]), "relevant": str(relevant[d_i])}
+            for p in [parser] + [x for x in sensitivity_parsers if x != parser]:
+                if not (answers_frame["parser"] == p).any():
+                    cov_rows.append({"study": "study2", "population": "all", "dataset": dataset, "system": model,
+                                     "parser": p, "item": "parser_absent", "count": 0})
+                    log.warning("%s: no answer rows with parser %r; its estimates are skipped", apath, p)
+                    continue
+                panel = build_claim_panel(answers_frame, evidence_frame, relevant_frame, dataset=dataset,
+                                          system=model, parser=p, formats=formats, sources=sources,
+                                          answer_budgets=budgets, evidence_budgets=budgets, replicates=replicates,
+                                          paths=paths)
+                est_parts.append(study2_panel_estimates(panel, answers_frame, parser=p, seeds=seeds, greedy=greedy))
+                inv_parts.append(invalid_rates(answers_frame, dataset=dataset, system=model, parser=p,
+                                               formats=formats, sources=sources, budgets=budgets))
+                if p == parser:
+                    fam_panel = aggregate_to_families(panel, families_frame, path=str(families[d_i]))
+                    count_parts.append(panel_to_frame(replicate_subpanel(fam_panel, seeds), study="study2",
+                                                      population="all", parser=p))
+                    trace_parts.append(pattern_traces(answers_frame, evidence_frame, dataset=dataset, system=model,
+                                                      parser=p, formats=formats, sources=sources, budgets=budgets))
+                    cov = fam_panel.coverage
+                else:
+                    cov = panel.coverage
+                cov_rows += [{"study": "study2", "population": "all", "dataset": dataset, "system": model,
+                              "parser": p, "item": k, "count": int(v)} for k, v in cov.items()]
+                log.info("study2 %s/%s parser=%s: %d claims, coverage %s", dataset, model, p, len(panel.units), cov)
+    est = sort_estimates(attach_reference(pd.concat(est_parts, ignore_index=True), ref))
+    tables.write_table(est, estimates_out, ESTIMATES)
+    main = est[est["parser"] == parser]
+    greedy_or_mean = greedy if greedy is not None else -1
+    write_report_tsv(main[(main["factor"] != "") & (main["replicate"].isin([-1, greedy_or_mean]))
+                          & ~main["quantity"].str.startswith("crossed.")].drop(columns=["study", "population"]),
+                     contrasts_out)
+    write_report_tsv(main[(main["factor"] == "") & (main["part"] == "") & (main["replicate"] == -1)
+                          & (main["quantity"] != "F")].drop(columns=["study", "population", "factor", "part"]),
+                     cells_out)
+    write_report_tsv(main[main["part"] != ""].drop(columns=["study", "population", "factor"]), partition_out)
+    write_report_tsv(main[(main["quantity"] == "F") | main["quantity"].str.startswith("crossed.")]
+                     .drop(columns=["study", "population", "format", "part"]), crossed_out)
+    inv = pd.concat(inv_parts, ignore_index=True)
+    inv = attach_reference(inv.assign(study="study2", population="all", quantity="invalid_rate", factor="",
+                                      budget="", part=""), ref, value_cols=("reference",))
+    inv = inv[list(INVALID_RATES.columns)]
+    tables.write_table(inv, invalid_rates_out, INVALID_RATES)
+    write_report_tsv(inv, invalid_rates_tsv_out)
+    tables.write_table(pd.concat(count_parts, ignore_index=True), counts_out, CLUSTER_COUNTS)
+    tables.write_table(pd.DataFrame(cov_rows), coverage_out, COVERAGE)
+    traces = pd.concat(trace_parts, ignore_index=True) if trace_parts else PATTERN_TRACES.empty().to_pandas()
+    tables.write_table(traces, traces_out, PATTERN_TRACES)
+    write_report_tsv(pattern_examples(traces, greedy), examples_out)
+
+
+def study2_bootstrap(*, counts, reference=None, family: str, datasets: Sequence[str], models: Sequence[str],
+                     sources: Sequence[str], budgets: Sequence[str], formats: Sequence[str],
+                     seed_replicates: Sequence[int], draws: int, alpha: float, family_size: int, seed: int,
+                     batch_size: int, intervals_out, summary_out) -> None:
+    """Family bootstrap of every Study 2 panel for one comparison family (primary,
+    exploratory, crossed): whole claim families and, independently, seed indices resampled
+    with replacement; a fresh ``PCG64(seed)`` per dataset, so both models of a dataset share
+    their family draws; Bonferroni tail ``alpha / (2 family_size)``."""
+    count_rows = tables.read_frame(counts, CLUSTER_COUNTS)
+    tail = bonferroni_tail(alpha, family_size)
+    rows = []
+    for dataset in datasets:
+        panels = []
+        for model in models:
+            sub = count_rows[(count_rows["dataset"] == dataset) & (count_rows["system"] == model)]
+            panels.append(panel_from_frame(sub, formats=formats, sources=sources, answer_budgets=budgets,
+                                           evidence_budgets=budgets, replicates=seed_replicates, path=str(counts)))
+        rows += panel_intervals(panels, family, replicates=seed_replicates, resample_seeds=True, n_draws=draws,
+                                seed=seed, batch_size=batch_size, tail=tail,
+                                progress=draw_progress_logger(log, f"{family}/{dataset}", draws))
+    out = interval_table(rows, study="study2", family=family, population_of="all", family_size=family_size,
+                         reference=_reference(reference))
+    if len(out) != family_size:
+        log.warning("%s family: %d comparisons, Bonferroni size configured as %d", family, len(out), family_size)
+    tables.write_table(out, intervals_out, INTERVALS)
+    write_report_tsv(out, summary_out)
+
+
+def decision_labels(*, intervals, estimates, reference=None, parser: str, seed_replicates: Sequence[int],
+                    models: Sequence[str], magnitude: float, min_agreeing_seeds: int, min_datasets: int,
+                    required_dataset: str, bound: float, criteria_out, criteria_tsv_out, label_out,
+                    label_tsv_out) -> None:
+    """SPEC 5 criteria table and label from the primary intervals and the per-seed E0 contrasts."""
+    interval_rows = tables.read_frame(intervals, INTERVALS)
+    estimate_rows = tables.read_frame(estimates, ESTIMATES)
+    rule = DecisionRule(magnitude=magnitude, min_agreeing_seeds=min_agreeing_seeds, min_datasets=min_datasets,
+                        required_dataset=required_dataset, bound=bound)
+    primary = interval_rows[interval_rows["quantity"] == "E0"]
+    seeds = estimate_rows[(estimate_rows["quantity"] == "E0") & (estimate_rows["factor"] != "")
+                          & (estimate_rows["part"] == "") & (estimate_rows["parser"] == parser)
+                          & estimate_rows["replicate"].isin(seed_replicates)]
+    crit = criteria_table(primary, seeds, rule)
+    tables.write_table(crit, criteria_out, DECISION_CRITERIA)
+    write_report_tsv(crit, criteria_tsv_out)
+    decision = decide(crit, rule, systems=models)
+    label = pd.DataFrame([dict(decision, reference_label=reference_decision_label(_reference(reference)))])
+    tables.write_table(label, label_out, DECISION_LABEL)
+    write_report_tsv(label, label_tsv_out)
+    log.info("decision: %s (%s)", decision["label"], decision["reason"])
+
+
+def study2_forest_plot(*, intervals, bound: float, png_out, svg_out) -> None:
+    """Figure 1: the primary (E0) contrasts with their Bonferroni intervals and the +/-bound band."""
+    interval_rows = tables.read_frame(intervals, INTERVALS)
+    primary = interval_rows[interval_rows["quantity"] == "E0"]
+    tail = float(primary["tail"].iat[0]) if len(primary) else float("nan")
+    forest_plot(primary, bound, png_out, svg_out,
+                title=f"Primary contrasts, percentile bounds at {tail:.5f} / {1 - tail:.5f}")
+    log.info("forest plot written to %s and %s", png_out, svg_out)
