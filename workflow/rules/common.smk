@@ -1,8 +1,9 @@
-"""Helpers shared by all rules: config validation, path resolution, target lists.
+"""What every stage shares: config loading and validation, the benchmark registry's wildcard
+constraint, data_path / repo_path, enabled, the FINAL_OUTPUTS registry, and the generation
+cache / backend settings used by both the generation and the conflict stages.
 
-Only helper/input functions live here; rules live in the per-stage files. Each stage has
-its own section below (ingest, sampling, retrieval, generation, verifier, scoring,
-accounting, conflict, report); keep helpers in their stage's section.
+Each stage's own input functions, constants and target hook live in
+workflow/rules/<stage>_functions.smk, included at the top of workflow/rules/<stage>.smk.
 """
 import os
 from pathlib import Path
@@ -47,6 +48,12 @@ def data_path(relpath):
     return _resolve_inside("data_root", relpath)
 
 
+def repo_path(relpath):
+    """A project file named in config (e.g. the judge's few-shot examples), relative to the repo."""
+    path = Path(relpath)
+    return str(path if path.is_absolute() else REPO_ROOT / path)
+
+
 def generation_cache_dir(model):
     """The response cache of one model (config ``generation.cache_dir``), shared by every rule
     that generates (Study 2 generation, WikiContradict, DiffGR, the judge)."""
@@ -74,7 +81,7 @@ def enabled(study):
     return bool(config["studies"].get(study, False))
 
 
-# --- generation ---------------------------------------------------------------------
+# --- generation settings shared by the generation and conflict stages -------------------
 
 
 # Shared with the conflict stage (its model-loading rules and conflict_generation_params), so
@@ -98,12 +105,3 @@ def generation_backend_options(model=None):
 def model_gpus(model):
     """GPUs one generation job of ``model`` occupies: its vLLM tensor-parallel size (else 1)."""
     return int(generation_backend_options(model).get("tensor_parallel_size", 1))
-
-
-# --- paths shared by several stages (accounting, conflict and report helpers: their .smk files) ---
-
-
-def repo_path(relpath):
-    """A project file named in config (e.g. the judge's few-shot examples), relative to the repo."""
-    path = Path(relpath)
-    return str(path if path.is_absolute() else REPO_ROOT / path)

@@ -9,44 +9,7 @@
 # Shared with the conflict stage (in common.smk): generation_backend_options, model_gpus,
 # generation_cache_dir, generation_conda_env. Demo-model helpers: see the demo rules.
 
-
-def generation_models():
-    """Study 2 model names (config ``generation.models``)."""
-    return list(config["generation"]["models"])
-
-
-def model_dir_inputs(model):
-    """The local model directory a generation job needs (built or pre-placed), else nothing."""
-    local = config["models"][model].get("local_dir")
-    return [local] if local else []
-
-
-def generation_model_spec(model):
-    """The ``models:`` entry of ``model``: the one structured object ``generate`` loads a model from."""
-    return config["models"][model]
-
-
-def generation_shard_outputs(wildcards):
-    n = int(config["generation"]["shards"])
-    return [f"results/generation/{wildcards.model}/{wildcards.dataset}/shards/responses_{i}.parquet" for i in range(n)]
-
-
-def generation_final_outputs():
-    """Parsed answers and parse-failure tables of every Study 2 model x dataset."""
-    if not enabled("study2"):
-        return []
-    targets = []
-    for model in generation_models():
-        for dataset in config["generation"]["datasets"]:
-            targets += [f"results/generation/{model}/{dataset}/parsed.parquet",
-                        f"results/generation/{model}/{dataset}/parse_failures.tsv"]
-    return targets
-
-
-GEN_MODEL_RE = "|".join(sorted(config["models"])) or "none"
-GEN_CFG = config["generation"]
-
-
+include: "generation_functions.smk"
 
 
 rule plan_requests:
@@ -166,6 +129,3 @@ rule parse_responses:
         "../../envs/cpu.yaml"
     script:
         "../../scripts/parse_responses.py"
-
-
-FINAL_OUTPUTS["generation"] = generation_final_outputs

@@ -2,32 +2,7 @@
 # (sampling.stage). Directive order: input, output, log, benchmark, params, threads,
 # resources, conda, script. Config reaches scripts only through params.
 
-
-def family_claim_inputs(dataset):
-    """Ingested claims of the family population (config ``families.splits.<dataset>``)."""
-    return [f"results/ingest/{dataset}/claims_{split}.parquet" for split in config["families"]["splits"][dataset]]
-
-
-def sample_inputs(dataset):
-    """Named inputs of sample_claims: ``claims`` of the sampled split; FEVEROUS with reserved ids
-    also ``families`` and ``reserved`` (the reserved-id file)."""
-    settings = config["sampling"][dataset]
-    inputs = {"claims": f"results/ingest/{dataset}/claims_{settings['split']}.parquet"}
-    if settings.get("exclude_reserved_families"):
-        inputs["families"] = f"results/families/{dataset}/families.parquet"
-        inputs["reserved"] = data_path(config["data"][dataset]["reserved_ids"])
-    return inputs
-
-
-def sampling_final_outputs():
-    """Sample and families of every dataset configured under ``sampling`` (Study 2 only)."""
-    if not enabled("study2"):
-        return []
-    targets = []
-    for dataset in config["sampling"]:
-        targets += [f"results/sampling/{dataset}/sample.parquet", f"results/families/{dataset}/families.parquet"]
-    return targets
-
+include: "sampling_functions.smk"
 
 
 rule build_families:
@@ -88,4 +63,3 @@ rule sample_claims:
         "../../envs/cpu.yaml"
     script:
         "../../scripts/sample_claims.py"
-

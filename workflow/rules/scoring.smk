@@ -2,22 +2,7 @@
 # threads, resources, conda, script. Config reaches scripts only through params.
 # Scorer semantics: docs/scoring.md. Per-unit indicators: src/evidence_ledger/scoring/indicators.py.
 
-
-
-def scoring_final_outputs():
-    """Study 2 indicator tables: evidence indicators + relevant counts per generated dataset,
-    answer indicators per model x dataset (``generation.models`` x ``generation.datasets``)."""
-    if not enabled("study2"):
-        return []
-    gen = config.get("generation") or {}
-    datasets = list(gen.get("datasets", []))
-    targets = []
-    for dataset in datasets:
-        targets += [f"results/scoring/{dataset}/evidence_indicators.parquet",
-                    f"results/scoring/{dataset}/relevant.parquet"]
-    for model in gen.get("models", []):
-        targets += [f"results/scoring/{model}/{dataset}/answer_indicators.parquet" for dataset in datasets]
-    return targets
+include: "scoring_functions.smk"
 
 
 rule score_evidence:
@@ -73,6 +58,3 @@ rule score_answers:
         "../../envs/cpu.yaml"
     script:
         "../../scripts/score_answers.py"
-
-
-FINAL_OUTPUTS["scoring"] = scoring_final_outputs

@@ -1,0 +1,59 @@
+# Input functions, constants and the target hook of the 'accounting' stage; its rules are in
+# accounting.smk, which includes this file first (Snakemake's linter keeps functions and
+# rules in separate files).
+
+def accounting_reference_inputs():
+    """The paper reference-values file (``accounting.reference_values``, repo-relative) when set."""
+    path = config["accounting"].get("reference_values")
+    return {"reference": str(REPO_ROOT / path)} if path else {}
+
+
+def study2_panel_names():
+    """(datasets, models) of Study 2: ``generation.datasets`` x ``generation.models`` (config order)."""
+    gen = config.get("generation") or {}
+    return list(gen.get("datasets", [])), list(gen.get("models", []))
+
+
+def study1_checkpoints():
+    """Study 1 replicate indices: 1..number of ``verifier.checkpoint_seeds``."""
+    return list(range(1, len(config["verifier"]["checkpoint_seeds"]) + 1))
+
+
+def study2_accounting_inputs():
+    """Named inputs of study2_accounting: answers (dataset-major x models), evidence, relevant,
+    families (per dataset) and the reference file."""
+    datasets, models = study2_panel_names()
+    inputs = {
+        "answers": [f"results/scoring/{m}/{d}/answer_indicators.parquet" for d in datasets for m in models],
+        "evidence": [f"results/scoring/{d}/evidence_indicators.parquet" for d in datasets],
+        "relevant": [f"results/scoring/{d}/relevant.parquet" for d in datasets],
+        "families": [f"results/families/{d}/families.parquet" for d in datasets],
+    }
+    inputs.update(accounting_reference_inputs())
+    return inputs
+
+
+def study2_bootstrap_setting(family, key):
+    """``accounting.bootstrap.<family>.<key>`` (draws, alpha, family_size) of a comparison family."""
+    return config["accounting"]["bootstrap"][family][key]
+
+
+STUDY2_BOOTSTRAP_FAMILIES = ("primary", "exploratory", "crossed")
+ACC1 = config["accounting"]["study1"]
+ACC2 = config["accounting"]["study2"]
+ACC_BOOT = config["accounting"]["bootstrap"]
+ACC_DECISION = config["accounting"]["decision"]
+
+
+def accounting_final_outputs():
+    targets = []
+    if enabled("study1"):
+        targets += ["results/accounting/study1/estimates.tsv", "results/accounting/study1/intervals.tsv"]
+    if enabled("study2"):
+        targets += [f"results/accounting/study2/intervals_{f}.tsv" for f in STUDY2_BOOTSTRAP_FAMILIES]
+        targets += ["results/accounting/study2/decision_label.tsv", "results/accounting/study2/forest_primary.png",
+                    "results/accounting/study2/pattern_examples.tsv", "results/accounting/study2/invalid_rates.tsv"]
+    return targets
+
+
+FINAL_OUTPUTS["accounting"] = accounting_final_outputs

@@ -1,0 +1,97 @@
+# Input functions, constants and the target hook of the 'evidence' stage; its rules are in
+# evidence.smk, which includes this file first (Snakemake's linter keeps functions and
+# rules in separate files).
+
+def budget_tokenizer_specs():
+    """name -> {path, revision} of the tokenizers whose counts bound the evidence budgets: the
+    generation models named in ``evidence.budget_tokenizers`` (their ``local_dir`` when set,
+    else Hub id at the pinned revision)."""
+    specs = {}
+    for name in config["evidence"]["budget_tokenizers"]:
+        m = config["models"][name]
+        if m.get("local_dir"):
+            specs[name] = {"path": m["local_dir"], "revision": None}
+        else:
+            specs[name] = {"path": m["hub_id"], "revision": m["revision"]}
+    return specs
+
+
+def budget_tokenizer_inputs():
+    """Directories of locally built budget tokenizers (so the model-building rule runs first)."""
+    return [config["models"][n]["local_dir"] for n in config["evidence"]["budget_tokenizers"]
+            if config["models"][n].get("build") and config["models"][n].get("local_dir")]
+
+
+def scored_prefix_non_cell(dataset):
+    """Scored-prefix cap on non-cell units (config ``evidence.scored_prefix.<dataset>.non_cell``)."""
+    return config["evidence"]["scored_prefix"][dataset]["non_cell"]
+
+
+def scored_prefix_cell(dataset):
+    """Scored-prefix cap on cell-like units (``evidence.scored_prefix.<dataset>.cell``), None: no cap."""
+    return config["evidence"]["scored_prefix"][dataset].get("cell")
+
+
+def evidence_providers(dataset):
+    """Provider evidence sources of a dataset (config ``evidence.providers.<dataset>``), Study 1 only."""
+    if not enabled("study1"):
+        return {}
+    return dict(config["evidence"].get("providers", {}).get(dataset, {}) or {})
+
+
+def provider_claim_inputs(dataset):
+    """Claims tables the provider submissions cover: ``evidence.provider_split`` (one split or a
+    list, e.g. [train, dev]: Study 1 trains on source-0 evidence of the training claims)."""
+    splits = config["evidence"]["provider_split"]
+    splits = [splits] if isinstance(splits, str) else list(splits)
+    return [f"results/ingest/{dataset}/claims_{s}.parquet" for s in splits]
+
+
+def provider_submission_input(wildcards):
+    """The submission file of a provider: exported from our ordering, or a file under data_root."""
+    spec = evidence_providers(wildcards.dataset)[wildcards.name]
+    if spec.get("export"):
+        return f"results/evidence/{wildcards.dataset}/submissions/provider_{wildcards.name}.jsonl"
+    return data_path(spec["file"])
+
+
+def provider_export_source(wildcards):
+    return evidence_providers(wildcards.dataset)[wildcards.name]["export"]
+
+
+def provider_source_name(wildcards):
+    """The EVIDENCE ``source`` of a provider: its ``source`` setting, else its config key."""
+    spec = evidence_providers(wildcards.dataset)[wildcards.name]
+    return spec.get("source") or wildcards.name
+
+
+def evidence_diagnostics_inputs(wildcards):
+    d = wildcards.dataset
+    return {"claims": retrieval_claim_inputs(d), "retrieved": f"results/retrieval/{d}/retrieved.parquet",
+            "pools": f"results/retrieval/{d}/pools.parquet",
+            "evidence": [f"results/evidence/{d}/evidence.parquet"]
+            + [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]}
+
+
+def retrieval_datasets():
+    """Datasets that get pools, orderings and evidence (config ``retrieval.datasets``)."""
+    return list(config["retrieval"]["datasets"])
+
+
+def retrieval_has_claims(dataset):
+    """True when some claims of the dataset are retrieved for (see ``retrieval_claim_inputs``)."""
+    return (enabled("study2") and dataset in config.get("sampling", {})) or bool(
+        config["retrieval"].get("extra_claim_splits", {}).get(dataset))
+
+
+def evidence_final_outputs():
+    """Evidence + diagnostics of every retrieval dataset with claims; provider imports (Study 1)."""
+    targets = []
+    for d in retrieval_datasets():
+        if retrieval_has_claims(d):
+            targets += [f"results/evidence/{d}/evidence.parquet", f"results/evidence/{d}/diagnostics.tsv"]
+        targets += [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]
+    return targets
+
+
+FINAL_OUTPUTS["evidence"] = evidence_final_outputs

@@ -1,0 +1,21 @@
+# Input functions, constants and the target hook of the 'scoring' stage; its rules are in
+# scoring.smk, which includes this file first (Snakemake's linter keeps functions and
+# rules in separate files).
+
+def scoring_final_outputs():
+    """Study 2 indicator tables: evidence indicators + relevant counts per generated dataset,
+    answer indicators per model x dataset (``generation.models`` x ``generation.datasets``)."""
+    if not enabled("study2"):
+        return []
+    gen = config.get("generation") or {}
+    datasets = list(gen.get("datasets", []))
+    targets = []
+    for dataset in datasets:
+        targets += [f"results/scoring/{dataset}/evidence_indicators.parquet",
+                    f"results/scoring/{dataset}/relevant.parquet"]
+    for model in gen.get("models", []):
+        targets += [f"results/scoring/{model}/{dataset}/answer_indicators.parquet" for dataset in datasets]
+    return targets
+
+
+FINAL_OUTPUTS["scoring"] = scoring_final_outputs

@@ -1,0 +1,71 @@
+# Input functions, constants and the target hook of the 'verifier' stage; its rules are in
+# verifier.smk, which includes this file first (Snakemake's linter keeps functions and
+# rules in separate files).
+
+VERIFIER_CFG = config["verifier"]
+
+
+def verifier_evidence_path(source):
+    """Provider EVIDENCE table of a Study 1 source: ``provider_{name}.parquet`` where ``name`` is
+    the key under ``evidence.providers.<dataset>`` whose ``source`` (else key) is ``source``."""
+    d = config["verifier"]["dataset"]
+    providers = config.get("evidence", {}).get("providers", {}).get(d, {})
+    names = [n for n, spec in providers.items() if (spec or {}).get("source", n) == source]
+    if len(names) != 1:
+        raise ValueError(f"verifier source {source!r}: expected one provider under evidence.providers.{d} "
+                         f"with that source name, found {names}")
+    return f"results/evidence/{d}/provider_{names[0]}.parquet"
+
+
+def verifier_split_sources(split):
+    """Sources serialised per split: training inputs come from source 0 only."""
+    sources = list(config["verifier"]["sources"])
+    return sources[:1] if split == "train" else sources
+
+
+def verifier_base_inputs():
+    """The locally built base model directory (demo), else nothing (Hub download)."""
+    return {"base": "results/models/verifier_base"} if config["verifier"].get("demo_model") else {}
+
+
+def verifier_serialise_inputs(wildcards):
+    d = config["verifier"]["dataset"]
+    inputs = {
+        "claims": f"results/ingest/{d}/claims_{wildcards.split}.parquet",
+        "units": f"results/ingest/{d}/units.parquet",
+        "evidence": [verifier_evidence_path(s) for s in verifier_split_sources(wildcards.split)],
+    }
+    inputs.update(verifier_base_inputs())
+    return inputs
+
+
+def verifier_base_model():
+    """``{hub_id, revision, use_safetensors}`` the jobs load: the demo directory or the Hub id."""
+    v = config["verifier"]
+    if v.get("demo_model"):
+        return {"hub_id": "results/models/verifier_base", "revision": None, "use_safetensors": True}
+    b = v["base_model"]
+    return {"hub_id": b["hub_id"], "revision": b["revision"], "use_safetensors": b.get("use_safetensors", True)}
+
+
+def verifier_checkpoint_seed(wildcards):
+    seeds = config["verifier"]["checkpoint_seeds"]
+    k = int(wildcards.k)
+    if not 1 <= k <= len(seeds):
+        raise ValueError(f"verifier checkpoint {k} is outside 1..{len(seeds)} (verifier.checkpoint_seeds)")
+    return seeds[k - 1]
+
+
+def verifier_checkpoints():
+    return [f"results/verifier/ckpt{k}" for k in range(1, len(config["verifier"]["checkpoint_seeds"]) + 1)]
+
+
+def verifier_final_outputs():
+    """Study 1 indicator tables and the verifier summary (when Study 1 runs)."""
+    if not enabled("study1"):
+        return []
+    return ["results/study1/answer_indicators.parquet", "results/study1/evidence_indicators.parquet",
+            "results/study1/relevant.parquet", "results/study1/unresolved.parquet", "results/verifier/summary.tsv"]
+
+
+FINAL_OUTPUTS["verifier"] = verifier_final_outputs
