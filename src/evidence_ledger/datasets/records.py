@@ -1,4 +1,5 @@
-"""Shared record-level helpers for the readers: jsonl iteration, field checks, id resolution.
+"""Shared record-level helpers for the readers: field checks, id resolution (JSONL reading is
+``evidence_ledger.jsonl.iter_jsonl``, re-exported here).
 
 In:  a path to a jsonl file, or one decoded record plus its (path, line).
 Out: ``(line_no, record)`` pairs, checked field values, or claims rows with their gold ids
@@ -6,33 +7,10 @@ resolved against a set of unit ids.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Iterator
-
 from ..errors import InputError
+from ..jsonl import iter_jsonl  # noqa: F401  (the one JSONL reader, re-exported for the readers)
 
 ON_UNRESOLVED = ("error", "count")
-
-
-def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_no, record)`` for every non-blank line (1-based line numbers).
-
-    A line that is not valid JSON, or whose JSON is not an object, raises ``InputError``
-    with field ``<json>``. Blank lines (only whitespace) carry no record and are skipped.
-    """
-    path = Path(path)
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, line_no, "<json>", f"malformed JSON line: {exc.msg} (column {exc.colno})") from None
-            if not isinstance(record, dict):
-                raise InputError(path, line_no, "<json>", f"expected a JSON object, got {type(record).__name__}")
-            yield line_no, record
 
 
 def require(record: dict, field: str, types, path, line: int):
