@@ -9,7 +9,9 @@ import warnings
 
 from evidence_ledger.conflict.diffgr_pipeline import run_diffgr_score_files
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+from evidence_ledger.rule_log import log_to_rule_log  # noqa: E402
+
+log_to_rule_log(snakemake.log[0])  # errors with their traceback go to the rule's log
 logging.captureWarnings(True)
 warnings.simplefilter("always")
 p = snakemake.params

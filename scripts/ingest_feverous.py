@@ -12,7 +12,9 @@ from tqdm import tqdm
 from evidence_ledger.datasets.feverous import ingest_feverous
 from evidence_ledger.datasets.canonical_output import write_canonical_tables
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+from evidence_ledger.rule_log import log_to_rule_log  # noqa: E402
+
+log_to_rule_log(snakemake.log[0])  # errors with their traceback go to the rule's log
 splits = list(snakemake.params.splits)
 claims_in = dict(zip(splits, snakemake.input.claims))
 with open(snakemake.log[0], "a") as log_handle, tqdm(desc="wiki pages", file=log_handle, mininterval=30) as bar:

@@ -10,7 +10,9 @@ import logging
 from evidence_ledger.datasets.scifact import ingest_scifact
 from evidence_ledger.datasets.canonical_output import write_canonical_tables
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+from evidence_ledger.rule_log import log_to_rule_log  # noqa: E402
+
+log_to_rule_log(snakemake.log[0])  # errors with their traceback go to the rule's log
 splits = list(snakemake.params.splits)
 claims_in = dict(zip(splits, snakemake.input.claims))
 claims, units, docs = ingest_scifact(claims_in, snakemake.input.get("corpus"), snakemake.params.on_unresolved)

@@ -11,7 +11,9 @@ from evidence_ledger.datasets.wikicontradict import read_wikicontradict
 from evidence_ledger.tables import write_table
 from evidence_ledger.tables.conflict_inputs import WIKICONTRADICT_INSTANCES
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+from evidence_ledger.rule_log import log_to_rule_log  # noqa: E402
+
+log_to_rule_log(snakemake.log[0])  # errors with their traceback go to the rule's log
 table = read_wikicontradict(snakemake.input.csv, snakemake.input.get("full_json"),
                             tuple(snakemake.params.standalone_fields))
 write_table(table, snakemake.output.instances, WIKICONTRADICT_INSTANCES)

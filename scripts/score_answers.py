@@ -10,7 +10,9 @@ import logging
 
 from evidence_ledger.scoring.indicators import score_answer_tables
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+from evidence_ledger.rule_log import log_to_rule_log  # noqa: E402
+
+log_to_rule_log(snakemake.log[0])  # errors with their traceback go to the rule's log
 counts = score_answer_tables(snakemake.input.parsed, snakemake.input.sample, snakemake.output.indicators,
                              parsers=snakemake.params.parsers)
 logging.info("%d answer indicator rows (parsers %s)", counts["rows"], list(snakemake.params.parsers))

@@ -12,7 +12,9 @@ import logging
 
 from evidence_ledger.scoring.indicators import score_evidence_tables
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+from evidence_ledger.rule_log import log_to_rule_log  # noqa: E402
+
+log_to_rule_log(snakemake.log[0])  # errors with their traceback go to the rule's log
 counts = score_evidence_tables(
     snakemake.input.evidence, snakemake.input.sample, snakemake.output.indicators, snakemake.output.relevant,
     snakemake.output.summary,

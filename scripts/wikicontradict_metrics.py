@@ -9,7 +9,9 @@ import logging
 
 from evidence_ledger.conflict.wikicontradict_run import run_wikicontradict_metrics
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+from evidence_ledger.rule_log import log_to_rule_log  # noqa: E402
+
+log_to_rule_log(snakemake.log[0])  # errors with their traceback go to the rule's log
 human = snakemake.input.human_judged or None
 run_wikicontradict_metrics(
     list(snakemake.input.judgements), human, list(snakemake.params.templates), snakemake.output.rates,

@@ -7,10 +7,14 @@ resolved against a set of unit ids.
 """
 from __future__ import annotations
 
+import logging
+
 from ..errors import InputError
 from ..jsonl import iter_jsonl  # noqa: F401  (the one JSONL reader, re-exported for the readers)
 
 ON_UNRESOLVED = ("error", "count")
+
+log = logging.getLogger(__name__)
 
 
 def require(record: dict, field: str, types, path, line: int):
@@ -49,7 +53,8 @@ def resolve_gold_ids(rows: list[dict], unit_ids, on_unresolved: str = "error",
     ``unresolved_ids`` is None (ids kept as released). Otherwise every id of every evidence
     group must be in ``unit_ids``; the first one that is not raises ``InputError`` (file, line
     of the claim, ``field``) under ``on_unresolved="error"``, or is listed (once, in group
-    order) in ``unresolved_ids`` under ``"count"``. Rows are updated in place and returned.
+    order) in ``unresolved_ids`` under ``"count"``, and the count kept is logged (a warning
+    per source file naming the ids and claims kept). Rows are updated in place and returned.
     """
     check_on_unresolved(on_unresolved)
     for row in rows:
@@ -65,7 +70,24 @@ def resolve_gold_ids(rows: list[dict], unit_ids, on_unresolved: str = "error",
                                          f"gold evidence id {uid!r} does not resolve to any unit of the corpus")
                     missing.append(uid)
         row["unresolved_ids"] = missing
+    if on_unresolved == "count" and unit_ids is not None:
+        _log_unresolved_kept(rows, field)
     return rows
+
+
+def _log_unresolved_kept(rows: list[dict], field: str) -> None:
+    """One log line per source file: how many unresolved gold ids ``on_unresolved: count`` kept."""
+    per_file: dict[str, list[int]] = {}
+    for row in rows:
+        counts = per_file.setdefault(str(row["source_file"]), [0, 0, 0])
+        counts[0] += 1
+        if row["unresolved_ids"]:
+            counts[1] += 1
+            counts[2] += len(row["unresolved_ids"])
+    for source, (n_claims, n_affected, n_ids) in per_file.items():
+        level = logging.WARNING if n_ids else logging.INFO
+        log.log(level, "%s: on_unresolved=count kept %d gold %s ids that do not resolve to a unit "
+                "(%d of %d claims affected)", source, n_ids, field, n_affected, n_claims)
 
 
 def dedupe_groups(groups: list[list[str]]) -> list[list[str]]:
