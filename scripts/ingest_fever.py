@@ -19,6 +19,6 @@ splits = list(snakemake.params.splits)
 claims_in = dict(zip(splits, snakemake.input.claims))
 with open(snakemake.log[0], "a") as log_handle, tqdm(desc="wiki files", file=log_handle, mininterval=30) as bar:
     claims, units, docs = ingest_fever(claims_in, snakemake.input.get("wiki"), snakemake.params.on_unresolved,
-                                    progress=bar.update)
+                                    progress=bar.update, data_root=snakemake.params.data_root)
 write_canonical_tables(claims, units, docs, splits, snakemake.output.claims, snakemake.output.units,
                        snakemake.output.documents)

@@ -16,6 +16,7 @@ rule ingest_fever:
     params:
         splits=ingest_splits("fever"),
         on_unresolved=ingest_on_unresolved("fever"),
+        data_root=data_path("."),
     threads: 1
     resources:
         mem_mb=4000,

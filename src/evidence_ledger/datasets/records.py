@@ -8,6 +8,7 @@ resolved against a set of unit ids.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from ..errors import InputError
 from ..jsonl import iter_jsonl  # noqa: F401  (the one JSONL reader, re-exported for the readers)
@@ -15,6 +16,18 @@ from ..jsonl import iter_jsonl  # noqa: F401  (the one JSONL reader, re-exported
 ON_UNRESOLVED = ("error", "count")
 
 log = logging.getLogger(__name__)
+
+
+def inside_root(path, root) -> Path:
+    """``path`` itself when it resolves (symlinks followed) inside ``root``; else ``InputError``
+    naming the file. Used for every file found by listing a data directory, so a link such as
+    ``wiki-pages/wiki-999.jsonl -> /elsewhere/evil.jsonl`` is refused."""
+    root_resolved = Path(root).resolve()
+    resolved = Path(path).resolve()
+    if resolved != root_resolved and root_resolved not in resolved.parents:
+        raise InputError(path, None, None, f"resolves to {resolved}, outside the data root {root_resolved}; "
+                                           f"files found in a data directory must stay inside it")
+    return Path(path)
 
 
 def require(record: dict, field: str, types, path, line: int):

@@ -37,7 +37,8 @@ def test_ingest_input_error_is_written_to_the_rule_log_with_its_traceback(tmp_pa
         out = types.SimpleNamespace(claims=[{str(tmp_path / 'c.parquet')!r}], units={str(tmp_path / 'u.parquet')!r},
                                     documents={str(tmp_path / 'd.parquet')!r})
         snakemake = types.SimpleNamespace(input=inp, output=out, log=[{str(log)!r}],
-                                          params=types.SimpleNamespace(splits=["dev"], on_unresolved="error"))
+                                          params=types.SimpleNamespace(splits=["dev"], on_unresolved="error",
+                                                                   data_root={str(tmp_path)!r}))
         runpy.run_path({str(REPO_ROOT / 'scripts' / 'ingest_fever.py')!r}, init_globals={{"snakemake": snakemake}})
     """)
     proc = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, check=False,
