@@ -181,7 +181,8 @@ def reranker_spec():
     """Reranker settings for order_bge (``local_dir`` wins over ``hub_id``/``revision``)."""
     r = config["retrieval"]["reranker"]
     return {"hub_id": r["hub_id"], "revision": r["revision"], "local_dir": r.get("local_dir"),
-            "batch_size": r["batch_size"], "fp16": r["fp16"], "max_length": r["max_length"]}
+            "batch_size": r["batch_size"], "fp16": r["fp16"], "max_length": r["max_length"],
+            "allow_pickle_weights": r.get("allow_pickle_weights", False)}
 
 
 def reranker_inputs():
@@ -443,7 +444,8 @@ def verifier_base_model():
     if v.get("demo_model"):
         return {"hub_id": "results/models/verifier_base", "revision": None, "use_safetensors": True}
     b = v["base_model"]
-    return {"hub_id": b["hub_id"], "revision": b["revision"], "use_safetensors": b.get("use_safetensors", True)}
+    return {"hub_id": b["hub_id"], "revision": b["revision"],
+            "use_safetensors": None if b.get("allow_pickle_weights", False) else True}
 
 
 def verifier_checkpoint_seed(wildcards):
