@@ -46,3 +46,19 @@ def test_ingest_input_error_is_written_to_the_rule_log_with_its_traceback(tmp_pa
     assert proc.returncode != 0
     text = log.read_text()
     assert "Traceback" in text and f"{bad}:2: field '<json>': malformed JSON" in text
+
+
+def test_wikicontradict_full_json_undecodable_or_deeply_nested_is_an_input_error(tmp_path):
+    """The one reader that is a JSON array, not JSON lines, follows the same error format."""
+    import pytest
+
+    from evidence_ledger.datasets.wikicontradict import read_full_json
+    from evidence_ledger.errors import InputError
+
+    path = tmp_path / "full.json"
+    path.write_bytes(b'[\n{"question_ID": "q\xff"}\n]\n')
+    with pytest.raises(InputError, match=r"full\.json:2: field '<json>': not valid UTF-8 \(byte 0xff\)"):
+        read_full_json(path)
+    path.write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(InputError, match=r"full\.json: field '<json>': malformed JSON: nested too deeply"):
+        read_full_json(path)
