@@ -7,4 +7,4 @@ log_to_rule_log(snakemake.log[0])
 ingest_fever(claim_files=list(snakemake.input.claims), wiki=snakemake.input.get("wiki"),
              claim_tables=list(snakemake.output.claims), units=snakemake.output.units,
              documents=snakemake.output.documents, splits=list(snakemake.params.splits),
-             on_unresolved=snakemake.params.on_unresolved)
+             on_unresolved=snakemake.params.on_unresolved, data_root=snakemake.params.data_root)

@@ -102,10 +102,10 @@ def test_wiki_page_with_malformed_json_or_unknown_element_is_an_error(tmp_path):
     con.execute("INSERT INTO wiki VALUES ('P', '{not json')")
     con.commit()
     con.close()
-    with pytest.raises(InputError, match=r"bad\.db:1: field 'data': page 'P': malformed JSON"):
+    with pytest.raises(InputError, match=r"bad\.db: row 1: field 'data': page 'P': malformed JSON"):
         read_feverous_wiki(db)
     db2 = build_db(tmp_path / "bad2.db", [{"id": "Q", "data": {"title": "Q", "order": ["figure_0"], "figure_0": "x"}}])
-    with pytest.raises(InputError, match=r"bad2\.db:1: field 'data.order': page 'Q': unknown element key 'figure_0'"):
+    with pytest.raises(InputError, match=r"bad2\.db: row 1: field 'data.order': page 'Q': unknown element key 'figure_0'"):
         read_feverous_wiki(db2)
 
 

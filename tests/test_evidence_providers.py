@@ -43,7 +43,7 @@ def test_id_strings_triples_and_pairs_resolve_and_order_is_kept(tmp_path, builde
 
 
 @pytest.mark.parametrize("line, field, message", [
-    ("{not json", None, "not valid JSON"),
+    ("{not json", "<json>", "malformed JSON"),
     ({"predicted_evidence": []}, "id", "missing claim id"),
     ({"id": "9", "predicted_evidence": []}, "id", "not in the claims table"),
     ({"id": "1", "predicted_evidence": "Page_sentence_0"}, "predicted_evidence", "not a list"),

@@ -68,5 +68,5 @@ def test_fewshot_loader_names_line_and_field(tmp_path):
     with pytest.raises(InputError, match=r"f.jsonl:1: field 'gold_answers'"):
         judge.load_fewshot_examples(path)
     path.write_text("{not json\n")
-    with pytest.raises(InputError, match=r"f.jsonl:1: not valid JSON"):
+    with pytest.raises(InputError, match=r"f.jsonl:1: field '<json>': malformed JSON"):
         judge.load_fewshot_examples(path)

@@ -38,7 +38,7 @@ def test_register_adds_score_with_four_benchmarks():
 
 
 def test_fever_prints_the_five_official_numbers(capsys):
-    gold = shared_file("fever", "fever-scorer_tests", "actual.jsonl")
+    gold = shared_file("fever", "paper_dev.jsonl")  # actual.jsonl's labels and evidence, with the real ids
     pred = shared_file("fever", "fever-scorer_tests", "predictions.jsonl")
     code, out, _ = run(["score", "fever", "--gold", str(gold), "--predictions", str(pred)], capsys)
     result = json.loads(out)
@@ -98,7 +98,7 @@ def test_bad_json_line_exits_non_zero_naming_the_line(tmp_path, capsys):
     pred = tmp_path / "pred.jsonl"
     pred.write_text('{"id": 1, "evidence": {}}\n{"id": 2,\n')
     code, _, err = run(["score", "scifact", "--gold", str(gold), "--predictions", str(pred)], capsys)
-    assert code == 2 and f"{pred}:2: not valid JSON" in err
+    assert code == 2 and f"{pred}:2: field '<json>': malformed JSON" in err
 
 
 def test_python_m_evidence_ledger_score_runs_as_a_subprocess(tmp_path):

@@ -29,7 +29,8 @@ def log_to_rule_log(path) -> logging.Logger:
         if getattr(handler, "_rule_log", False):
             root.removeHandler(handler)
             handler.close()
-    handler = logging.FileHandler(path, mode="w", encoding="utf-8")
+    path.write_text("", encoding="utf-8")  # truncate, then append: other writers of the log
+    handler = logging.FileHandler(path, mode="a", encoding="utf-8")  # (tqdm bars) are not overwritten
     handler._rule_log = True
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     root.addHandler(handler)

@@ -26,6 +26,7 @@ for _bench in benchmarks():
         params:
             splits=ingest_splits(_bench.name),
             on_unresolved=ingest_on_unresolved(_bench.name),
+            data_root=data_path("."),
         threads: 1
         resources:
             mem_mb=_bench.ingest_resources["mem_mb"],

@@ -32,7 +32,8 @@ def reranker_spec():
     ``retrieval.reranker.RerankerSpec``."""
     r = config["retrieval"]["reranker"]
     return {"hub_id": r["hub_id"], "revision": r["revision"], "local_dir": r.get("local_dir"),
-            "batch_size": r["batch_size"], "fp16": r["fp16"], "max_length": r["max_length"]}
+            "batch_size": r["batch_size"], "fp16": r["fp16"], "max_length": r["max_length"],
+            "allow_pickle_weights": r.get("allow_pickle_weights", False)}
 
 
 def reranker_inputs():

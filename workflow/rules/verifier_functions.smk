@@ -45,7 +45,8 @@ def verifier_base_model():
     if v.get("demo_model"):
         return {"hub_id": "results/models/verifier_base", "revision": None, "use_safetensors": True}
     b = v["base_model"]
-    return {"hub_id": b["hub_id"], "revision": b["revision"], "use_safetensors": b.get("use_safetensors", True)}
+    return {"hub_id": b["hub_id"], "revision": b["revision"],
+            "use_safetensors": None if b.get("allow_pickle_weights", False) else True}
 
 
 def verifier_checkpoint_seed(wildcards):

@@ -17,7 +17,7 @@ import pyarrow as pa
 from ..benchmark_registry import FEVER
 from ..errors import InputError
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
-from .records import check_label, dedupe_groups, iter_jsonl, require, resolve_gold_ids
+from .records import check_label, dedupe_groups, inside_root, iter_jsonl, require, resolve_gold_ids
 
 DATASET = "fever"
 LABELS = FEVER.labels
@@ -94,14 +94,20 @@ def read_fever_claims(path, unit_ids=None, on_unresolved: str = "error") -> pa.T
     return CLAIMS.from_rows(rows)
 
 
-def wiki_files(wiki) -> list[Path]:
-    """The ``*.jsonl`` files of a wiki-pages directory (sorted by name), or a single file."""
+def wiki_files(wiki, allowed_root=None) -> list[Path]:
+    """The ``*.jsonl`` files of a wiki-pages directory (sorted by name), or a single file.
+
+    Every file found in the directory must resolve (symlinks followed) inside ``allowed_root``
+    (the pipeline passes ``data_root``; default: the directory itself), else ``InputError``
+    naming the file.
+    """
     wiki = Path(wiki)
     if wiki.is_dir():
         files = sorted(wiki.glob("*.jsonl"))
         if not files:
             raise InputError(wiki, None, None, "wiki-pages directory holds no *.jsonl files")
-        return files
+        root = wiki if allowed_root is None else allowed_root
+        return [inside_root(f, root) for f in files]
     return [wiki]
 
 
@@ -126,15 +132,16 @@ def parse_lines(lines: str, path, line: int) -> list[tuple[int, str]]:
     return out
 
 
-def read_fever_wiki(wiki, progress=None) -> tuple[pa.Table, pa.Table]:
+def read_fever_wiki(wiki, progress=None, allowed_root=None) -> tuple[pa.Table, pa.Table]:
     """Read ``wiki-pages`` (directory of jsonl files, or one file) into (UNITS, DOCUMENTS).
 
     Pages with an empty id (the dump's first record) carry no content and are skipped.
     A page id seen twice raises ``InputError``. Units are in file/page/line order.
-    ``progress``: optional callable, called with 1 after each wiki file.
+    ``progress``: optional callable, called with 1 after each wiki file. ``allowed_root``: see
+    :func:`wiki_files`.
     """
     units, docs, seen = [], [], {}
-    for path in wiki_files(wiki):
+    for path in wiki_files(wiki, allowed_root):
         for line, rec in iter_jsonl(path):
             page = require(rec, "id", str, path, line)
             if page == "":
@@ -155,14 +162,15 @@ def read_fever_wiki(wiki, progress=None) -> tuple[pa.Table, pa.Table]:
     return UNITS.from_rows(units), DOCUMENTS.from_rows(docs)
 
 
-def ingest_fever(claims_by_split: dict, wiki=None, on_unresolved: str = "error", progress=None):
+def ingest_fever(claims_by_split: dict, wiki=None, on_unresolved: str = "error", progress=None, data_root=None):
     """(claims table per split, UNITS, DOCUMENTS); ``wiki`` None = claims-only load (empty
-    UNITS/DOCUMENTS, gold ids kept with ``unresolved_ids`` null)."""
+    UNITS/DOCUMENTS, gold ids kept with ``unresolved_ids`` null). Files found in a wiki-pages
+    directory must resolve inside ``data_root`` (default: that directory)."""
     if wiki is None:
         units, docs = UNITS.empty(), DOCUMENTS.empty()
         unit_ids = None
     else:
-        units, docs = read_fever_wiki(wiki, progress)
+        units, docs = read_fever_wiki(wiki, progress, data_root)
         unit_ids = set(units.column("unit_id").to_pylist())
     claims = {split: read_fever_claims(path, unit_ids, on_unresolved) for split, path in claims_by_split.items()}
     return claims, units, docs

@@ -12,7 +12,6 @@ Out: CLAIMS (evidence groups = each set's ``content`` list, ids as released), UN
 """
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from pathlib import Path
@@ -20,7 +19,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..benchmark_registry import FEVEROUS
-from ..errors import InputError
+from ..errors import InputError, Row
+from ..jsonl import parse_json
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
 from .records import check_label, dedupe_groups, iter_jsonl, require, resolve_gold_ids
 
@@ -169,11 +169,16 @@ def read_feverous_wiki(db_path, progress=None) -> tuple[pa.Table, pa.Table]:
             raise InputError(db_path, None, "wiki", f"cannot read table wiki(id, data): {exc}") from None
         units, docs = [], []
         for rowid, page, raw in cursor:
+            row = Row(rowid)
+            if isinstance(raw, bytes):
+                raw = raw.decode("utf-8", errors="surrogateescape")
+            if not isinstance(raw, str):
+                raise InputError(db_path, row, "data", f"page {page!r}: malformed JSON: {type(raw).__name__} value")
             try:
-                data = json.loads(raw)
-            except (TypeError, json.JSONDecodeError) as exc:
-                raise InputError(db_path, rowid, "data", f"page {page!r}: malformed JSON: {exc}") from None
-            page_rows = page_units(page, data, (db_path, rowid))
+                data = parse_json(raw, db_path, row, "data")
+            except InputError as exc:
+                raise InputError(db_path, row, "data", f"page {page!r}: {exc.message}") from None
+            page_rows = page_units(page, data, (db_path, row))
             units += page_rows
             docs.append({"dataset": DATASET, "doc_id": page, "title": page_rows[0]["text"],
                          "text": " ".join(u["text"] for u in page_rows[1:] if u["text"])})

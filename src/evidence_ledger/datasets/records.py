@@ -1,4 +1,5 @@
-"""Shared record-level helpers for the readers: jsonl iteration, field checks, id resolution.
+"""Shared record-level helpers for the readers: field checks, id resolution (JSONL reading is
+``evidence_ledger.jsonl.iter_jsonl``, re-exported here).
 
 In:  a path to a jsonl file, or one decoded record plus its (path, line).
 Out: ``(line_no, record)`` pairs, checked field values, or claims rows with their gold ids
@@ -6,33 +7,27 @@ resolved against a set of unit ids.
 """
 from __future__ import annotations
 
-import json
+import logging
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import InputError
+from ..jsonl import iter_jsonl  # noqa: F401  (the one JSONL reader, re-exported for the readers)
 
 ON_UNRESOLVED = ("error", "count")
 
+log = logging.getLogger(__name__)
 
-def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_no, record)`` for every non-blank line (1-based line numbers).
 
-    A line that is not valid JSON, or whose JSON is not an object, raises ``InputError``
-    with field ``<json>``. Blank lines (only whitespace) carry no record and are skipped.
-    """
-    path = Path(path)
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, line_no, "<json>", f"malformed JSON line: {exc.msg} (column {exc.colno})") from None
-            if not isinstance(record, dict):
-                raise InputError(path, line_no, "<json>", f"expected a JSON object, got {type(record).__name__}")
-            yield line_no, record
+def inside_root(path, root) -> Path:
+    """``path`` itself when it resolves (symlinks followed) inside ``root``; else ``InputError``
+    naming the file. Used for every file found by listing a data directory, so a link such as
+    ``wiki-pages/wiki-999.jsonl -> /elsewhere/evil.jsonl`` is refused."""
+    root_resolved = Path(root).resolve()
+    resolved = Path(path).resolve()
+    if resolved != root_resolved and root_resolved not in resolved.parents:
+        raise InputError(path, None, None, f"resolves to {resolved}, outside the data root {root_resolved}; "
+                                           f"files found in a data directory must stay inside it")
+    return Path(path)
 
 
 def require(record: dict, field: str, types, path, line: int):
@@ -71,7 +66,8 @@ def resolve_gold_ids(rows: list[dict], unit_ids, on_unresolved: str = "error",
     ``unresolved_ids`` is None (ids kept as released). Otherwise every id of every evidence
     group must be in ``unit_ids``; the first one that is not raises ``InputError`` (file, line
     of the claim, ``field``) under ``on_unresolved="error"``, or is listed (once, in group
-    order) in ``unresolved_ids`` under ``"count"``. Rows are updated in place and returned.
+    order) in ``unresolved_ids`` under ``"count"``, and the count kept is logged (a warning
+    per source file naming the ids and claims kept). Rows are updated in place and returned.
     """
     check_on_unresolved(on_unresolved)
     for row in rows:
@@ -87,7 +83,24 @@ def resolve_gold_ids(rows: list[dict], unit_ids, on_unresolved: str = "error",
                                          f"gold evidence id {uid!r} does not resolve to any unit of the corpus")
                     missing.append(uid)
         row["unresolved_ids"] = missing
+    if on_unresolved == "count" and unit_ids is not None:
+        _log_unresolved_kept(rows, field)
     return rows
+
+
+def _log_unresolved_kept(rows: list[dict], field: str) -> None:
+    """One log line per source file: how many unresolved gold ids ``on_unresolved: count`` kept."""
+    per_file: dict[str, list[int]] = {}
+    for row in rows:
+        counts = per_file.setdefault(str(row["source_file"]), [0, 0, 0])
+        counts[0] += 1
+        if row["unresolved_ids"]:
+            counts[1] += 1
+            counts[2] += len(row["unresolved_ids"])
+    for source, (n_claims, n_affected, n_ids) in per_file.items():
+        level = logging.WARNING if n_ids else logging.INFO
+        log.log(level, "%s: on_unresolved=count kept %d gold %s ids that do not resolve to a unit "
+                "(%d of %d claims affected)", source, n_ids, field, n_affected, n_claims)
 
 
 def dedupe_groups(groups: list[list[str]]) -> list[list[str]]:

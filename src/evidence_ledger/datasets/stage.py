@@ -12,6 +12,7 @@ claims only (empty UNITS/DOCUMENTS). ``on_unresolved``: ``error`` or ``count`` (
 """
 from __future__ import annotations
 
+import functools
 import logging
 from collections import Counter
 
@@ -28,9 +29,11 @@ log = logging.getLogger(__name__)
 
 
 def ingest_fever(*, claim_files: list, wiki=None, claim_tables: list, units: str, documents: str,
-                 splits: list, on_unresolved: str) -> None:
-    """FEVER claims + wiki-pages directory ``wiki`` -> canonical tables."""
-    ingest_claim_benchmark(read_fever_release, list(splits), claim_files, wiki, on_unresolved, claim_tables,
+                 splits: list, on_unresolved: str, data_root=None) -> None:
+    """FEVER claims + wiki-pages directory ``wiki`` -> canonical tables. Every file found in the
+    wiki-pages directory must resolve inside ``data_root`` (default: that directory)."""
+    reader = functools.partial(read_fever_release, data_root=data_root)
+    ingest_claim_benchmark(reader, list(splits), claim_files, wiki, on_unresolved, claim_tables,
                            units, documents, progress_desc="wiki files")
 
 

@@ -85,10 +85,16 @@ def read_full_json(path, standalone_fields=DEFAULT_STANDALONE_FIELDS) -> dict[st
     Errors use the instance's 1-based index in the array as line.
     """
     path = Path(path)
+    raw = path.read_bytes()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(path, line, "<json>", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, "<json>", f"malformed JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(path, None, "<json>", "malformed JSON: nested too deeply to parse") from None
     if not isinstance(data, list):
         raise InputError(path, None, "<json>", "expected a JSON array of instances")
     out = {}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 
 from ..errors import InputError
+from ..jsonl import iter_jsonl
 from ..scoring.feverous import split_element_id
 from .prefix import scored_prefix
 
@@ -46,28 +47,21 @@ def item_to_unit_id(item, path, line: int) -> str:
 def read_submission(path, claim_ids: set[str]) -> dict[str, list[str]]:
     """claim id -> predicted unit ids (provider order, de-duplicated) from a JSON-lines file."""
     out: dict[str, list[str]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for n, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                rec = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, n, None, f"not valid JSON: {exc.msg}") from exc
-            if not isinstance(rec, dict) or "id" not in rec:
-                raise InputError(path, n, "id", "missing claim id")
-            cid = rec["id"]
-            if isinstance(cid, bool) or not isinstance(cid, (str, int)):
-                raise InputError(path, n, "id", f"claim id must be a string or integer, got {cid!r}")
-            cid = str(cid)
-            if cid not in claim_ids:
-                raise InputError(path, n, "id", f"claim {cid!r} is not in the claims table")
-            if cid in out:
-                raise InputError(path, n, "id", f"claim {cid!r} appears twice")
-            items = rec.get("predicted_evidence")
-            if not isinstance(items, list):
-                raise InputError(path, n, "predicted_evidence", "missing or not a list")
-            out[cid] = list(dict.fromkeys(item_to_unit_id(it, path, n) for it in items))
+    for n, rec in iter_jsonl(path):
+        if "id" not in rec:
+            raise InputError(path, n, "id", "missing claim id")
+        cid = rec["id"]
+        if isinstance(cid, bool) or not isinstance(cid, (str, int)):
+            raise InputError(path, n, "id", f"claim id must be a string or integer, got {cid!r}")
+        cid = str(cid)
+        if cid not in claim_ids:
+            raise InputError(path, n, "id", f"claim {cid!r} is not in the claims table")
+        if cid in out:
+            raise InputError(path, n, "id", f"claim {cid!r} appears twice")
+        items = rec.get("predicted_evidence")
+        if not isinstance(items, list):
+            raise InputError(path, n, "predicted_evidence", "missing or not a list")
+        out[cid] = list(dict.fromkeys(item_to_unit_id(it, path, n) for it in items))
     return out
 
 

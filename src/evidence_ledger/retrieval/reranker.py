@@ -10,7 +10,9 @@ Device: the first CUDA device with fp16 when a GPU is present and ``fp16`` is se
 CPU in fp32 (FlagReranker itself refuses fp16 on CPU). Pairs are (claim, passage) with
 passage = unit context + newline + unit text; they are scored in fixed chunks of claims, so
 batches, and therefore scores, are the same on every run with the same settings.
-``trust_remote_code`` is always False.
+``trust_remote_code`` is always False. Weights must be safetensors: a directory (local or
+downloaded) with only pickle weights (``pytorch_model.bin``) is refused unless
+``allow_pickle_weights`` (config ``retrieval.reranker.allow_pickle_weights``) is set.
 """
 from __future__ import annotations
 
@@ -36,6 +38,14 @@ class RerankerSpec:
     batch_size: int = 128
     fp16: bool = True
     max_length: int = 512
+    allow_pickle_weights: bool = False
+
+
+def require_safetensors(path, allow_pickle_weights: bool) -> None:
+    """Refuse a model directory without ``*.safetensors`` weights unless pickle weights are allowed."""
+    if not allow_pickle_weights and not any(Path(path).glob("*.safetensors")):
+        raise ValueError(f"reranker directory {path} has no *.safetensors weights; pickle weights (*.bin) are "
+                         f"loaded only with retrieval.reranker.allow_pickle_weights: true")
 
 
 def resolve_model_dir(spec: RerankerSpec) -> tuple[str, str]:
@@ -50,6 +60,7 @@ def resolve_model_dir(spec: RerankerSpec) -> tuple[str, str]:
         weights = sorted(path.glob("*.safetensors")) or sorted(path.glob("*.bin"))
         if not weights:
             raise FileNotFoundError(f"reranker directory {path} holds no weights (*.safetensors)")
+        require_safetensors(path, spec.allow_pickle_weights)
         h = hashlib.sha256()
         for w in weights:
             h.update(w.read_bytes())
@@ -59,6 +70,7 @@ def resolve_model_dir(spec: RerankerSpec) -> tuple[str, str]:
     from huggingface_hub import snapshot_download
 
     path = snapshot_download(repo_id=spec.hub_id, revision=spec.revision)
+    require_safetensors(path, spec.allow_pickle_weights)
     return path, f"{spec.hub_id}@{spec.revision}"
 
 

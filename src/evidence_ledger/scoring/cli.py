@@ -4,9 +4,18 @@ Each sub-command prints one JSON object on stdout (fractions in [0, 1]) and exit
 malformed input it prints ``error: FILE:LINE: field 'F': message`` on stderr and exits 2.
 Warnings (degenerate inputs scored as 0.0) go to stderr.
 
-  score fever    --gold GOLD.jsonl --predictions PRED.jsonl [--max-evidence 5]
-  score feverous --gold DEV.jsonl --predictions PRED.jsonl [--max-evidence 5] [--max-evidence-cell 25]
+  score fever    [--gold GOLD.jsonl] --predictions PRED.jsonl [--max-evidence 5] [--match positional]
+  score feverous [--gold DEV.jsonl] --predictions PRED.jsonl [--max-evidence 5] [--max-evidence-cell 25]
+                 [--match positional]
   score scifact  --gold claims_dev.jsonl --predictions PRED.jsonl [--max-sentences 3]
+                 [--sentence-cap fixed|leaderboard]
+
+Matching (FEVER, FEVEROUS): by id whenever every prediction line has an ``id``; by position
+only with ``--match positional`` or when no prediction line has an id, and then a warning on
+stderr and ``"matching": "position"`` in the JSON (ids present must agree with gold at the same
+line). Prediction lines carrying their own ``label`` and ``evidence`` are scored against those,
+as the official scorers do (``--gold`` is then optional; ``"matching": "self"``).
+Every numeric option has a range (a negative count is an argparse error, exit 2).
   score diffgr   --hybrid H.jsonl --generated-only G.jsonl --retrieved-only R.jsonl --closed-book C.jsonl
 """
 from __future__ import annotations
@@ -23,16 +32,35 @@ from . import diffgr, fever, feverous, scifact
 EXIT_INPUT_ERROR = 2
 
 
+MATCH_CHOICES = {"auto": "auto", "positional": "position"}
+
+
+def count_at_least(minimum: int):
+    """argparse type: an integer >= ``minimum`` (a clear error instead of Python slicing surprises)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
 def _run_fever(args) -> dict:
-    return fever.score_files(args.gold, args.predictions, args.max_evidence).as_dict()
+    return fever.score_files(args.gold, args.predictions, args.max_evidence,
+                             match=MATCH_CHOICES[args.match]).as_dict()
 
 
 def _run_feverous(args) -> dict:
-    return feverous.score_files(args.gold, args.predictions, args.max_evidence, args.max_evidence_cell).as_dict()
+    return feverous.score_files(args.gold, args.predictions, args.max_evidence, args.max_evidence_cell,
+                                match=MATCH_CHOICES[args.match]).as_dict()
 
 
 def _run_scifact(args) -> dict:
-    return scifact.score_files(args.gold, args.predictions, args.max_sentences)
+    return scifact.score_files(args.gold, args.predictions, args.max_sentences, args.sentence_cap)
 
 
 def _run_diffgr(args) -> dict:
@@ -69,24 +97,31 @@ def register(subparsers) -> argparse.ArgumentParser:
 
     p = sub.add_parser("fever", help="FEVER score (sheffieldnlp/fever-scorer semantics)",
                        description="Prints {strict_score, label_accuracy, precision, recall, f1}. Predictions "
-                                   "are matched to gold by id, or by position when gold ids are absent or "
-                                   "not unique (the official blind mode).")
-    p.add_argument("--gold", required=True, help="gold JSONL (id, label, evidence groups)")
+                                   "are matched to gold by id; by position (the official blind mode) only with "
+                                   "--match positional or when no prediction has an id. Lines with their own "
+                                   "label and evidence are scored against those.")
+    p.add_argument("--gold", help="gold JSONL (id, label, evidence groups); optional when every prediction "
+                                  "line carries its own label and evidence")
     p.add_argument("--predictions", required=True, help="JSONL with predicted_label, predicted_evidence")
-    p.add_argument("--max-evidence", type=int, default=fever.MAX_EVIDENCE,
-                   help="predicted evidence items scored (default %(default)s)")
+    p.add_argument("--max-evidence", type=count_at_least(0), default=fever.MAX_EVIDENCE,
+                   help="predicted evidence items scored, >= 0 (default %(default)s)")
+    p.add_argument("--match", choices=sorted(MATCH_CHOICES), default="auto",
+                   help="pair predictions with gold claims by id (auto) or by line position")
     p.set_defaults(func=run_score, score_func=_run_fever)
 
     p = sub.add_parser("feverous", help="FEVEROUS score (Raldir/FEVEROUS semantics)",
                        description="Prints {strict_score, label_accuracy, precision, recall, f1}. Gold is the "
                                    "official dev/train JSONL (header line allowed); predicted_evidence items "
                                    "are id strings or [page, type, position] triples.")
-    p.add_argument("--gold", required=True)
+    p.add_argument("--gold", help="official dev/train JSONL; optional when every prediction line carries its "
+                                  "own label and evidence (the baseline's prediction files)")
     p.add_argument("--predictions", required=True)
-    p.add_argument("--max-evidence", type=int, default=feverous.MAX_EVIDENCE,
-                   help="non-cell items scored (default %(default)s)")
-    p.add_argument("--max-evidence-cell", type=int, default=feverous.MAX_EVIDENCE_CELL,
-                   help="cell / item / table_caption / header_cell items scored (default %(default)s)")
+    p.add_argument("--max-evidence", type=count_at_least(0), default=feverous.MAX_EVIDENCE,
+                   help="non-cell items scored, >= 0 (default %(default)s)")
+    p.add_argument("--max-evidence-cell", type=count_at_least(0), default=feverous.MAX_EVIDENCE_CELL,
+                   help="cell / item / table_caption / header_cell items scored, >= 0 (default %(default)s)")
+    p.add_argument("--match", choices=sorted(MATCH_CHOICES), default="auto",
+                   help="pair predictions with gold claims by id (auto) or by line position")
     p.set_defaults(func=run_score, score_func=_run_feverous)
 
     p = sub.add_parser("scifact", help="SciFact abstract/sentence P/R/F1 (allenai/scifact semantics)",
@@ -95,8 +130,11 @@ def register(subparsers) -> argparse.ArgumentParser:
                                    "predictions count in recall.")
     p.add_argument("--gold", required=True, help="claims_*.jsonl")
     p.add_argument("--predictions", required=True, help="JSONL {id, evidence: {doc_id: {sentences, label}}}")
-    p.add_argument("--max-sentences", type=int, default=scifact.MAX_ABSTRACT_SENTS,
-                   help="rationale sentences per abstract for abstract-level scoring (default %(default)s)")
+    p.add_argument("--max-sentences", type=count_at_least(1), default=scifact.MAX_ABSTRACT_SENTS,
+                   help="rationale sentences per abstract for abstract-level scoring, >= 1 (default %(default)s)")
+    p.add_argument("--sentence-cap", choices=scifact.SENTENCE_CAPS, default="fixed",
+                   help="fixed: the first --max-sentences (repo evaluator); leaderboard: max(--max-sentences, "
+                        "shortest gold rationale) per abstract (scifact-evaluator eval.py)")
     p.set_defaults(func=run_score, score_func=_run_scifact)
 
     p = sub.add_parser("diffgr", help="DiffGR per context-conflicting subset (RetrieveOrGenerated semantics)",

@@ -235,15 +235,36 @@ def parse_gold_evidence(value, path, line: int) -> list[list[Sentence]]:
     return gold_sentence_groups(value)
 
 
-def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE) -> CorpusScore:
-    """Score an official FEVER predictions JSONL against a gold JSONL (records matched as ``records.match_records`` does)."""
-    gold = read_jsonl(gold_path)
-    pairs = submission_pairs(gold, gold_path, predictions_path)
+@dataclass(frozen=True)
+class FileScore(CorpusScore):
+    """Corpus scores of a submission file plus how its lines were paired with gold claims:
+    ``"id"``, ``"position"`` or ``"self"`` (lines carrying their own label and evidence).
+    ``as_dict`` adds ``"matching"`` whenever it is not ``"id"``."""
+
+    matching: str = "id"
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        if out["matching"] == "id":
+            del out["matching"]
+        return out
+
+
+def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE, *,
+                match: str = "auto") -> FileScore:
+    """Score an official FEVER predictions JSONL against a gold JSONL.
+
+    Records are paired as ``records.submission_pairs`` does: by id (or by position when asked,
+    or when no prediction has an id); prediction lines carrying their own ``label`` and
+    ``evidence`` are scored against those, and then ``gold_path`` may be None.
+    """
+    gold = read_jsonl(gold_path) if gold_path is not None else None
+    mode, pairs = submission_pairs(gold, gold_path, predictions_path, match=match)
     scores = []
-    for (g_line, g_rec), (p_line, p_rec) in pairs:
-        gold_label = _label(g_rec, "label", gold_path, g_line)
-        groups = parse_gold_evidence(require(g_rec, "evidence", gold_path, g_line), gold_path, g_line)
+    for (g_path, g_line, g_rec), (p_line, p_rec) in pairs:
+        gold_label = _label(g_rec, "label", g_path, g_line)
+        groups = parse_gold_evidence(require(g_rec, "evidence", g_path, g_line), g_path, g_line)
         predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
         predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
         scores.append(score_claim(gold_label, groups, predicted_label, predicted, max_evidence))
-    return corpus_score(scores)
+    return FileScore(**corpus_score(scores).as_dict(), matching=mode)

@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 from evidence_ledger.benchmark_registry import FEVEROUS
 from evidence_ledger.errors import InputError
 
-from .fever import ClaimScore, CorpusScore, corpus_score, is_correct_label
+from .fever import ClaimScore, CorpusScore, FileScore, corpus_score, is_correct_label
 from .records import read_jsonl, require, submission_pairs
 
 NEI = FEVEROUS.nei_label
@@ -174,21 +174,35 @@ def parse_predicted_evidence(value, path, line: int) -> list[Element]:
     return out
 
 
+def is_prediction_header(record: dict) -> bool:
+    """First line of a FEVEROUS prediction file that is no prediction: the baseline's
+    ``{"header": ""}`` or the dev file's empty header record (no ``predicted_evidence``)."""
+    return "predicted_evidence" not in record and ("header" in record or is_header_record(record))
+
+
 def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE,
-                max_evidence_cell: int | None = MAX_EVIDENCE_CELL) -> CorpusScore:
-    """Score a FEVEROUS predictions JSONL against the official dev/train JSONL (header line allowed)."""
-    gold = read_jsonl(gold_path)
-    if gold and is_header_record(gold[0][1]):
-        gold = gold[1:]
-    pairs = submission_pairs(gold, gold_path, predictions_path)
+                max_evidence_cell: int | None = MAX_EVIDENCE_CELL, *, match: str = "auto") -> FileScore:
+    """Score a FEVEROUS predictions JSONL against the official dev/train JSONL (header line allowed).
+
+    As ``src/feverous/evaluation/evaluate.py`` does, a prediction file whose lines carry their
+    own ``label`` and ``evidence`` (the baseline's output, first line ``{"header": ""}``, ids =
+    line index) is scored against those; ``gold_path`` may then be None. Otherwise records are
+    paired as ``records.submission_pairs`` does.
+    """
+    gold = None
+    if gold_path is not None:
+        gold = read_jsonl(gold_path)
+        if gold and is_header_record(gold[0][1]):
+            gold = gold[1:]
+    mode, pairs = submission_pairs(gold, gold_path, predictions_path, match=match, is_header=is_prediction_header)
     scores = []
-    for (g_line, g_rec), (p_line, p_rec) in pairs:
-        gold_label = _label(g_rec, "label", gold_path, g_line)
-        sets = parse_gold_sets(require(g_rec, "evidence", gold_path, g_line), gold_path, g_line)
+    for (g_path, g_line, g_rec), (p_line, p_rec) in pairs:
+        gold_label = _label(g_rec, "label", g_path, g_line)
+        sets = parse_gold_sets(require(g_rec, "evidence", g_path, g_line), g_path, g_line)
         predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
         predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
         scores.append(score_claim(gold_label, sets, predicted_label, predicted, max_evidence, max_evidence_cell))
-    return corpus_score(scores)
+    return FileScore(**corpus_score(scores).as_dict(), matching=mode)
 
 
 __all__ = [

@@ -21,6 +21,20 @@ Rules:
   denominator (the evaluator's ``safe_divide``);
 * a predicted label other than SUPPORT / CONTRADICT is an error (the pipeline's own NOINFO /
   INVALID answers are handled by the indicator tables, where they are simply not submitted).
+
+Files (``score_files``, the ``score scifact`` command): document ids compare as integers, as
+the repo evaluator's ``int(doc_id)`` does (``"0101"`` and ``101`` are one abstract; a
+non-integer id is an error). Two sentence caps for the abstract-rationalized metric:
+``"fixed"`` (default) keeps the first 3 predicted sentences, as ``verisci/evaluate/lib/metrics.py``
+and the first leaderboard evaluator did; ``"leaderboard"`` keeps the first
+``max(3, length of the shortest gold rationale of that abstract)``, as allenai/scifact-evaluator
+``eval.py`` does since commit 6e3ed95 ("Case where shortest rationale is >3 sentences"); the
+two differ only for abstracts whose every gold rationale has more than 3 sentences.
+Claims missing from the predictions: here they count in recall (their gold abstracts and
+sentences are relevant), which is what the leaderboard computes (it requires a prediction
+line for every claim, in gold order, and scores an empty ``evidence`` as predicting nothing);
+the repo evaluator (``compute_metrics`` loops over the *predicted* claims) leaves them out of
+recall altogether, so its recall is higher when claims are missing.
 """
 from __future__ import annotations
 
@@ -35,6 +49,7 @@ from .records import match_records, read_jsonl, require
 LABELS = SCIFACT.verdict_labels
 NOINFO = SCIFACT.nei_label
 MAX_ABSTRACT_SENTS = 3
+SENTENCE_CAPS = ("fixed", "leaderboard")
 
 
 @dataclass(frozen=True)
@@ -127,12 +142,25 @@ def relevant_counts(gold: Mapping[str, GoldAbstract]) -> Counts:
                   sentence_relevant=sum(len(r) for a in gold.values() for r in a.rationales))
 
 
+def leaderboard_cap(gold_abstract: GoldAbstract, max_sentences: int = MAX_ABSTRACT_SENTS) -> int:
+    """The leaderboard's sentence cap for one gold abstract: ``max(3, shortest gold rationale)``."""
+    return max(max_sentences, min(len(r) for r in gold_abstract.rationales))
+
+
 def claim_counts(gold: Mapping[str, GoldAbstract], predictions: Mapping[str, PredictedAbstract] | None,
-                 max_sentences: int | None = MAX_ABSTRACT_SENTS) -> Counts:
-    """All counts of one claim; ``predictions`` None or {} for a claim that predicts nothing."""
+                 max_sentences: int | None = MAX_ABSTRACT_SENTS, sentence_cap: str = "fixed") -> Counts:
+    """All counts of one claim; ``predictions`` None or {} for a claim that predicts nothing.
+
+    ``sentence_cap="leaderboard"`` raises the cap of a gold abstract to :func:`leaderboard_cap`.
+    """
+    if sentence_cap not in SENTENCE_CAPS:
+        raise ValueError(f"sentence_cap must be one of {SENTENCE_CAPS}, got {sentence_cap!r}")
     counts = relevant_counts(gold)
     for doc_id, prediction in (predictions or {}).items():
-        counts = counts + predicted_abstract_counts(gold, doc_id, prediction, max_sentences)
+        cap = max_sentences
+        if sentence_cap == "leaderboard" and doc_id in gold and max_sentences is not None:
+            cap = leaderboard_cap(gold[doc_id], max_sentences)
+        counts = counts + predicted_abstract_counts(gold, doc_id, prediction, cap)
     return counts
 
 
@@ -160,14 +188,14 @@ def metrics_from_counts(c: Counts) -> dict:
 
 def scifact_score(gold_claims: Mapping[str, Mapping[str, GoldAbstract]],
                   predictions: Mapping[str, Mapping[str, PredictedAbstract]],
-                  max_sentences: int | None = MAX_ABSTRACT_SENTS) -> dict:
+                  max_sentences: int | None = MAX_ABSTRACT_SENTS, sentence_cap: str = "fixed") -> dict:
     """Corpus metrics; one contribution per gold claim (claims missing from ``predictions`` count)."""
     unknown = sorted(set(predictions) - set(gold_claims))
     if unknown:
         raise KeyError(f"predictions for claims not in the gold data: {unknown[:5]}")
     total = Counts()
     for claim_id, gold in gold_claims.items():
-        total = total + claim_counts(gold, predictions.get(claim_id), max_sentences)
+        total = total + claim_counts(gold, predictions.get(claim_id), max_sentences, sentence_cap)
     return metrics_from_counts(total)
 
 
@@ -178,6 +206,14 @@ def _sentence_list(value, path, line: int, field: str) -> tuple:
     if not isinstance(value, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in value):
         raise InputError(path, line, field, f"sentences must be a list of integers, got {value!r}")
     return tuple(value)
+
+
+def doc_key(doc_id, path, line: int) -> str:
+    """Canonical abstract id of a file: the integer the evaluator's ``int(doc_id)`` gives, as text."""
+    try:
+        return str(int(doc_id))
+    except (TypeError, ValueError):
+        raise InputError(path, line, "evidence", f"document id {doc_id!r} is not an integer") from None
 
 
 def parse_gold_evidence(value, path, line: int) -> dict[str, GoldAbstract]:
@@ -199,7 +235,7 @@ def parse_gold_evidence(value, path, line: int) -> dict[str, GoldAbstract]:
             if seen & s:
                 raise InputError(path, line, "evidence", f"abstract {doc_id}: a sentence is in two rationales")
             seen |= s
-        gold[str(doc_id)] = GoldAbstract(labels.pop(), sets)
+        gold[doc_key(doc_id, path, line)] = GoldAbstract(labels.pop(), sets)
     return gold
 
 
@@ -215,7 +251,7 @@ def parse_predicted_evidence(value, path, line: int) -> dict[str, PredictedAbstr
         if label not in LABELS:
             raise InputError(path, line, "evidence",
                              f"abstract {doc_id}: label {label!r} not allowed; expected one of {list(LABELS)}")
-        out[str(doc_id)] = PredictedAbstract(label, _sentence_list(pred.get("sentences"), path, line, "evidence"))
+        out[doc_key(doc_id, path, line)] = PredictedAbstract(label, _sentence_list(pred.get("sentences"), path, line, "evidence"))
     return out
 
 
@@ -230,8 +266,10 @@ def read_gold(path) -> dict[str, dict[str, GoldAbstract]]:
     return gold
 
 
-def score_files(gold_path, predictions_path, max_sentences: int | None = MAX_ABSTRACT_SENTS) -> dict:
-    """Score an official SciFact predictions JSONL against ``claims_*.jsonl`` (matched by id)."""
+def score_files(gold_path, predictions_path, max_sentences: int | None = MAX_ABSTRACT_SENTS,
+                sentence_cap: str = "fixed") -> dict:
+    """Score an official SciFact predictions JSONL against ``claims_*.jsonl`` (matched by id;
+    document ids as integers; ``sentence_cap`` ``"fixed"`` or ``"leaderboard"``, see module doc)."""
     gold_records = read_jsonl(gold_path)
     gold = read_gold(gold_path)
     predictions_records = read_jsonl(predictions_path)
@@ -244,4 +282,4 @@ def score_files(gold_path, predictions_path, max_sentences: int | None = MAX_ABS
             p_line, p_rec = pred
             predictions[str(g_rec["id"])] = parse_predicted_evidence(
                 require(p_rec, "evidence", predictions_path, p_line), predictions_path, p_line)
-    return scifact_score(gold, predictions, max_sentences)
+    return scifact_score(gold, predictions, max_sentences, sentence_cap)

@@ -11,6 +11,7 @@ Out: a Parquet file (zstd, deterministic row order as given) or a validated ``py
 """
 from __future__ import annotations
 
+import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,8 +73,22 @@ class TableSchema:
             raise SchemaMismatch(f"table {self.name}: cannot cast to schema v{self.version}: {exc}") from exc
 
 
+def remove_stale_temporaries(path: Path, keep: Path | None = None) -> list[Path]:
+    """Delete the hidden ``.{name}.tmp<pid>`` files a killed atomic write of ``path`` left behind
+    (all but ``keep``); returns those removed. One job writes a given path at a time, so any
+    other temporary of that path belongs to a dead process."""
+    removed = []
+    for stale in sorted(path.parent.glob(f".{glob.escape(path.name)}.tmp*")):
+        if stale != keep and stale.is_file():
+            stale.unlink(missing_ok=True)
+            removed.append(stale)
+    return removed
+
+
 def write_table(table, path: str | os.PathLike, schema: TableSchema) -> Path:
-    """Validate ``table`` against ``schema`` and write it atomically (tmp file + rename)."""
+    """Validate ``table`` against ``schema`` and write it atomically (tmp file + rename).
+
+    Temporaries left by an earlier, killed write of the same path are removed first."""
     table = schema.conform(table)
     meta = dict(table.schema.metadata or {})
     meta[METADATA_NAME] = schema.name.encode()
@@ -82,6 +97,7 @@ def write_table(table, path: str | os.PathLike, schema: TableSchema) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    remove_stale_temporaries(path, keep=tmp)
     pq.write_table(table, tmp, compression="zstd", write_statistics=False)
     os.replace(tmp, path)
     return path

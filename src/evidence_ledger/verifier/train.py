@@ -43,7 +43,8 @@ class BaseModel:
 
     hub_id: str
     revision: str | None = None
-    use_safetensors: bool = True
+    # True: safetensors only; None: either format (config verifier.base_model.allow_pickle_weights)
+    use_safetensors: bool | None = True
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def load_tokenizer(base: BaseModel):
 
 def load_base(base: BaseModel):
     """``(tokenizer, model)`` from the Hub (pinned revision) or a local directory; never runs
-    remote code; safetensors unless ``use_safetensors`` is False."""
+    remote code; safetensors only unless ``use_safetensors`` is None (pickle weights allowed)."""
     from transformers import AutoModelForSequenceClassification
 
     tokenizer = load_tokenizer(base)

@@ -95,6 +95,9 @@ class ModelSpec:
     dtype: str = "bfloat16"
     chat_template_kwargs: Mapping[str, Any] = field(default_factory=dict)
     trust_remote_code: bool = False
+    # Pickle weight files (pytorch_model.bin) are loaded only when the config opts in
+    # (``models.<name>.allow_pickle_weights``); not part of ``identity`` (same weights, same answers).
+    allow_pickle_weights: bool = False
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -124,7 +127,8 @@ def model_spec_from_config(name: str, cfg: Mapping[str, Any], local_dir: str | N
 
     A local directory (``local_dir`` argument, else ``cfg['local_dir']``) that exists wins and
     is identified by its weights hash; otherwise the Hub id and pinned revision are used.
-    ``trust_remote_code`` must be False unless the config says otherwise.
+    ``trust_remote_code`` must be False unless the config says otherwise; likewise
+    ``allow_pickle_weights`` (safetensors only by default).
     """
     local = local_dir or cfg.get("local_dir") or ""
     common = dict(
@@ -132,6 +136,7 @@ def model_spec_from_config(name: str, cfg: Mapping[str, Any], local_dir: str | N
         dtype=cfg.get("dtype", "bfloat16"),
         chat_template_kwargs=dict(cfg.get("chat_template_kwargs") or {}),
         trust_remote_code=bool(cfg.get("trust_remote_code", False)),
+        allow_pickle_weights=bool(cfg.get("allow_pickle_weights", False)),
     )
     if local and Path(local).is_dir():
         return ModelSpec(path=str(local), revision="", weights_hash=hash_model_dir(local), **common)

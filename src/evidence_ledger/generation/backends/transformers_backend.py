@@ -6,7 +6,7 @@ Requests sharing decoding settings are generated in batches of ``batch_size`` (l
 padding). Sampled requests draw from one ``torch.Generator`` per request seeded with its
 ``SamplingSpec.seed`` (:class:`SeededSampler`), so the random stream of a request never
 depends on the other requests of its batch or on the global torch RNG. The model
-is loaded with ``use_safetensors=True`` and ``trust_remote_code`` from config (default False),
+is loaded with ``use_safetensors=True`` (unless ``allow_pickle_weights``) and ``trust_remote_code`` from config (default False),
 on CUDA when available, else CPU (``float32`` on CPU unless the config asks for bfloat16).
 """
 from __future__ import annotations
@@ -44,7 +44,8 @@ class TransformersBackend(ChatTokenizerMixin, Backend):
             spec.path,
             revision=revision,
             dtype=dtype,
-            use_safetensors=True,
+            # safetensors only, unless the config opts in to pickle weights (then either format)
+            use_safetensors=None if spec.allow_pickle_weights else True,
             trust_remote_code=spec.trust_remote_code,
         ).to(self.device)
         self.model.eval()

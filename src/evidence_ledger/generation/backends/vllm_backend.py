@@ -55,6 +55,8 @@ class VllmBackend(ChatTokenizerMixin, Backend):
             tensor_parallel_size=self.tensor_parallel_size,
             enforce_eager=bool(enforce_eager),
             seed=0,
+            # safetensors only unless the config opts in to pickle weights (models.<name>.allow_pickle_weights)
+            load_format="auto" if spec.allow_pickle_weights else "safetensors",
         )
         if spec.revision:
             kwargs.update(revision=spec.revision, tokenizer_revision=spec.revision)

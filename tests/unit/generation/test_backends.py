@@ -1,0 +1,48 @@
+"""Issue 17 item 5: generation backends load safetensors only unless the model's config opts in."""
+import sys
+import types
+
+import pytest
+
+from evidence_ledger.generation.backends import load_backend, model_spec_from_config
+from evidence_ledger.generation.backends.vllm_backend import VllmBackend
+from evidence_ledger.generation.tiny_models import TrainingExample, build_demo_model
+from support.pickle_weights import to_pickle_only
+
+MAPPINGS = {"primary": {"A": "support", "B": "refute", "C": "nei"}}
+CFG = {"dtype": "float32", "chat_template_kwargs": {"enable_thinking": False}}
+
+
+@pytest.fixture(scope="module")
+def pickle_only_model(tmp_path_factory):
+    out = tmp_path_factory.mktemp("models") / "qwen3"
+    examples = [TrainingExample("fever", f"claim {i}", f"evidence {i}", "SUPPORTS") for i in range(12)]
+    build_demo_model(out, "qwen3", examples, [e.claim + " " + e.evidence for e in examples], MAPPINGS,
+                     {"enable_thinking": False}, steps=2, vocab_size=300)
+    return to_pickle_only(out)
+
+
+def test_transformers_backend_refuses_pickle_weights_unless_opted_in(pickle_only_model):
+    with pytest.raises(OSError, match="safetensors"):
+        load_backend("transformers", model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
+    spec = model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model))
+    backend = load_backend("transformers", spec)
+    assert backend.model.num_parameters() > 0
+    # the opt-in is not part of the model identity (the same weights give the same answers)
+    assert spec.identity() == model_spec_from_config("qwen3", CFG, str(pickle_only_model)).identity()
+
+
+def test_vllm_backend_passes_load_format_safetensors_unless_opted_in(pickle_only_model, monkeypatch):
+    seen = []
+
+    class FakeLLM:
+        def __init__(self, **kwargs):
+            seen.append(kwargs)
+
+        def get_tokenizer(self):
+            return None
+
+    monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(LLM=FakeLLM))
+    VllmBackend(model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
+    VllmBackend(model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model)))
+    assert [kw["load_format"] for kw in seen] == ["safetensors", "auto"]

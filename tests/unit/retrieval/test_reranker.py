@@ -1,0 +1,22 @@
+"""Issue 17 item 5: the reranker refuses a pickle-only directory unless the config opts in."""
+import pytest
+
+from evidence_ledger.retrieval.demo_reranker import build_demo_reranker
+from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, resolve_model_dir, score_pairs
+from support.pickle_weights import to_pickle_only
+
+EXAMPLES = [{"claim": f"Town {i} lies on river {i}.", "positives": [f"Town {i} is on the river {i}."],
+             "same_doc": [f"Town {i} has {i}00 people."], "candidates": [f"Lake {i} is deep."]} for i in range(1, 4)]
+
+
+def test_pickle_only_reranker_directory_is_refused_by_default_and_loads_when_opted_in(tmp_path):
+    build_demo_reranker(EXAMPLES, tmp_path / "rr", steps=1, batch_claims=2, negatives=1, hidden_size=32, heads=2,
+                        vocab_size=120, seed=1)
+    directory = str(to_pickle_only(tmp_path / "rr"))
+    with pytest.raises(ValueError, match=r"no \*\.safetensors weights; .*allow_pickle_weights"):
+        resolve_model_dir(RerankerSpec(local_dir=directory))
+    with pytest.raises(ValueError, match="allow_pickle_weights"):
+        load_reranker(RerankerSpec(local_dir=directory, batch_size=2))
+    model, identity = load_reranker(RerankerSpec(local_dir=directory, batch_size=2, allow_pickle_weights=True))
+    assert identity.startswith("local:rr sha256:")
+    assert len(score_pairs(model, [("Town 1 lies on river 1.", "Lake 1 is deep.")])) == 1

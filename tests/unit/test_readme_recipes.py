@@ -1,0 +1,17 @@
+"""Issue 17 item 7: the README's re-running recipes are the ones that work after a kill."""
+import re
+
+from conftest import REPO_ROOT
+
+README = (REPO_ROOT / "README.md").read_text()
+
+
+def test_readme_unlocks_before_rerun_incomplete_and_gives_until_only_the_last_rule():
+    assert README.index("snakemake --unlock") < README.index("snakemake --rerun-incomplete")
+    # every `snakemake ... --until` recipe names one rule: two rules where one feeds the other make
+    # Snakemake stop with "BUG: Out of jobs ready" (the README shows that form only as a warning)
+    recipes = re.findall(r"`(snakemake [^`]*--until\s[^`]*)`", README)
+    assert len(recipes) >= 2
+    for recipe in recipes:
+        rules_after_until = [w for w in recipe.split("--until", 1)[1].split() if not w.startswith("-")]
+        assert len(rules_after_until) == 1, recipe
