@@ -1,6 +1,6 @@
 """Benchmark of the cluster bootstrap (writes benchmarks/results/bootstrap.json).
 
-1. Counts-matrix implementation vs the plain per-draw loop (tests/bootstrap_reference.py),
+1. Counts-matrix implementation vs the plain per-draw loop (tests/support/bootstrap_reference.py),
    side by side on the same seed: 2,000 families x 4 conditions (T00 and T01 at two
    budgets, E0 and the context contrast), five resampled seed indices; speed-up (target
    >= 6x) and whether the draws are bit-identical.
@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the reference loop lives beside the tests
 
-from bootstrap_reference import reference_bootstrap_draws  # noqa: E402
+from support.bootstrap_reference import reference_bootstrap_draws  # noqa: E402
 from evidence_ledger.accounting.bootstrap import bonferroni_tail, bootstrap_draws, contrast_statistic, percentile_interval  # noqa: E402
 from evidence_ledger.accounting.estimands import family_contrasts, linear  # noqa: E402
 from evidence_ledger.accounting.intervals import panel_counts, panel_intervals  # noqa: E402

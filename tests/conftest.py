@@ -1,25 +1,21 @@
-"""Shared fixtures: where the real benchmark files live, and a helper to skip without them."""
+"""Test-wide settings (one thread, offline hub, vLLM in-process) and the repo_root fixture.
+
+Layout: tests/unit/<package>/ mirrors src/evidence_ledger/<package>/, tests/workflow/ runs or
+dry-runs Snakemake, tests/benchmarks/ checks the benchmark scripts, tests/support/ holds the
+shared helpers (paths, synthetic worlds, reference implementations) and tests/fixtures/ data.
+"""
 import os
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("EVIDENCE_LEDGER_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+from support.paths import REPO_ROOT
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
-
-
-def shared_file(*parts: str) -> Path:
-    """A file under ../shared/data, or skip the test saying which file is missing."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"real benchmark file {path} not present (tests use ../shared/data when available)")
-    return path
 
 
 @pytest.fixture

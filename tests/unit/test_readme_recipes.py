@@ -1,7 +1,7 @@
 """Issue 17 item 7: the README's re-running recipes are the ones that work after a kill."""
 import re
 
-from conftest import REPO_ROOT
+from support.paths import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text()
 

@@ -1,7 +1,7 @@
 """The accounting rule functions called directly (no Snakemake) with temporary paths."""
 import pandas as pd
 
-import accounting_synthetic as syn
+from support import accounting_synthetic as syn
 from evidence_ledger import tables
 from evidence_ledger.accounting.stage import study1_accounting, study1_bootstrap
 from evidence_ledger.stage_call import stage_functions

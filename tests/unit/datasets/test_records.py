@@ -5,7 +5,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import REPO_ROOT
+from support.paths import REPO_ROOT
 from evidence_ledger.datasets.fever import read_fever_claims
 
 CLAIM = {"id": 7, "verifiable": "VERIFIABLE", "label": "SUPPORTS", "claim": "c",

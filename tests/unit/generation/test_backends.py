@@ -6,7 +6,7 @@ import pytest
 
 from evidence_ledger.generation.backends import load_backend, model_spec_from_config
 from evidence_ledger.generation.backends.vllm_backend import VllmBackend
-from evidence_ledger.generation.tiny_models import TrainingExample, build_demo_model
+from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from support.pickle_weights import to_pickle_only
 
 MAPPINGS = {"primary": {"A": "support", "B": "refute", "C": "nei"}}

@@ -1,7 +1,7 @@
 """Issue 17 item 5: the reranker refuses a pickle-only directory unless the config opts in."""
 import pytest
 
-from evidence_ledger.retrieval.demo_reranker import build_demo_reranker
+from evidence_ledger.demo.reranker import build_tiny_reranker
 from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, resolve_model_dir, score_pairs
 from support.pickle_weights import to_pickle_only
 
@@ -10,7 +10,7 @@ EXAMPLES = [{"claim": f"Town {i} lies on river {i}.", "positives": [f"Town {i} i
 
 
 def test_pickle_only_reranker_directory_is_refused_by_default_and_loads_when_opted_in(tmp_path):
-    build_demo_reranker(EXAMPLES, tmp_path / "rr", steps=1, batch_claims=2, negatives=1, hidden_size=32, heads=2,
+    build_tiny_reranker(EXAMPLES, tmp_path / "rr", steps=1, batch_claims=2, negatives=1, hidden_size=32, heads=2,
                         vocab_size=120, seed=1)
     directory = str(to_pickle_only(tmp_path / "rr"))
     with pytest.raises(ValueError, match=r"no \*\.safetensors weights; .*allow_pickle_weights"):

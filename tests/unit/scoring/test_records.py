@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from conftest import shared_file
+from support.paths import shared_file
 from evidence_ledger.errors import InputError
 from evidence_ledger.scoring import cli, fever
 

