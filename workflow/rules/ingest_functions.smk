@@ -22,12 +22,13 @@ def ingest_on_unresolved(dataset):
 
 
 def ingest_inputs(dataset):
-    """Named inputs of ingest_<dataset>: ``claims`` (split order) and the corpus when configured."""
+    """Named inputs of ingest_<dataset>: ``claims`` (split order) and ``corpus`` (config
+    ``data.<dataset>.<the registry's corpus key>``) when configured."""
     section = config["data"][dataset]
     inputs = {"claims": [data_path(p) for p in section["claims"].values()]}
     corpus = section.get(CORPUS_KEY[dataset])
     if corpus:
-        inputs[CORPUS_KEY[dataset]] = data_path(corpus)
+        inputs["corpus"] = data_path(corpus)
     return inputs
 
 
@@ -42,13 +43,6 @@ def wikicontradict_inputs():
 def wikicontradict_standalone_fields():
     """Instance fields that must read on their own (config ``data.wikicontradict.standalone_fields``)."""
     return config["data"]["wikicontradict"].get("standalone_fields", ["paragraph_A_clean", "paragraph_B_clean"])
-
-
-def ingest_script(rule_name):
-    """The ingest script of rule ``ingest_<benchmark>`` (the registry's ``script``), relative to
-    this file as Snakemake's ``script:`` expects."""
-    script = get_benchmark(rule_name.removeprefix("ingest_")).script
-    return script if os.path.isabs(script) else f"../../{script}"
 
 
 def ingest_final_outputs():
