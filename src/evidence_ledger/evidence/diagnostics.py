@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..report_tsv import write_report_tsv
+
 from ..benchmark_registry import FEVER
 
 NEI = FEVER.nei_label
@@ -98,7 +100,7 @@ DIAGNOSTIC_COLUMNS = ["dataset", "scope", "source", "budget", "metric", "numerat
 
 
 def write_diagnostics_tsv(rows: list[dict], path) -> pd.DataFrame:
-    """The diagnostics rows as a TSV (columns ``DIAGNOSTIC_COLUMNS``, floats ``%.6f``); returns the frame."""
+    """The diagnostics rows as a report TSV (columns ``DIAGNOSTIC_COLUMNS``); returns the frame."""
     frame = pd.DataFrame(rows, columns=DIAGNOSTIC_COLUMNS)
-    frame.to_csv(path, sep="\t", index=False, float_format="%.6f", lineterminator="\n")
+    write_report_tsv(frame, path)
     return frame

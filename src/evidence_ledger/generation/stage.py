@@ -13,7 +13,10 @@ import logging
 import time
 from typing import Any, Mapping, Sequence
 
+import pandas as pd
+
 from .. import parsing
+from ..report_tsv import write_report_tsv
 from ..tables import read_table, write_table
 from ..tables.evidence import EVIDENCE
 from ..tables.generation import PARSED, REQUESTS, RESPONSES
@@ -126,12 +129,7 @@ def parse_responses(
 
 
 def _write_parse_failures(rows: Sequence[Mapping[str, Any]], path: str) -> None:
-    # Rates with four decimals: the table's published format (not the report-TSV writer's %.10g).
-    with open(path, "w") as out:
-        out.write("\t".join(_PARSE_FAILURE_COLUMNS) + "\n")
-        for row in rows:
-            out.write("\t".join(f"{row[c]:.4f}" if c.endswith("rate") else str(row[c])
-                                for c in _PARSE_FAILURE_COLUMNS) + "\n")
+    write_report_tsv(pd.DataFrame(list(rows), columns=list(_PARSE_FAILURE_COLUMNS)), path)
 
 
 class _LoggedProgress:

@@ -30,6 +30,7 @@ from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
 import numpy as np
+import pandas as pd
 
 LOG = logging.getLogger(__name__)
 _TOKEN = re.compile(r"\w+(?:[.,]\d+)*")
@@ -313,12 +314,12 @@ def family_population(tables) -> tuple[list[str], list[str], list[list[str]]]:
     return ids, texts, cited
 
 
-def families_summary_tsv(n_claims: int, family_rows: list[dict], link_rows: list[dict]) -> str:
-    """The families summary TSV (``kind\tkey\tcount``): claims, families, one row per family
-    size (ascending) and per link reason (sorted)."""
+def families_summary_table(n_claims: int, family_rows: list[dict], link_rows: list[dict]) -> pd.DataFrame:
+    """The families summary report table (``kind``, ``key``, ``count``): claims, families, one
+    row per family size (ascending) and per link reason (sorted)."""
     sizes = family_sizes(r["family_id"] for r in family_rows)
     reasons = Counter(r["reason"] for r in link_rows)
-    lines = ["kind\tkey\tcount", f"claims\tall\t{n_claims}", f"families\tall\t{sum(sizes.values())}"]
-    lines += [f"family_size\t{size}\t{count}" for size, count in sizes.items()]
-    lines += [f"links\t{reason}\t{reasons[reason]}" for reason in sorted(reasons)]
-    return "\n".join(lines) + "\n"
+    rows = [("claims", "all", n_claims), ("families", "all", sum(sizes.values()))]
+    rows += [("family_size", str(size), count) for size, count in sizes.items()]
+    rows += [("links", reason, reasons[reason]) for reason in sorted(reasons)]
+    return pd.DataFrame(rows, columns=["kind", "key", "count"])

@@ -16,6 +16,7 @@ import hashlib
 from collections import Counter
 from typing import Iterable
 
+import pandas as pd
 import pyarrow as pa
 
 
@@ -80,9 +81,8 @@ def sample_claims(claims: pa.Table, salt: str, n: int | None, method: str = "has
     return sample, summary
 
 
-def summary_tsv(summary: dict) -> str:
-    """The summary as a two-column ``key\tvalue`` TSV (insertion order, booleans lower-case)."""
-    lines = ["key\tvalue"]
-    for key, value in summary.items():
-        lines.append(f"{key}\t{str(value).lower() if isinstance(value, bool) else value}")
-    return "\n".join(lines) + "\n"
+def summary_table(summary: dict) -> pd.DataFrame:
+    """The summary as a two-column ``key``, ``value`` report table (insertion order, values as
+    text, booleans lower-case)."""
+    return pd.DataFrame({"key": list(summary),
+                         "value": [str(v).lower() if isinstance(v, bool) else str(v) for v in summary.values()]})

@@ -11,6 +11,7 @@ from collections import Counter
 from tqdm import tqdm
 
 from ..datasets.feverous import read_id_list
+from ..report_tsv import write_report_tsv
 from ..tables import read_table, write_table
 from ..tables.ingest import CLAIMS
 from ..tables.sampling import FAMILIES, FAMILY_LINKS
@@ -32,8 +33,7 @@ def build_families(*, claims: list, families: str, links: str, summary: str, dat
     fam_rows, link_rows = _families.families_rows(dataset, ids, family_links)
     write_table(FAMILIES.from_rows(fam_rows), families, FAMILIES)
     write_table(FAMILY_LINKS.from_rows(link_rows), links, FAMILY_LINKS)
-    with open(summary, "w") as out:
-        out.write(_families.families_summary_tsv(len(ids), fam_rows, link_rows))
+    write_report_tsv(_families.families_summary_table(len(ids), fam_rows, link_rows), summary)
     n_families = len({r["family_id"] for r in fam_rows})
     log.info("%d families, links %s", n_families, dict(Counter(r["reason"] for r in link_rows)))
 
@@ -51,8 +51,7 @@ def sample_claims(*, claims: str, families=None, reserved=None, sample: str, sum
         family_of = dict(zip(fam.column("claim_id").to_pylist(), fam.column("family_id").to_pylist()))
     selected, counts = _sample.sample_claims(claim_table, salt, n, method, family_of, reserved_ids)
     write_table(selected, sample, CLAIMS)
-    with open(summary, "w") as out:
-        out.write(_sample.summary_tsv(counts))
+    write_report_tsv(_sample.summary_table(counts), summary)
     log.info("%s", counts)
     if counts["requested"] > counts["selected"]:
         log.warning("requested %d claims but only %d are eligible: all selected",

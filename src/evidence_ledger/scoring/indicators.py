@@ -30,7 +30,15 @@ from __future__ import annotations
 import importlib
 from typing import Iterable, Mapping, Sequence
 
+import pandas as pd
+
 from ..benchmark_registry import Benchmark, benchmark_names, get_benchmark, is_benchmark
+from ..report_tsv import write_report_tsv
+from ..tables import read_table, write_table
+from ..tables.evidence import EVIDENCE
+from ..tables.generation import PARSED
+from ..tables.ingest import CLAIMS
+from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
 from . import fever, feverous, scifact
 
 INVALID = "INVALID"
@@ -235,24 +243,26 @@ def relevant_rows(claims: Iterable[Mapping]) -> list[dict]:
     return rows
 
 
-def eligibility_summary_tsv(rows: Sequence[Mapping], outside_sample: int = 0) -> str:
-    """TSV of the evidence condition per (source, budget): units, eligible units, rate, mean scored
-    items, unresolved ids; a last line gives the evidence rows set aside (claims outside the sample).
-
-    Columns: dataset, evidence_source, evidence_budget, units, eligible, eligible_rate (fraction,
-    6 decimals), mean_scored (3 decimals), unresolved. Rows sorted by dataset, source, budget.
+def eligibility_summary_table(rows: Sequence[Mapping], outside_sample: int = 0) -> pd.DataFrame:
+    """The evidence condition per (dataset, source, budget) as a report table: units, eligible
+    units, eligible_rate (fraction), mean_scored items, unresolved ids, and ``outside_sample``
+    (evidence rows of claims outside the sample, set aside and not scored; the same on every row).
+    Rows sorted by dataset, source, budget.
     """
     groups: dict[tuple, list] = {}
     for r in rows:
         groups.setdefault((r["dataset"], r["evidence_source"], r["evidence_budget"]), []).append(r)
-    lines = ["dataset\tevidence_source\tevidence_budget\tunits\teligible\teligible_rate\tmean_scored\tunresolved"]
+    out = []
     for (dataset, source, budget), group in sorted(groups.items()):
         n = len(group)
         eligible = sum(1 for r in group if r["eligible"])
-        lines.append(f"{dataset}\t{source}\t{budget}\t{n}\t{eligible}\t{eligible / n:.6f}\t"
-                     f"{sum(r['n_scored'] for r in group) / n:.3f}\t{sum(r['unresolved'] for r in group)}")
-    lines.append(f"# evidence rows of claims outside the sample (not scored): {outside_sample}")
-    return "\n".join(lines) + "\n"
+        out.append({"dataset": dataset, "evidence_source": source, "evidence_budget": budget, "units": n,
+                    "eligible": eligible, "eligible_rate": eligible / n,
+                    "mean_scored": sum(r["n_scored"] for r in group) / n,
+                    "unresolved": sum(r["unresolved"] for r in group), "outside_sample": outside_sample})
+    columns = ["dataset", "evidence_source", "evidence_budget", "units", "eligible", "eligible_rate",
+               "mean_scored", "unresolved", "outside_sample"]
+    return pd.DataFrame(out, columns=columns)
 
 
 # --- Parquet adapters (used by scripts/score_*.py) ----------------------------------
@@ -278,13 +288,8 @@ def score_evidence_tables(evidence_path, sample_path, indicators_path, relevant_
 
     Only rows of sampled claims are scored; returns ``{"rows", "claims", "outside_sample"}``
     (``outside_sample`` = evidence rows of claims not in the sample, set aside). With
-    ``summary_path``, also writes :func:`eligibility_summary_tsv`.
+    ``summary_path``, also writes :func:`eligibility_summary_table`.
     """
-    from evidence_ledger.tables import read_table, write_table
-    from evidence_ledger.tables.evidence import EVIDENCE
-    from evidence_ledger.tables.ingest import CLAIMS
-    from evidence_ledger.tables.scoring import EVIDENCE_INDICATORS, RELEVANT
-
     claims = read_table(sample_path, CLAIMS).to_pylist()
     evidence = read_table(evidence_path, EVIDENCE,
                           columns=["dataset", "claim_id", "doc_id", "source", "budget", "scored_unit_ids",
@@ -296,8 +301,7 @@ def score_evidence_tables(evidence_path, sample_path, indicators_path, relevant_
     write_table(EVIDENCE_INDICATORS.from_rows(rows), indicators_path, EVIDENCE_INDICATORS)
     write_table(RELEVANT.from_rows(relevant), relevant_path, RELEVANT)
     if summary_path is not None:
-        with open(summary_path, "w", encoding="utf-8") as out:
-            out.write(eligibility_summary_tsv(rows, len(outside)))
+        write_report_tsv(eligibility_summary_table(rows, len(outside)), summary_path)
     return {"rows": len(rows), "claims": len(relevant), "outside_sample": len(outside)}
 
 
@@ -306,11 +310,6 @@ def score_answer_tables(parsed_path, sample_path, indicators_path, parsers: Sequ
 
     Only answers to sampled claims are scored; returns ``{"rows", "outside_sample"}``.
     """
-    from evidence_ledger.tables import read_table, write_table
-    from evidence_ledger.tables.generation import PARSED
-    from evidence_ledger.tables.ingest import CLAIMS
-    from evidence_ledger.tables.scoring import ANSWER_INDICATORS
-
     claims = read_table(sample_path, CLAIMS).to_pylist()
     parsed = read_table(parsed_path, PARSED).to_pylist()
     parsed, outside = split_by_population(parsed, claims)

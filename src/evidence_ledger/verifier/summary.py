@@ -14,7 +14,12 @@ import json
 from pathlib import Path
 from typing import Sequence
 
+import pandas as pd
 import pyarrow as pa
+
+from .. import tables
+from ..report_tsv import write_report_tsv
+from ..tables.verifier import VERIFIER_ANSWERS, VERIFIER_INPUTS
 
 COLUMNS = ["part", "split", "source", "checkpoint", "metric", "value"]
 
@@ -66,15 +71,11 @@ def answer_summary_rows(answers: pa.Table) -> list:
 
 
 def write_verifier_summary(inputs_paths: Sequence, ckpt_dirs: Sequence, answers_path, out_path) -> int:
-    """Rule adapter: write the summary TSV (tab-separated, header, fixed row order)."""
-    from .. import tables
-    from ..tables.verifier import VERIFIER_ANSWERS, VERIFIER_INPUTS
-
+    """Rule adapter: write the summary report TSV (columns ``COLUMNS``, fixed row order)."""
     rows = []
     for path in inputs_paths:
         rows += input_summary_rows(tables.read_table(path, VERIFIER_INPUTS))
     rows += training_summary_rows(ckpt_dirs)
     rows += answer_summary_rows(tables.read_table(answers_path, VERIFIER_ANSWERS))
-    lines = ["\t".join(COLUMNS)] + ["\t".join(str(r[c]) for c in COLUMNS) for r in rows]
-    Path(out_path).write_text("\n".join(lines) + "\n")
+    write_report_tsv(pd.DataFrame(rows, columns=list(COLUMNS)), out_path)
     return len(rows)

@@ -5,7 +5,8 @@ import pytest
 
 from support.paths import shared_file
 from evidence_ledger.datasets.fever import read_fever_claims
-from evidence_ledger.sampling.sample import hash_rank_key, sample_claims, select_by_hash, summary_tsv
+from evidence_ledger.report_tsv import write_report_tsv
+from evidence_ledger.sampling.sample import hash_rank_key, sample_claims, select_by_hash, summary_table
 from evidence_ledger.tables import write_table
 from evidence_ledger.tables.ingest import CLAIMS
 
@@ -71,9 +72,9 @@ def test_rerun_writes_byte_identical_parquet(tmp_path):
     assert a == b
 
 
-def test_summary_tsv_is_key_value_lines():
-    text = summary_tsv({"dataset": "fever", "selected": 3, "all_selected": True})
-    assert text == "key\tvalue\ndataset\tfever\nselected\t3\nall_selected\ttrue\n"
+def test_summary_is_a_key_value_report_tsv(tmp_path):
+    write_report_tsv(summary_table({"dataset": "fever", "selected": 3, "all_selected": True}), tmp_path / "s.tsv")
+    assert (tmp_path / "s.tsv").read_text() == "key\tvalue\ndataset\tfever\nselected\t3\nall_selected\ttrue\n"
 
 
 def test_real_fever_sample_of_2000_is_the_2000_smallest_hashes():

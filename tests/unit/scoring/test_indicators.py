@@ -4,6 +4,7 @@ import json
 import pytest
 
 from support.paths import shared_file
+from evidence_ledger.report_tsv import write_report_tsv
 from evidence_ledger.scoring import fever, indicators, scifact
 from evidence_ledger.tables import read_table, write_table
 from evidence_ledger.tables.evidence import EVIDENCE
@@ -193,19 +194,21 @@ def test_evidence_of_claims_outside_the_sample_is_set_aside_and_counted(tmp_path
     counts = indicators.score_evidence_tables(tmp_path / "e.parquet", tmp_path / "s.parquet", tmp_path / "i.parquet",
                                               tmp_path / "r.parquet", tmp_path / "summary.tsv")
     assert counts == {"rows": 1, "claims": 1, "outside_sample": 2}
-    assert (tmp_path / "summary.tsv").read_text().splitlines()[1:] == [
-        "feverous\tbm25\tshort\t1\t1\t1.000000\t1.000\t0",
-        "# evidence rows of claims outside the sample (not scored): 2"]
+    assert (tmp_path / "summary.tsv").read_text().splitlines() == [
+        "dataset\tevidence_source\tevidence_budget\tunits\teligible\teligible_rate\tmean_scored\tunresolved\toutside_sample",
+        "feverous\tbm25\tshort\t1\t1\t1\t1\t0\t2"]
     rows = read_table(tmp_path / "i.parquet", EVIDENCE_INDICATORS).to_pylist()
     assert [(r["claim_id"], r["eligible"]) for r in rows] == [("1", True)]
 
 
-def test_eligibility_summary_rates_per_source_and_budget():
+def test_eligibility_summary_rates_per_source_and_budget(tmp_path):
     claims = [claim_row("fever", 1, "SUPPORTS", [["P::0"]]), claim_row("fever", 2, "REFUTES", [["Q::0"]]),
               claim_row("fever", 3, "NOT ENOUGH INFO", [])]
     evidence = [evidence_row("fever", i, ids, source=s, unresolved=u) for s, batch in (
         ("bm25", [(1, ["P::0"], 0), (2, ["P::0", "X::1"], 1), (3, [], 0)]),
         ("bge", [(1, [], 0), (2, ["Q::0"], 0), (3, ["Q::0"], 0)])) for i, ids, u in batch]
-    tsv = indicators.eligibility_summary_tsv(indicators.evidence_indicator_rows(claims, evidence))
-    assert tsv.splitlines()[1:3] == ["fever\tbge\tshort\t3\t2\t0.666667\t0.667\t0",
-                                     "fever\tbm25\tshort\t3\t2\t0.666667\t1.000\t1"]
+    table = indicators.eligibility_summary_table(indicators.evidence_indicator_rows(claims, evidence), 4)
+    write_report_tsv(table, tmp_path / "summary.tsv")
+    assert (tmp_path / "summary.tsv").read_text().splitlines()[1:3] == [
+        "fever\tbge\tshort\t3\t2\t0.6666666667\t0.6666666667\t0\t4",
+        "fever\tbm25\tshort\t3\t2\t0.6666666667\t1\t1\t4"]

@@ -145,7 +145,7 @@ def test_summary_tsv_reports_inputs_training_and_answer_shares(world):
     values = {(r[0], r[1], r[3], r[4]): r[5] for r in rows[1:]}
     assert values[("inputs", "train", "", "inputs")] == "400"
     assert values[("inputs", "dev", "", "sentinel_inputs")] == "0"
-    assert values[("inputs", "dev", "", "mean_units_used")] == "2.0"
+    assert values[("inputs", "dev", "", "mean_units_used")] == "2"
     assert values[("training", "train", "1", "distinct_examples")] == "32"
     shares = [float(v) for (part, _, _, metric), v in values.items() if part == "answers"]
     assert abs(sum(shares) - 1.0) < 1e-3
