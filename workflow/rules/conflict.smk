@@ -63,7 +63,7 @@ rule wikicontradict_generate:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=lambda wc: model_gpus(wc.wc_model),
+        **gpu_resources(lambda wc: model_gpus(wc.wc_model)),
     conda:
         CONFLICT_GEN_ENV
     script:
@@ -93,7 +93,7 @@ rule wikicontradict_judge:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=model_gpus(WC["judge"]["model"]),
+        **gpu_resources(model_gpus(WC["judge"]["model"])),
     conda:
         CONFLICT_GEN_ENV
     script:
@@ -123,7 +123,7 @@ rule wikicontradict_judge_human:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=model_gpus(WC["judge"]["model"]),
+        **gpu_resources(model_gpus(WC["judge"]["model"])),
     conda:
         CONFLICT_GEN_ENV
     script:
@@ -212,7 +212,7 @@ rule diffgr_generate:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=lambda wc: model_gpus(wc.dg_model),
+        **gpu_resources(lambda wc: model_gpus(wc.dg_model)),
     conda:
         CONFLICT_GEN_ENV
     script:

@@ -86,7 +86,7 @@ rule generate:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=lambda wc: model_gpus(wc.model),
+        **gpu_resources(lambda wc: model_gpus(wc.model)),
     conda:
         "../../envs/gpu-vllm.yaml" if config["generation"]["backend"] == "vllm" else "../../envs/cpu.yaml"
     script:

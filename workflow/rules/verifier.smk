@@ -69,7 +69,7 @@ rule train_verifier:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=1,
+        **gpu_resources(1),
     conda:
         "../../envs/gpu-vllm.yaml"
     script:
@@ -94,7 +94,7 @@ rule predict_verifier:
     resources:
         mem_mb=8000,
         runtime=120,
-        gpu=1,
+        **gpu_resources(1),
     conda:
         "../../envs/gpu-vllm.yaml"
     script:
