@@ -7,7 +7,7 @@ the environment from :meth:`SlurmCluster.env` (``SLURM_CONF``); :meth:`SlurmClus
 ends exactly the daemons it started. Needs root and the Debian packages ``slurm-wlm`` and
 ``munge``. ``ProctrackType=proctrack/linuxproc`` and ``TaskPlugin=task/none`` let slurmd run
 without cgroups; without slurmdbd ``sacct`` fails and the executor polls with ``squeue``,
-so finished jobs are kept in ``squeue`` for ``MinJobAge`` seconds.
+so finished jobs are kept in ``squeue`` for ``MinJobAge`` (an hour).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
-DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scancel")
+DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "srun", "squeue", "sinfo", "scancel")
 
 
 def missing_binaries() -> list[str]:
@@ -63,7 +63,7 @@ def slurm_conf(root: Path, host: str, cpus: int, ctld_port: int, slurmd_port: in
         "SelectType=select/cons_tres",
         "SelectTypeParameters=CR_Core",
         "ReturnToService=2",
-        "MinJobAge=300",
+        "MinJobAge=3600",  # finished jobs stay in squeue for the whole test (status polling, checks)
         "SlurmctldTimeout=30",
         "SlurmdTimeout=30",
         "MpiDefault=none",
@@ -84,10 +84,20 @@ class SlurmCluster:
         self.munge_socket = self.root / "munge" / "munge.socket"
         self._procs: list[subprocess.Popen] = []
         self._pidfiles: list[Path] = []
+        self._started_pids: list[int] = []
+
+    @property
+    def bin_dir(self) -> Path:
+        """Put first on PATH: an ``srun`` that finds this cluster's slurm.conf. The job-side
+        executor (snakemake-executor-plugin-slurm-jobstep 0.6.1) drops every ``SLURM_*`` variable,
+        ``SLURM_CONF`` included, before its inner ``srun``; a real cluster keeps slurm.conf at the
+        default path (or runs configless), this one keeps it in a temporary directory."""
+        return self.root / "bin"
 
     def env(self) -> dict[str, str]:
         """Environment for client commands (and the executor plugin) to reach this cluster."""
-        return dict(os.environ, SLURM_CONF=str(self.conf))
+        return dict(os.environ, SLURM_CONF=str(self.conf),
+                    PATH=f"{self.bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
 
     def start(self, timeout: float = 60) -> None:
         for sub in ("munge", "state", "spool"):
@@ -102,13 +112,19 @@ class SlurmCluster:
                         f"--pid-file={munge_pid}", f"--log-file={self.root / 'munge' / 'munged.log'}",
                         f"--seed-file={self.root / 'munge' / 'munged.seed'}"], check=True, capture_output=True)
         self._pidfiles.append(munge_pid)  # munged forks into the background and writes its pid file
+        self._started_pids.append(int(munge_pid.read_text().strip()))
         self.conf.write_text(slurm_conf(self.root, self.host, self.cpus, _free_port(), _free_port(),
                                         self.munge_socket))
+        self.bin_dir.mkdir(exist_ok=True)
+        shim = self.bin_dir / "srun"
+        shim.write_text(f'#!/bin/sh\nSLURM_CONF="{self.conf}" exec {_which("srun")} "$@"\n')
+        shim.chmod(0o755)
         env = self.env()
         for daemon in ("slurmctld", "slurmd"):
             log = open(self.root / f"{daemon}.stderr", "w")
             self._procs.append(subprocess.Popen([_which(daemon), "-D", "-f", str(self.conf)], env=env,
                                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+            self._started_pids.append(self._procs[-1].pid)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for proc in self._procs:
@@ -148,6 +164,21 @@ class SlurmCluster:
                 except (ValueError, ProcessLookupError):
                     pass
         self._pidfiles.clear()
+        deadline = time.monotonic() + 10
+        while self.started_pids_alive() and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+    def started_pids_alive(self) -> list[int]:
+        """Pids of daemons started here that still run (zombies waiting for a reaper excluded)."""
+        alive = []
+        for pid in self._started_pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (FileNotFoundError, IndexError):
+                continue
+            if state not in ("Z", "X"):
+                alive.append(pid)
+        return alive
 
     def __enter__(self) -> "SlurmCluster":
         try:
