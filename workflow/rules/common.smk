@@ -66,6 +66,22 @@ def generation_conda_env():
     return "../../envs/gpu-vllm.yaml" if config["generation"].get("backend") == "vllm" else "../../envs/cpu.yaml"
 
 
+def gpu_resources(gpus):
+    """Resources of every rule that wants a GPU (the one mechanism; use as ``**gpu_resources(n)``).
+
+    ``gpus``: the GPUs one job needs, an int or a function of the wildcards. Returns ``gpu`` (what
+    local runs count against ``--resources gpu=N`` and the SLURM plugin turns into ``--gpus``) and
+    ``slurm_partition``: config ``slurm_gpu_partition``, or none (the cluster's default partition,
+    never the CPU partition given by ``--default-resources slurm_partition=...``). With
+    ``gpu_jobs: cpu`` (the CPU route: a CPU-only cluster, or the demo through SLURM) the rule asks
+    for no GPU and runs where every other rule runs.
+    """
+    if config.get("gpu_jobs", "gpu") == "cpu":
+        return {"gpu": 0}
+    partition = config.get("slurm_gpu_partition")
+    return {"gpu": gpus, "slurm_partition": (lambda wildcards: partition)}
+
+
 FINAL_OUTPUTS = {}  # stage name -> function returning a list of targets; stages register here
 
 

@@ -62,7 +62,7 @@ rule wikicontradict_generate:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=lambda wc: model_gpus(wc.wc_model),
+        **gpu_resources(lambda wc: model_gpus(wc.wc_model)),
     conda:
         generation_conda_env()
     script:
@@ -94,7 +94,7 @@ rule wikicontradict_judge:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=model_gpus(WC["judge"]["model"]),
+        **gpu_resources(model_gpus(WC["judge"]["model"])),
     conda:
         generation_conda_env()
     script:
@@ -126,7 +126,7 @@ rule wikicontradict_judge_human:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=model_gpus(WC["judge"]["model"]),
+        **gpu_resources(model_gpus(WC["judge"]["model"])),
     conda:
         generation_conda_env()
     script:
@@ -217,7 +217,7 @@ rule diffgr_generate:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=lambda wc: model_gpus(wc.dg_model),
+        **gpu_resources(lambda wc: model_gpus(wc.dg_model)),
     conda:
         generation_conda_env()
     script:

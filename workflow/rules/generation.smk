@@ -72,7 +72,7 @@ rule generate:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=lambda wc: model_gpus(wc.model),
+        **gpu_resources(lambda wc: model_gpus(wc.model)),
     conda:
         generation_conda_env()
     script:

@@ -120,7 +120,7 @@ rule order_bge:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=1,
+        **gpu_resources(1),
     conda:
         "../../envs/cpu.yaml"
     script:

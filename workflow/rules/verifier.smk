@@ -66,7 +66,7 @@ rule train_verifier:
     resources:
         mem_mb=16000,
         runtime=240,
-        gpu=1,
+        **gpu_resources(1),
     conda:
         "../../envs/gpu-vllm.yaml"
     script:
@@ -91,7 +91,7 @@ rule predict_verifier:
     resources:
         mem_mb=8000,
         runtime=120,
-        gpu=1,
+        **gpu_resources(1),
     conda:
         "../../envs/gpu-vllm.yaml"
     script:
