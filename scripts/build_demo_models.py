@@ -31,5 +31,6 @@ build_demo_models(
     passage_version=snakemake.params.passage_version,
     reader_prompt=snakemake.params.reader_prompt,
     closed_book_prompt=snakemake.params.closed_book_prompt,
+    reader_system_message=snakemake.params.reader_system_message,
     out=snakemake.output[0],
 )

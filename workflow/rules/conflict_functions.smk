@@ -2,6 +2,8 @@
 # conflict.smk, which includes this file first (Snakemake's linter keeps functions and
 # rules in separate files).
 
+from evidence_ledger.conflict.reader_setup import reader_system_message_from_config
+
 DIFFGR_FILE_RUNS = ("hybrid", "generated", "retrieved", "closed_book")
 
 
@@ -27,6 +29,14 @@ def conflict_backend():
 def conflict_batch_size(model):
     """Generation batch size of ``model`` (from ``generation_backend_options``)."""
     return int(generation_backend_options(model)["batch_size"])
+
+
+def diffgr_reader_system_message(name):
+    """The DiffGR reader system message of model ``name`` ('' = none): ``diffgr.reader_system_message``
+    resolved for the model (per-model entry, else the default for its family)."""
+    return reader_system_message_from_config(
+        name, conflict_model_cfg(name), (config.get("diffgr") or {}).get("reader_system_message")
+    )
 
 
 def wikicontradict_human_labels():

@@ -37,6 +37,7 @@ rule build_demo_models:
         # functions, so that Snakemake does not read the prompts' {placeholders} as wildcards
         reader_prompt=lambda wc: demo_conflict_params()["reader_prompt"],
         closed_book_prompt=lambda wc: demo_conflict_params()["closed_book_prompt"],
+        reader_system_message=lambda wc: demo_reader_system_message(wc.model),
     wildcard_constraints:
         model=DEMO_MODEL_RE,
     threads: 1

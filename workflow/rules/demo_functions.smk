@@ -60,6 +60,15 @@ def demo_conflict_params():
     }
 
 
+def demo_reader_system_message(model):
+    """The DiffGR reader system message the conflict stage sends ``model`` (see
+    ``diffgr_reader_system_message``), so the demo model learns the reader prompts with it;
+    '' when the conflict tasks or the DiffGR study are off."""
+    if not demo_conflict_tasks_on() or "diffgr" not in config or not enabled("diffgr"):
+        return ""
+    return diffgr_reader_system_message(model)
+
+
 def demo_reranker_build():
     """``retrieval.reranker.build`` (None: the reranker is loaded from the Hub)."""
     return config["retrieval"]["reranker"].get("build")

@@ -16,8 +16,18 @@ How the original code (RetrieveOrGenerated) does it, and what is followed here:
 * The reader prompt is ``prompt`` with ``{background}`` = the passages, each prefixed by a
   newline and with its own newlines replaced by spaces (the original ``rmreturn``), and
   ``{query}`` = the question; the closed-book run uses ``closed_book_prompt`` (``{query}`` only).
-  The hybrid run lists the generated passage first (``generated_first``) or the retrieved
-  passage first (``retrieved_first``): the order is a factor of the evaluation.
+  The hybrid run's context order is a factor of the evaluation: ``random`` (the official,
+  primary run: ``read.py --merge_order random`` after ``random.seed(4)``, one shuffle per
+  question in record order; :func:`conflict.reader_setup.official_random_arrangements`),
+  ``generated_first`` and ``retrieved_first`` (the official fixed orders, reported beside
+  it). Each hybrid row records the arrangement the reader saw (``context_order``).
+* The reader's messages: an optional system message (``diffgr.reader_system_message``; for
+  Llama- and Qwen-family models the official Llama reader's ``':%d,'`` format instruction)
+  followed by the user prompt.
+* Scoring uses the raw responses (``raw_response``): the official in-context check and the
+  exact matches run on the response as generated, normalisation happening inside the scorer.
+  (A stripped answer changes the in-context check: `` Canberra`` passes it, ``Canberra``
+  need not.)
 * Length control: per question, ``length_rel_diff = |words(gen) - words(ret)| / words(ret)``
   (0 when both are empty, infinity when only the retrieved passage is empty); a pair is
   *within* the threshold when ``length_rel_diff <= threshold`` (default 0.03).
@@ -34,10 +44,12 @@ import numpy as np
 
 from ..accounting.bootstrap import bootstrap_draws, percentile_interval
 from ..scoring.diffgr import MergedItem, build_conflict_sets, classify_hybrid_answer, subset_preference
+from .reader_setup import GENERATED_FIRST, RETRIEVED_FIRST, official_random_arrangements
 from .requests import greedy_sampling, provenance_columns, request_columns
 
 RUNS = ("hybrid", "generated", "retrieved", "closed_book")
-ORDERS = ("generated_first", "retrieved_first")
+ORDERS = ("random", GENERATED_FIRST, RETRIEVED_FIRST)
+OFFICIAL_SHUFFLE_SEED = 4
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
 
 
@@ -91,7 +103,8 @@ def render_reader_prompt(prompt: str, closed_book_prompt: str, question: str,
 
 
 def run_passages(run: str, order: str, generated: str, retrieved: str) -> list[str]:
-    """Passages of one reader run, in order. ``order`` matters only for ``hybrid``."""
+    """Passages of one reader run, in order. ``order`` (a fixed arrangement, ``generated_first``
+    or ``retrieved_first``) matters only for ``hybrid``."""
     if run == "hybrid":
         if order == "generated_first":
             return [generated, retrieved]
@@ -108,22 +121,28 @@ def run_passages(run: str, order: str, generated: str, retrieved: str) -> list[s
 
 
 def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt: str,
-                        orders: Sequence[str]) -> tuple[list[dict], list[dict]]:
+                        orders: Sequence[str],
+                        shuffle_seed: int = OFFICIAL_SHUFFLE_SEED) -> tuple[list[dict], list[dict]]:
     """Reader prompts for every question and run, plus per-question length statistics.
 
     ``records`` are CONFLICT_QA_RECORDS rows (``question_id``, ``question``, ``answers``,
     ``generated_passages``, ``retrieved_passages``); the first retrieved passage is used (the
     original's ``ctxs_num 1``) and the generated passage closest to it in length.
-    Returns ``(prompts, lengths)``: prompt rows ``(question_id, run, order, prompt)`` with
-    ``order == ""`` for the single-context and closed-book runs; length rows
+    Order ``random`` arranges each question's two passages as the official random merge
+    does (one shuffle per record, in the given order, from ``random.Random(shuffle_seed)``).
+    Returns ``(prompts, lengths)``: prompt rows ``(question_id, run, order, context_order,
+    prompt)`` with ``order == context_order == ""`` for the single-context and closed-book
+    runs (``context_order`` = the arrangement the hybrid reader saw); length rows
     ``(question_id, generated_index, gen_words, ret_words, length_ratio, length_rel_diff)``.
     A record without a generated or retrieved passage raises ``ValueError`` naming it.
     """
     for o in orders:
         if o not in ORDERS:
             raise ValueError(f"unknown context order {o!r}; use one of {ORDERS}")
+    records = list(records)
+    shuffled = official_random_arrangements(len(records), shuffle_seed) if "random" in orders else []
     prompts, lengths = [], []
-    for rec in records:
+    for k, rec in enumerate(records):
         qid = rec["question_id"]
         gens, rets = list(rec["generated_passages"]), list(rec["retrieved_passages"])
         if not gens or not rets:
@@ -137,8 +156,9 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
                         "length_ratio": length_ratio(gw, rw), "length_rel_diff": length_rel_diff(gw, rw)})
         plan = [("hybrid", o) for o in orders] + [("generated", ""), ("retrieved", ""), ("closed_book", "")]
         for run, order in plan:
-            passages = run_passages(run, order, generated, retrieved)
-            prompts.append({"question_id": qid, "run": run, "order": order,
+            arrangement = shuffled[k] if order == "random" else order
+            passages = run_passages(run, arrangement, generated, retrieved)
+            prompts.append({"question_id": qid, "run": run, "order": order, "context_order": arrangement,
                             "prompt": render_reader_prompt(prompt, closed_book_prompt, rec["question"], passages)})
     return prompts, lengths
 
@@ -170,20 +190,26 @@ def diffgr_from_counts(gen_ans, ir_ans):
 
 # ----------------------------------------------------------------------------- end to end
 def reader_request_rows(records: Sequence[dict], model: str, dataset: str, prompt: str, closed_book_prompt: str,
-                        orders: Sequence[str], max_new_tokens: int, seed: int,
-                        threshold: float) -> tuple[list[dict], list[dict]]:
-    """Request rows (DIFFGR_READER_ANSWERS columns up to ``request_id``) and DIFFGR_LENGTHS rows."""
+                        orders: Sequence[str], max_new_tokens: int, seed: int, threshold: float,
+                        system_message: str = "",
+                        shuffle_seed: int = OFFICIAL_SHUFFLE_SEED) -> tuple[list[dict], list[dict]]:
+    """Request rows (DIFFGR_READER_ANSWERS columns up to ``request_id``) and DIFFGR_LENGTHS rows.
+
+    ``system_message`` ('' = none) precedes every user prompt; ``shuffle_seed`` seeds the
+    ``random`` order's arrangements."""
     sampling = greedy_sampling(max_new_tokens, seed)
-    prompts, lengths = plan_reader_prompts(records, prompt, closed_book_prompt, orders)
+    prompts, lengths = plan_reader_prompts(records, prompt, closed_book_prompt, orders, shuffle_seed)
     rows = [{"model": model, "dataset": dataset, "question_id": p["question_id"], "run": p["run"],
-             "order": p["order"], **request_columns(p["prompt"], sampling)} for p in prompts]
+             "order": p["order"], "context_order": p["context_order"],
+             **request_columns(p["prompt"], sampling, system_message)} for p in prompts]
     length_rows = [{"dataset": dataset, **ln, "within_threshold": bool(ln["length_rel_diff"] <= threshold)}
                    for ln in lengths]
     return rows, length_rows
 
 
 def reader_answer_rows(request_rows: Sequence[dict], generations: Sequence) -> list[dict]:
-    """DIFFGR_READER_ANSWERS rows: request + verbatim response, ``answer`` = stripped response."""
+    """DIFFGR_READER_ANSWERS rows: request + verbatim response, ``answer`` = stripped response
+    (for display; the scorer reads ``raw_response``)."""
     if len(request_rows) != len(generations):
         raise ValueError(f"{len(request_rows)} requests but {len(generations)} generations")
     return [{**r, "raw_response": g.text, "answer": g.text.strip(), **provenance_columns(g)}
@@ -194,14 +220,15 @@ def merged_items(answer_rows: Sequence[dict], records: Sequence[dict], length_ro
                  order: str) -> list[tuple[str, "object"]]:
     """``(question_id, scoring.diffgr.MergedItem)`` per question for one hybrid context order.
 
-    The passages are the ones the readers saw (first retrieved, chosen generated). A question
-    missing any of its four reader answers raises ``ValueError`` naming it.
+    The passages are the ones the readers saw (first retrieved, chosen generated); the
+    answers are the raw responses (the official check runs on the response as generated).
+    A question missing any of its four reader answers raises ``ValueError`` naming it.
     """
     answers: dict[tuple[str, str], str] = {}
     for a in answer_rows:
         if a["run"] == "hybrid" and a["order"] != order:
             continue
-        answers[(a["question_id"], a["run"])] = a["answer"]
+        answers[(a["question_id"], a["run"])] = a["raw_response"]
     chosen = {ln["question_id"]: ln["generated_index"] for ln in length_rows}
     out = []
     for rec in records:

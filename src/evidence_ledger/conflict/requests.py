@@ -27,13 +27,16 @@ def greedy_sampling(max_new_tokens: int, seed: int) -> SamplingSpec:
                         max_new_tokens=int(max_new_tokens), seed=int(seed))
 
 
-def user_messages(prompt: str) -> list[dict]:
-    return [{"role": "user", "content": prompt}]
+def user_messages(prompt: str, system_message: str = "") -> list[dict]:
+    """Chat messages of one request: the system message when non-empty, then the user prompt."""
+    msgs = [{"role": "system", "content": system_message}] if system_message else []
+    return msgs + [{"role": "user", "content": prompt}]
 
 
-def request_columns(prompt: str, sampling: SamplingSpec) -> dict:
-    """Columns ``messages``, sampling fields and ``request_id`` of one request row."""
-    msgs = user_messages(prompt)
+def request_columns(prompt: str, sampling: SamplingSpec, system_message: str = "") -> dict:
+    """Columns ``messages``, sampling fields and ``request_id`` of one request row
+    (``system_message`` '' = the user message alone)."""
+    msgs = user_messages(prompt, system_message)
     return {"messages": msgs, **sampling.as_dict(), "request_id": request_id(msgs, sampling)}
 
 

@@ -31,7 +31,8 @@ def build_demo_models(*, claims: list, units: list, wikicontradict: list = (), f
                       seed: int | None = None, vocab_size: int | None = None, max_seconds: float | None = None,
                       conflict_tasks: bool = False, conflict_steps: int = 0, conflict_weights: dict | None = None,
                       templates: list | None = None, passage_version: str | None = None,
-                      reader_prompt: str | None = None, closed_book_prompt: str | None = None, out) -> dict:
+                      reader_prompt: str | None = None, closed_book_prompt: str | None = None,
+                      reader_system_message: str = "", out) -> dict:
     """Build one tiny chat model (``arch``: qwen3 | llama31) into ``out``; return its training stats.
 
     ``claims`` / ``units``: CLAIMS (train split) and UNITS paths of the training datasets, in
@@ -39,7 +40,8 @@ def build_demo_models(*, claims: list, units: list, wikicontradict: list = (), f
     defaults. With ``conflict_tasks`` the conflict-task mixture of :mod:`.conflict_tasks` is
     added (``conflict_steps`` more steps, per-task ``conflict_weights``), built from
     ``wikicontradict`` (WIKICONTRADICT_INSTANCES paths), ``fewshot`` (judge few-shot JSONL),
-    ``reader_records`` (CONFLICT_QA_RECORDS paths) and the conflict stage's prompt settings.
+    ``reader_records`` (CONFLICT_QA_RECORDS paths) and the conflict stage's prompt settings
+    (``reader_system_message``: the DiffGR reader system message this model is sent).
     """
     examples, texts = [], []
     for claims_path, units_path in zip(claims, units):
@@ -60,7 +62,7 @@ def build_demo_models(*, claims: list, units: list, wikicontradict: list = (), f
         records = [r for f in reader_records for r in read_table(f, CONFLICT_QA_RECORDS).to_pylist()]
         extra, counts = conflict_mixture(wc_rows, templates, examples_fewshot, records, reader_prompt,
                                          closed_book_prompt, conflict_weights or {}, passage_version,
-                                         seed=training.get("seed", 0))
+                                         seed=training.get("seed", 0), reader_system_message=reader_system_message)
         extra_steps = int(conflict_steps)
         log.info("conflict tasks: %s pairs (after weighting), %d extra steps", counts, extra_steps)
     stats = build_demo_model(

@@ -111,18 +111,22 @@ wrote the response; `conflict_type` comes from the instance table.""",
 
 DIFFGR_READER_ANSWERS = TableSchema(
     name="diffgr_reader_answers",
-    version=1,
+    version=2,
     doc="""One row per (model, dataset, question, reader run[, order]). `run` is hybrid /
-generated / retrieved / closed_book; `order` is generated_first / retrieved_first for the
-hybrid run and '' otherwise. `raw_response` is verbatim; `answer` = `raw_response` with
-outer whitespace stripped (the reader answer the scorer compares; SQuAD normalisation
-happens in scoring). Greedy, `max_new_tokens` from config.""",
+generated / retrieved / closed_book; `order` is the hybrid run's context-order factor level
+(random = the official `--merge_order random` run, generated_first, retrieved_first) and ''
+otherwise; `context_order` is the arrangement that hybrid reader saw (generated_first /
+retrieved_first; '' for the other runs). `messages` are the optional reader system message
+and the user prompt. `raw_response` is verbatim and is what the scorer compares (SQuAD
+normalisation happens in scoring); `answer` = `raw_response` with outer whitespace stripped,
+for display. Greedy, `max_new_tokens` from config. v2 added `context_order`.""",
     schema=pa.schema([
         ("model", pa.string()),
         ("dataset", pa.string()),
         ("question_id", pa.string()),
         ("run", pa.string()),
         ("order", pa.string()),
+        ("context_order", pa.string()),
         ("messages", pa.list_(MESSAGE)),
         *_SAMPLING,
         ("request_id", pa.string()),

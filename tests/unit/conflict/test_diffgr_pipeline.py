@@ -1,5 +1,6 @@
 """DiffGR pipeline: reader prompts, context order, length control (pure functions)."""
 import math
+import random
 
 import pytest
 
@@ -58,8 +59,8 @@ def test_newlines_inside_a_passage_become_spaces():
 
 
 def test_bad_order_and_missing_passages_are_refused():
-    with pytest.raises(ValueError, match="random"):
-        dp.plan_reader_prompts([REC], PROMPT, CLOSED, ["random"])
+    with pytest.raises(ValueError, match="shuffled"):
+        dp.plan_reader_prompts([REC], PROMPT, CLOSED, ["shuffled"])
     with pytest.raises(ValueError, match="question q1"):
         dp.plan_reader_prompts([{**REC, "generated_passages": []}], PROMPT, CLOSED, ["generated_first"])
 
@@ -87,7 +88,7 @@ def _records_and_answers():
     for q, (g, r, c, h1, h2) in runs.items():
         for run, order, a in (("generated", "", g), ("retrieved", "", r), ("closed_book", "", c),
                               ("hybrid", "generated_first", h1), ("hybrid", "retrieved_first", h2)):
-            answers.append({"question_id": q, "run": run, "order": order, "answer": a})
+            answers.append({"question_id": q, "run": run, "order": order, "raw_response": a, "answer": a})
     lengths = [{"question_id": q, "generated_index": 0} for q in golds]
     return records, answers, lengths
 
@@ -135,6 +136,117 @@ def test_missing_reader_answer_is_an_error_naming_the_question():
         dp.merged_items(answers, records, lengths, "generated_first")
 
 
+# ----------------------------------------------------------------------------- the official reader setup
+def _numbered_records(n):
+    return [{"question_id": f"q{k}", "question": f"Question {k}?", "answers": [f"A{k}"],
+             "generated_passages": [f"Generated passage number {k}."],
+             "retrieved_passages": [f"Retrieved passage number {k}."]} for k in range(n)]
+
+
+def test_random_order_replays_the_official_read_py_shuffles():
+    """read.py: ``random.seed(4)`` at import, then per item in file order
+    ``ctxs = generated_passage[:1] + retrieved_passage[:1]; random.shuffle(ctxs)``.
+    The reference below replays that with the module-level ``random`` functions."""
+    records = _numbered_records(40)
+    state = random.getstate()
+    try:
+        random.seed(4)
+        reference = []
+        for rec in records:
+            ctxs = rec["generated_passages"][:1] + rec["retrieved_passages"][:1]
+            random.shuffle(ctxs)
+            reference.append(ctxs)
+    finally:
+        random.setstate(state)
+    prompts, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random", "generated_first", "retrieved_first"])
+    hybrid = {(p["question_id"], p["order"]): p for p in prompts if p["run"] == "hybrid"}
+    for rec, ctxs in zip(records, reference):
+        row = hybrid[(rec["question_id"], "random")]
+        assert row["prompt"] == PROMPT.format(background=f"\n{ctxs[0]}\n{ctxs[1]}", query=rec["question"])
+        first = "generated_first" if ctxs[0] == rec["generated_passages"][0] else "retrieved_first"
+        assert row["context_order"] == first
+        # the fixed orders stay as levels beside it, with their own arrangement
+        assert hybrid[(rec["question_id"], "generated_first")]["context_order"] == "generated_first"
+        assert hybrid[(rec["question_id"], "retrieved_first")]["context_order"] == "retrieved_first"
+    assert {r["context_order"] for (q, o), r in hybrid.items() if o == "random"} == {"generated_first",
+                                                                                     "retrieved_first"}
+    singles = [p for p in prompts if p["run"] != "hybrid"]
+    assert {(p["order"], p["context_order"]) for p in singles} == {("", "")}
+
+
+def test_random_order_does_not_depend_on_the_other_orders_or_global_random_state():
+    records = _numbered_records(15)
+    random.seed(12345)
+    a, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random"])
+    random.random()
+    b, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["generated_first", "random"])
+    pick = lambda rows: [r["context_order"] for r in rows if r["order"] == "random"]  # noqa: E731
+    assert pick(a) == pick(b)
+    c, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random"], shuffle_seed=5)
+    assert pick(c) != pick(a)
+
+
+OFFICIAL_LLAMA_READER = ("Your response must strictly adhere to the format ':%d,' where %d is a single word or phrase. "
+                         "The reply must begin with a colon and contain no additional verbosity. "
+                         "An example of a good response: ':Joe Biden'")
+
+
+def test_reader_requests_send_the_system_message_before_the_prompt():
+    rows, _ = dp.reader_request_rows([REC], "m", "nqcc", PROMPT, CLOSED, ["random"], 10, 0, 0.03,
+                                     system_message=OFFICIAL_LLAMA_READER)
+    assert len(rows) == 4
+    for row in rows:
+        assert [m["role"] for m in row["messages"]] == ["system", "user"]
+        assert row["messages"][0]["content"] == OFFICIAL_LLAMA_READER
+    plain, _ = dp.reader_request_rows([REC], "m", "nqcc", PROMPT, CLOSED, ["random"], 10, 0, 0.03)
+    assert [m["role"] for m in plain[0]["messages"]] == ["user"]
+    assert plain[0]["request_id"] != rows[0]["request_id"]
+
+
+@pytest.mark.parametrize("config_file", ["config/config.yaml", "config/paper.yaml"])
+def test_config_default_reader_system_message_is_the_official_llama_readers(config_file):
+    import yaml
+
+    from evidence_ledger.conflict.reader_setup import reader_system_message_from_config
+    cfg = yaml.safe_load((REPO_ROOT / config_file).read_text())
+    block = cfg["diffgr"]["reader_system_message"]
+    for name in cfg["diffgr"]["models"]:
+        assert reader_system_message_from_config(name, cfg["models"][name], block) == OFFICIAL_LLAMA_READER, name
+    assert cfg["diffgr"]["context_orders"][0] == "random" and cfg["diffgr"]["random_order_seed"] == 4
+
+
+def test_reader_system_message_by_family_and_override():
+    from evidence_ledger.conflict.reader_setup import reader_system_message
+    fam = ["llama", "qwen"]
+    assert reader_system_message("r1", "meta-llama/Llama-3.1-8B-Instruct", "SYS", fam) == "SYS"
+    assert reader_system_message("qwen3", "", "SYS", fam) == "SYS"
+    assert reader_system_message("mistral", "mistralai/Mistral-7B-Instruct-v0.3", "SYS", fam) == ""
+    assert reader_system_message("r1", "meta-llama/Llama-3.1-8B-Instruct", "SYS", fam, {"r1": ""}) == ""
+    assert reader_system_message("mistral", "mistralai/x", "SYS", fam, {"mistral": "OWN"}) == "OWN"
+
+
+def test_in_context_check_runs_on_the_raw_response():
+    """Retrieved passage "The capital of Australia is Canberra.", retrieved-only response
+    " Canberra". The official check ``has_answer(" Canberra", passage)`` treats each
+    character as an answer; the space has no token, so the empty sequence matches: in
+    context. Stripped to "Canberra", no single letter is a token of the passage: not in
+    context, and the item would be dropped. The generated-only response " Sydney" likewise
+    passes on its passage; gold "Canberra" -> retrieved right, generated wrong -> AIR."""
+    rec = {"question_id": "q1", "question": "What is the capital of Australia?", "answers": ["Canberra"],
+           "generated_passages": ["The capital of Australia is Sydney."],
+           "retrieved_passages": ["The capital of Australia is Canberra."]}
+    raw = {"generated": " Sydney", "retrieved": " Canberra", "closed_book": " unknown", "hybrid": " Canberra"}
+    rows = [{"question_id": "q1", "run": run, "order": "random" if run == "hybrid" else "",
+             "raw_response": text, "answer": text.strip()} for run, text in raw.items()]
+    lengths = [{"question_id": "q1", "generated_index": 0}]
+    (qid, item), = dp.merged_items(rows, [rec], lengths, "random")
+    assert item.ir_ans == " Canberra"
+    assert dp.cc_stage(item) == "AIR"
+    stripped = [{**r, "raw_response": r["answer"]} for r in rows]
+    (_, item_s), = dp.merged_items(stripped, [rec], lengths, "random")
+    assert dp.cc_stage(item_s) == "not_in_context"
+
+
 # ----------------------------------------------------------------------------- through Snakemake
 @pytest.mark.workflow
 def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
@@ -150,7 +262,6 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
     import pandas as pd
     import yaml
 
-    from conftest import REPO_ROOT
     from evidence_ledger.demo.tiny_models import ARCHS, build_untrained_model, train_tokenizer
     from evidence_ledger.scoring.diffgr import score_files
 

@@ -80,3 +80,23 @@ def test_template_52_targets_parse_and_outputs_vary_across_items():
     t5 = {dt.wikicontradict_target("5", "A1", "B2", f"{k}:5") for k in range(40)}
     assert {"A1", "B2"} < t5 and any("A1" in t and "B2" in t for t in t5)
     assert all(a for _, a in pairs)
+
+
+def test_reader_pairs_carry_the_readers_system_message_as_the_conflict_stage_sends_it():
+    from evidence_ledger.conflict.diffgr_pipeline import reader_request_rows
+
+    sys_msg = CFG["diffgr"]["reader_system_message"]["default"]
+    pairs, _ = dt.diffgr_reader_pairs(RECORDS, PROMPT, CLOSED, system_message=sys_msg)
+    sent, _ = reader_request_rows(RECORDS, "m", "nqcc", PROMPT, CLOSED, ["random"], 10, 0, 0.03, sys_msg)
+    sent_single = [r["messages"] for r in sent if r["run"] != "hybrid"]
+    assert [m for m, _ in pairs] == sent_single
+    assert all(m[0] == {"role": "system", "content": sys_msg} for m, _ in pairs)
+    mixed, _ = dt.conflict_mixture([], TEMPLATES, FEWSHOT, RECORDS, PROMPT, CLOSED, {"diffgr_reader": 1},
+                                   reader_system_message=sys_msg)
+    assert [m for m, _ in mixed] == sent_single
+
+
+def test_consistent_control_detection_targets_parse():
+    det = [wc.parse_conflict_detection(dt.wikicontradict_target("5.2-control", "A", "B", f"{k}:5.2-control"))
+           for k in range(20)]
+    assert set(det) == {"yes", "no"} and det.count("no") > det.count("yes")
