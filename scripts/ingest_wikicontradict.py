@@ -6,4 +6,5 @@ from evidence_ledger.datasets.stage import ingest_wikicontradict
 log_to_rule_log(snakemake.log[0])
 ingest_wikicontradict(csv=snakemake.input.csv, full_json=snakemake.input.get("full_json"),
                       instances=snakemake.output.instances,
-                      standalone_fields=list(snakemake.params.standalone_fields))
+                      standalone_fields=list(snakemake.params.standalone_fields),
+                      consistent_fields=snakemake.params.consistent_fields)

@@ -136,6 +136,7 @@ rule wikicontradict_judge_human:
 rule wikicontradict_metrics:
     input:
         judgements=expand("results/wikicontradict/{wc_model}/judgements.parquet", wc_model=WC["models"]),
+        instances="results/ingest/wikicontradict/instances.parquet",
         human_judged=(
             "results/wikicontradict/judge_agreement/judgements.parquet" if wikicontradict_human_labels() else []
         ),
@@ -178,6 +179,7 @@ rule wikicontradict_metrics:
         "logs/conflict/wikicontradict_metrics.benchmark.tsv"
     params:
         templates=WC["templates"],
+        passage_version=WC.get("passage_version", "rag_qa"),
     threads: 1
     resources:
         mem_mb=2000,
@@ -204,7 +206,9 @@ rule diffgr_generate:
         dataset=lambda wc: wc.dg_dataset,
         prompt=lambda wc: DG["prompt"],
         closed_book_prompt=lambda wc: DG["closed_book_prompt"],
+        system_message=lambda wc: diffgr_reader_system_message(wc.dg_model),
         context_orders=DG["context_orders"],
+        shuffle_seed=DG.get("random_order_seed", 4),
         max_new_tokens=DG["max_new_tokens"],
         seed=DG["seed"],
         length_threshold=DG["length_threshold"],

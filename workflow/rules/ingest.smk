@@ -51,6 +51,7 @@ rule ingest_wikicontradict:
         "logs/ingest/ingest_wikicontradict.benchmark.tsv"
     params:
         standalone_fields=lambda wc: wikicontradict_standalone_fields(),
+        consistent_fields=lambda wc: config["data"]["wikicontradict"].get("consistent_fields"),
     threads: 1
     resources:
         mem_mb=1000,

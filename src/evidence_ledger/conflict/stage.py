@@ -30,6 +30,7 @@ from ..tables import read_frame, read_table, write_table
 from ..tables.conflict import (DIFFGR_CC_ITEMS, DIFFGR_LENGTHS, DIFFGR_READER_ANSWERS, WC_HUMAN_JUDGED,
                                WC_JUDGEMENTS, WC_REQUESTS, WC_RESPONSES)
 from ..tables.conflict_inputs import CONFLICT_QA_RECORDS, WIKICONTRADICT_INSTANCES
+from . import wikicontradict as wc
 from . import wikicontradict_metrics as wm
 from .diffgr_pipeline import (ORDERS, cc_item_rows, diffgr_summary_rows, length_summary, merged_items,
                               reader_answer_rows, reader_request_rows)
@@ -104,17 +105,24 @@ def wikicontradict_judge_human(*, human, instances, fewshot, model_dir=None, jud
     log.info("judge %s on %d human-labelled responses", judge_model, len(items))
 
 
-def wikicontradict_metrics(*, judgements: Sequence, human_judged=None, templates: Sequence[str], rates_out,
-                           detection_out, agreement_out=None, confusion_out=None) -> None:
-    """Judged tables -> TSVs: rates per model x template, 5.2 conflict detection and, with
-    ``human_judged``, judge agreement (overall and per template) and its confusion table."""
+def wikicontradict_metrics(*, judgements: Sequence, instances, human_judged=None, templates: Sequence[str],
+                           passage_version: str = "rag_qa", rates_out, detection_out, agreement_out=None,
+                           confusion_out=None) -> None:
+    """Judged tables -> TSVs: rates per model x template (with the same-passage exclusions
+    per template, from ``instances``), 5.2 conflict detection beside the 5.2-control false
+    detection and, with ``human_judged``, judge agreement (overall and per template; with the
+    unparseable judge outputs kept and excluded) and its confusion table."""
     judged = pd.concat([read_frame(p, WC_JUDGEMENTS) for p in judgements], ignore_index=True)
-    rates = wm.judged_rates(judged, template_order=list(templates))
+    inst = wc.instances_from_records(read_table(instances, WIKICONTRADICT_INSTANCES).to_pylist(), passage_version)
+    excluded = pd.DataFrame(wc.excluded_counts(inst, list(templates)))
+    rates = wm.judged_rates(judged, template_order=list(templates), excluded=excluded)
     write_report_tsv(rates, rates_out)
-    det = judged[judged["template"] == "5.2"][["model", "conflict_type", "detection"]]
-    detection = wm.conflict_detection_rates(det) if len(det) else pd.DataFrame(
-        columns=["model", "conflict_type", "n", "n_yes", "n_no", "n_unparseable", "detection_rate"])
-    write_report_tsv(detection, detection_out)
+    kinds = wc.consistent_context_kinds(inst)
+    consistent = "+".join(k for k in wc.CONSISTENT_KINDS if kinds[k]) or "none"
+    write_report_tsv(wm.detection_with_control(judged, consistent), detection_out)
+    log.info("same-passage exclusions per template: %s; consistent contexts: %s",
+             {r["template"]: r["n_excluded"] for r in wc.excluded_counts(inst, list(templates))
+              if r["conflict_type"] == "all"}, kinds)
     if human_judged:
         agreement, confusion = wm.judge_agreement_tables(read_frame(human_judged, WC_HUMAN_JUDGED))
         write_report_tsv(agreement, agreement_out)
@@ -123,19 +131,24 @@ def wikicontradict_metrics(*, judgements: Sequence, human_judged=None, templates
 
 
 def diffgr_generate(*, records, model_dir=None, model: str, dataset: str, prompt: str, closed_book_prompt: str,
-                    context_orders: Sequence[str], max_new_tokens: int, seed: int, length_threshold: float,
+                    system_message: str = "", context_orders: Sequence[str], shuffle_seed: int = 4,
+                    max_new_tokens: int, seed: int, length_threshold: float,
                     model_cfg: Mapping, backend: str, backend_options: Mapping, batch_size: int, cache_dir: str,
                     answers_out, lengths_out) -> None:
-    """Records -> the four reader runs of one model (hybrid in each context order) + context lengths."""
+    """Records -> the four reader runs of one model (hybrid in each context order) + context lengths.
+
+    ``system_message`` ('' = none) precedes every reader prompt; ``shuffle_seed`` seeds the
+    official random context order (``read.py``: 4)."""
     record_rows = read_table(records, CONFLICT_QA_RECORDS).to_pylist()
     rows, lengths = reader_request_rows(record_rows, model, dataset, prompt, closed_book_prompt,
-                                        list(context_orders), max_new_tokens, seed, length_threshold)
+                                        list(context_orders), max_new_tokens, seed, length_threshold,
+                                        system_message, shuffle_seed)
     gens = generate_for_rows(rows, model, model_cfg, backend, backend_options, cache_dir, local_dir=model_dir,
                              batch_size=batch_size, tag=f"diffgr-{model}-{dataset}",
                              progress=_progress_logger(len(rows), f"diffgr {model} {dataset}"))
     write_table(DIFFGR_READER_ANSWERS.from_rows(reader_answer_rows(rows, gens)), answers_out, DIFFGR_READER_ANSWERS)
     write_table(DIFFGR_LENGTHS.from_rows(lengths), lengths_out, DIFFGR_LENGTHS)
-    log.info("%s %s: %d reader answers", model, dataset, len(rows))
+    log.info("%s %s: %d reader answers (system message: %r)", model, dataset, len(rows), system_message)
 
 
 def diffgr_score(*, answers: Sequence, lengths: Sequence, records: Sequence, datasets: Sequence[str], restrict: bool,

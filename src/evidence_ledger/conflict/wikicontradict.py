@@ -5,35 +5,53 @@ In:  WikiContradict instances (question, passage 1 / 2, answer 1 / 2, conflict t
 Out: one rendered user prompt per (instance, template), with the gold-answer list the judge
      compares the response against.
 
-Templates follow the paper's Section 3.4 and Appendix B (Hou et al., 2024, arXiv 2406.13805):
+Templates follow the paper's Section 3.4 and Appendix B (Hou et al., 2024, arXiv 2406.13805).
+Every prompt has the paper's parts in the paper's order: the instruction, then
+``Question: ...``, then ``Context: ...`` (the passages, one per line); there is no trailing
+``Answer:`` cue (the paper's templates have none). The conflict-detection templates end with
+the answer format they ask for, which :func:`parse_conflict_detection` parses.
 
-=========  =====================================================  ============================
-id         context                                                gold answers for the judge
-=========  =====================================================  ============================
-1          none (internal knowledge)                              answer 1 and answer 2
-2          passage 1                                              answer 1
-3          passage 2                                              answer 2
-4          passage 1, passage 2                                   answer 1 and answer 2
-5          passage 1, passage 2 + "reflect contradictory view"    answer 1 and answer 2
-5.1        passage 2, passage 1 (swapped) + same instruction      answer 1 and answer 2
-5.2        passage 1, passage 2; say whether they conflict,       answer 1 and answer 2
-           then a short answer and an explanation
-control    passage 1, passage 1 (consistent context) + the        answer 1
-           template-5 instruction
-=========  =====================================================  ============================
+===========  ===================================================  ==========================
+id           context                                              gold answers for the judge
+===========  ===================================================  ==========================
+1            none (internal knowledge)                            answer 1 and answer 2
+2            passage 1                                            answer 1
+3            passage 2                                            answer 2
+4            passage 1, passage 2                                 answer 1 and answer 2
+5            passage 1, passage 2 + "reflect contradictory view"  answer 1 and answer 2
+5.1          passage 2, passage 1 (swapped) + same instruction    answer 1 and answer 2
+5.2          passage 1, passage 2; say whether they conflict,     answer 1 and answer 2
+             then a short answer and an explanation
+control      consistent context + the template-5 instruction      answer 1
+5.2-control  consistent context + the 5.2 instruction             answer 1
+===========  ===================================================  ==========================
+
+The consistent context (the paper's Prompt 5.4) is the release's two modified consistent
+passages when the instance carries them (``consistent1`` / ``consistent2``, from the full
+JSON's configured fields; :func:`consistent_context_kind` ``modified_passages``), otherwise
+passage 1 twice (``passage1_twice``). 5.2 on real conflicts gives the detection rate, 5.2 on
+the consistent context the false-detection rate (the paper: models "confirm" a conflict in
+44% / 48% of consistent cases).
 
 Edge-case rules (decisions, documented in config/README.md):
 * ``same_passage`` instances (both conflicting statements inside one passage; the release's
-  ``samepassage == "Same"``) put that passage in the context **once** for every two-passage
-  template, exactly as the release's ``merged_context`` does; 5.1 then equals 5 in content.
-* The consistent-context control only exists for instances whose two passages differ
-  (for a same-passage instance, repeating the passage would repeat the contradiction);
-  :func:`render_requests` reports how many instances it skipped for it.
+  ``samepassage == "Same"``; 63 of 253, 58 with ``context1 == context2``) put that passage
+  in the context **once** for every two-passage template, exactly as the release's
+  ``merged_context`` does; 5.1 then equals 5 in content.
+* Templates 2 and 3 show one passage and expect one answer each; for a same-passage
+  instance no response can satisfy that, so they are **excluded** unless the stand-alone
+  passages of the full JSON are used (``standalone``: the two statements then come as two
+  separate passages). The passage-1-twice control is excluded for them too (repeating the
+  passage would repeat the contradiction). :func:`render_requests` counts the exclusions
+  per template; the metrics table shows them (:func:`excluded_counts`).
 * Template 1's gold list is both answers: the question has two answers in the benchmark,
   and the rubric asks for all of them.
 
 Any change to a template's text or context rule bumps ``TEMPLATE_SET_VERSION``; the
 version is written into every request row so cached responses of older texts are not mixed.
+v2: the paper's part order (instruction, question, context), no ``Answer:`` cue, 5.2 ends
+with its format, same-passage exclusion from 2 / 3, the 5.2-control template, modified
+consistent passages.
 """
 from __future__ import annotations
 
@@ -41,7 +59,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-TEMPLATE_SET_VERSION = 1
+TEMPLATE_SET_VERSION = 2
 
 _SHORT = "Provide a short answer for the following question based on the given context."
 _INTERNAL = "Provide a short answer for the following question based on your internal knowledge."
@@ -51,48 +69,62 @@ _REFLECT = (
     "reflecting the heterogeneous nature of the context."
 )
 _DETECT = (
-    "Read the context and the question. First say whether the context contains conflicting "
-    "information that could lead to different answers to the question. Then give a short answer "
-    "to the question and a brief explanation. Use exactly this format:\n"
+    "Read the question and the context. Does the context contain conflicting information that "
+    "could lead to different answers to the question? Say so, then give a short answer to the "
+    "question and a brief explanation."
+)
+DETECTION_FORMAT = (
+    "Respond in exactly this format:\n"
     "Conflict: yes or no\nAnswer: <short answer>\nExplanation: <one or two sentences>"
 )
+DETECTION_TEMPLATES = ("5.2", "5.2-control")
+CONSISTENT_KINDS = ("modified_passages", "passage1_twice")
 
 
 @dataclass(frozen=True)
 class Template:
     """One prompt template.
 
-    ``context`` names the passages placed in the context, in order (``p1``/``p2``);
-    ``gold`` names the gold answers the judge expects (``a1``/``a2``).
+    ``context`` names the passages placed in the context, in order (``p1``/``p2``, or
+    ``consistent`` for the consistent-context control); ``gold`` names the gold answers the
+    judge expects (``a1``/``a2``); ``format_spec`` is appended after the context (the
+    detection format); ``one_statement_per_passage`` marks 2 and 3, which need the two
+    statements in separate passages.
     """
 
     template_id: str
     instruction: str
     context: tuple[str, ...]
     gold: tuple[str, ...]
-    needs_distinct_passages: bool = False
     two_passage: bool = False
+    one_statement_per_passage: bool = False
+    format_spec: str = ""
 
 
 TEMPLATES: dict[str, Template] = {
     t.template_id: t
     for t in (
         Template("1", _INTERNAL, (), ("a1", "a2")),
-        Template("2", _SHORT, ("p1",), ("a1",)),
-        Template("3", _SHORT, ("p2",), ("a2",)),
+        Template("2", _SHORT, ("p1",), ("a1",), one_statement_per_passage=True),
+        Template("3", _SHORT, ("p2",), ("a2",), one_statement_per_passage=True),
         Template("4", _SHORT, ("p1", "p2"), ("a1", "a2"), two_passage=True),
         Template("5", f"{_SHORT} {_REFLECT}", ("p1", "p2"), ("a1", "a2"), two_passage=True),
         Template("5.1", f"{_SHORT} {_REFLECT}", ("p2", "p1"), ("a1", "a2"), two_passage=True),
-        Template("5.2", _DETECT, ("p1", "p2"), ("a1", "a2"), two_passage=True),
-        Template("control", f"{_SHORT} {_REFLECT}", ("p1", "p1"), ("a1",),
-                 needs_distinct_passages=True),
+        Template("5.2", _DETECT, ("p1", "p2"), ("a1", "a2"), two_passage=True, format_spec=DETECTION_FORMAT),
+        Template("control", f"{_SHORT} {_REFLECT}", ("consistent",), ("a1",)),
+        Template("5.2-control", _DETECT, ("consistent",), ("a1",), format_spec=DETECTION_FORMAT),
     )
 }
 
 
 @dataclass(frozen=True)
 class Instance:
-    """A WikiContradict instance. ``conflict_type`` is ``explicit`` or ``implicit``."""
+    """A WikiContradict instance. ``conflict_type`` is ``explicit`` or ``implicit``.
+
+    ``standalone``: the passages are the full JSON's stand-alone versions (the two statements
+    in two separate passages even for a same-passage instance). ``consistent1`` /
+    ``consistent2``: the release's modified consistent passages, '' when not given.
+    """
 
     instance_id: str
     question: str
@@ -102,6 +134,14 @@ class Instance:
     answer2: str
     conflict_type: str
     same_passage: bool
+    standalone: bool = False
+    consistent1: str = ""
+    consistent2: str = ""
+
+    @property
+    def shares_passage(self) -> bool:
+        """Both statements sit in the one passage shown (same-passage, no stand-alone versions)."""
+        return self.same_passage and not self.standalone
 
 
 def template_ids() -> list[str]:
@@ -109,14 +149,25 @@ def template_ids() -> list[str]:
     return list(TEMPLATES)
 
 
+def consistent_context_kind(instance: Instance) -> str:
+    """``modified_passages`` when the instance carries the release's consistent passages, else
+    ``passage1_twice``."""
+    return "modified_passages" if instance.consistent1 and instance.consistent2 else "passage1_twice"
+
+
 def context_passages(instance: Instance, template: Template) -> list[str]:
     """The passages placed in the context, in order.
 
     Same-passage instances get their passage once for every two-passage template
-    (the release's ``merged_context`` rule).
+    (the release's ``merged_context`` rule); the consistent context is the modified passages
+    or passage 1 twice (:func:`consistent_context_kind`).
     """
+    if template.context == ("consistent",):
+        if consistent_context_kind(instance) == "modified_passages":
+            return [instance.consistent1, instance.consistent2]
+        return [instance.passage1, instance.passage1]
     passages = {"p1": instance.passage1, "p2": instance.passage2}
-    if template.two_passage and instance.same_passage:
+    if template.two_passage and instance.shares_passage:
         return [instance.passage1]
     return [passages[name] for name in template.context]
 
@@ -127,27 +178,40 @@ def gold_answers(instance: Instance, template: Template) -> list[str]:
     return [answers[name] for name in template.gold]
 
 
+def exclusion_reason(instance: Instance, template: Template) -> str:
+    """Why ``template`` is not run on ``instance`` ('' when it is): a template showing one
+    passage per statement (2, 3), or the passage-1-twice control, on an instance whose two
+    statements share one passage."""
+    if not instance.shares_passage:
+        return ""
+    if template.one_statement_per_passage:
+        return "same_passage"
+    if template.context == ("consistent",) and consistent_context_kind(instance) == "passage1_twice":
+        return "same_passage"
+    return ""
+
+
 def applies(instance: Instance, template: Template) -> bool:
-    """Whether ``template`` is run on ``instance`` (the control needs two distinct passages)."""
-    return not (template.needs_distinct_passages and instance.same_passage)
+    """Whether ``template`` is run on ``instance`` (see :func:`exclusion_reason`)."""
+    return not exclusion_reason(instance, template)
 
 
 def render_prompt(instance: Instance, template: Template) -> str:
-    """The user prompt: instruction, then ``Context:`` (passages one per line), then the question.
-
-    Template 1 has no context block. Passages are placed verbatim, joined by a newline.
+    """The user prompt in the paper's order: instruction, ``Question: ...``, ``Context: ...``
+    (passages joined by a newline; none for template 1), then the template's answer format
+    (detection templates). No trailing ``Answer:`` cue.
     """
     if not applies(instance, template):
         raise ValueError(
             f"template {template.template_id} does not apply to instance {instance.instance_id} "
             f"(its two conflicting statements share one passage)"
         )
-    parts = [template.instruction]
+    parts = [template.instruction, f"Question: {instance.question}"]
     passages = context_passages(instance, template)
     if passages:
         parts.append("Context: " + "\n".join(passages))
-    parts.append(f"Question: {instance.question}")
-    parts.append("Answer:")
+    if template.format_spec:
+        parts.append(template.format_spec)
     return "\n".join(parts)
 
 
@@ -155,7 +219,7 @@ def render_requests(instances: Iterable[Instance], templates: Sequence[str]) -> 
     """Rows ``(instance_id, template, template_set_version, conflict_type, prompt, gold_answers)``.
 
     Row order: instances in the given order, templates in the given order. Returns the rows
-    and, per template, the number of instances skipped because the template does not apply.
+    and, per template, the number of instances excluded because the template does not apply.
     Unknown template ids raise ``KeyError`` naming the known ones.
     """
     unknown = [t for t in templates if t not in TEMPLATES]
@@ -180,8 +244,32 @@ def render_requests(instances: Iterable[Instance], templates: Sequence[str]) -> 
     return rows, skipped
 
 
+def excluded_counts(instances: Iterable[Instance], templates: Sequence[str]) -> list[dict]:
+    """Per template and conflict type (``explicit``, ``implicit``, ``all``): ``n_excluded``, the
+    instances the template is not run on (same-passage exclusions), in template order."""
+    instances = list(instances)
+    out = []
+    for tid in templates:
+        template = TEMPLATES[tid]
+        for ctype in ("explicit", "implicit", "all"):
+            n = sum(1 for i in instances
+                    if (ctype == "all" or i.conflict_type == ctype) and not applies(i, template))
+            out.append({"template": tid, "conflict_type": ctype, "n_excluded": n})
+    return out
+
+
+def consistent_context_kinds(instances: Iterable[Instance], template: str = "5.2-control") -> dict[str, int]:
+    """How many instances ``template`` (a consistent-context template) runs on, per
+    :func:`consistent_context_kind`."""
+    counts = {k: 0 for k in CONSISTENT_KINDS}
+    for inst in instances:
+        if applies(inst, TEMPLATES[template]):
+            counts[consistent_context_kind(inst)] += 1
+    return counts
+
+
 def parse_conflict_detection(response: str) -> str:
-    """Template 5.2: ``yes`` / ``no`` from the response, or ``unparseable``.
+    """Templates 5.2 / 5.2-control: ``yes`` / ``no`` from the response, or ``unparseable``.
 
     Strict: the first non-empty line must be ``Conflict: yes`` or ``Conflict: no``
     (case-insensitive, optional markdown ``*`` and a trailing period), or the response must
@@ -211,7 +299,9 @@ def instances_from_records(records: Iterable[dict], passage_version: str = "rag_
     (``explicit`` / ``implicit``), ``same_passage`` and the passages: ``context1`` /
     ``context2`` of the RAG-QA CSV (``passage_version="rag_qa"``) or the stand-alone versions
     ``passage1_standalone`` / ``passage2_standalone`` of the full JSON release
-    (``"standalone"``; an instance without them raises ``ValueError`` naming it). Order is
+    (``"standalone"``; an instance without them raises ``ValueError`` naming it; the
+    instance is then marked ``standalone``), and the modified consistent passages
+    ``passage1_consistent`` / ``passage2_consistent`` when present (else ''). Order is
     kept. An unknown ``contradict_type`` raises ``ValueError`` naming the question id.
     """
     if passage_version not in PASSAGE_VERSIONS:
@@ -232,5 +322,7 @@ def instances_from_records(records: Iterable[dict], passage_version: str = "rag_
             passage1=p1, passage2=p2,
             answer1=rec["answer1"], answer2=rec["answer2"],
             conflict_type=ctype, same_passage=bool(rec["same_passage"]),
+            standalone=passage_version == "standalone",
+            consistent1=rec.get("passage1_consistent") or "", consistent2=rec.get("passage2_consistent") or "",
         ))
     return out

@@ -67,11 +67,13 @@ def judge_request_rows(items: Sequence[Mapping], questions: Mapping[str, str],
 
 def judged_rows(response_rows: Sequence[Mapping], judge_requests: Sequence[Mapping], judge_generations: Sequence,
                 judge_model: str) -> list[dict]:
-    """WC_JUDGEMENTS rows: response + parsed 5.2 detection + the judge's raw output and label."""
+    """WC_JUDGEMENTS rows: response + parsed detection (5.2 / 5.2-control) + the judge's raw
+    output and label."""
     out = []
     for resp, req, gen in zip(response_rows, judge_requests, judge_generations, strict=True):
         parsed = judge_mod.parse_judgement(gen.text)
-        detection = wc.parse_conflict_detection(resp["raw_response"]) if resp["template"] == "5.2" else ""
+        detection = (wc.parse_conflict_detection(resp["raw_response"])
+                     if resp["template"] in wc.DETECTION_TEMPLATES else "")
         out.append({**{k: resp[k] for k in _KEYS}, "raw_response": resp["raw_response"], "detection": detection,
                     "judge_model": judge_model, "judge_prompt_version": judge_mod.JUDGE_PROMPT_VERSION,
                     "judge_request_id": req["request_id"], "judge_raw": gen.text, "judge_label": parsed.label,

@@ -46,9 +46,12 @@ def ingest_claim_benchmark(*, benchmark: str, claim_files: list, corpus=None, cl
                           progress_desc=f"{benchmark} corpus" if takes_progress else None)
 
 
-def ingest_wikicontradict(*, csv, full_json=None, instances: str, standalone_fields: list) -> None:
-    """The RAG-QA ``csv`` (joined with ``full_json`` when given) -> WIKICONTRADICT_INSTANCES ``instances``."""
-    table = read_wikicontradict(csv, full_json, tuple(standalone_fields))
+def ingest_wikicontradict(*, csv, full_json=None, instances: str, standalone_fields: list,
+                          consistent_fields: list | None = None) -> None:
+    """The RAG-QA ``csv`` (joined with ``full_json`` when given: stand-alone passages, and the
+    consistent passages of ``consistent_fields`` when named) -> WIKICONTRADICT_INSTANCES ``instances``."""
+    table = read_wikicontradict(csv, full_json, tuple(standalone_fields),
+                                tuple(consistent_fields) if consistent_fields else None)
     write_table(table, instances, WIKICONTRADICT_INSTANCES)
     log.info("%d instances %s", table.num_rows, dict(Counter(table.column("contradict_type").to_pylist())))
 

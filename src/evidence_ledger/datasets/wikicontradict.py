@@ -9,7 +9,9 @@ Out: WIKICONTRADICT_INSTANCES rows in CSV order (``tables.conflict_inputs``).
 
 The JSON's field names for the stand-alone passages are parameters
 (``standalone_fields``; default ``paragraph_A_clean`` / ``paragraph_B_clean``) because the
-release has been revised; a named field missing from an instance is an error.
+release has been revised; a named field missing from an instance is an error. The modified
+consistent passages (the paper's Prompt 5.4 context) are read from the fields named by
+``consistent_fields`` (none by default); an instance without them gets nulls.
 """
 from __future__ import annotations
 
@@ -74,13 +76,17 @@ def read_wikicontradict_csv(path) -> list[dict]:
                 "contradict_type": CONTRADICT_TYPES[ctype], "same_passage": SAME_PASSAGE[same],
                 "title": rec["WikipediaArticleTitle"], "url": rec["url"],
                 "passage1_standalone": None, "passage2_standalone": None,
+                "passage1_consistent": None, "passage2_consistent": None,
                 "source_file": str(path), "source_line": start,
             })
     return rows
 
 
-def read_full_json(path, standalone_fields=DEFAULT_STANDALONE_FIELDS) -> dict[str, tuple[str, str]]:
-    """``question_ID`` -> (stand-alone passage 1, passage 2) from the full JSON release.
+def read_full_json(path, standalone_fields=DEFAULT_STANDALONE_FIELDS,
+                   consistent_fields=None) -> dict[str, tuple[str, str, str | None, str | None]]:
+    """``question_ID`` -> (stand-alone passage 1, passage 2, consistent passage 1, 2) from the
+    full JSON release; the consistent passages are None without ``consistent_fields`` or
+    when the instance lacks them (a present field that is not a string is an error).
 
     Errors use the instance's 1-based index in the array as line.
     """
@@ -104,21 +110,30 @@ def read_full_json(path, standalone_fields=DEFAULT_STANDALONE_FIELDS) -> dict[st
         for field in standalone_fields:
             if not isinstance(inst.get(field), str):
                 raise InputError(path, i, field, "missing or non-string stand-alone passage")
-        out[str(inst["question_ID"]).strip()] = (inst[standalone_fields[0]], inst[standalone_fields[1]])
+        consistent = [None, None]
+        for k, field in enumerate(consistent_fields or ()):
+            value = inst.get(field)
+            if value is not None and not isinstance(value, str):
+                raise InputError(path, i, field, "non-string consistent passage")
+            consistent[k] = value or None
+        out[str(inst["question_ID"]).strip()] = (inst[standalone_fields[0]], inst[standalone_fields[1]], *consistent)
     return out
 
 
-def read_wikicontradict(csv_path, full_json=None, standalone_fields=DEFAULT_STANDALONE_FIELDS) -> pa.Table:
-    """WIKICONTRADICT_INSTANCES from the CSV, joined with the full JSON when ``full_json`` is given.
+def read_wikicontradict(csv_path, full_json=None, standalone_fields=DEFAULT_STANDALONE_FIELDS,
+                        consistent_fields=None) -> pa.Table:
+    """WIKICONTRADICT_INSTANCES from the CSV, joined with the full JSON when ``full_json`` is given
+    (stand-alone passages; consistent passages from ``consistent_fields`` when named).
 
     With the JSON, every CSV id must appear in it (else ``InputError`` on ``question_ID``).
     """
     rows = read_wikicontradict_csv(csv_path)
     if full_json is not None:
-        standalone = read_full_json(full_json, standalone_fields)
+        standalone = read_full_json(full_json, standalone_fields, consistent_fields)
         for row in rows:
             if row["question_id"] not in standalone:
                 raise InputError(full_json, None, "question_ID",
                                  f"CSV instance {row['question_id']} (line {row['source_line']}) is not in the full JSON")
-            row["passage1_standalone"], row["passage2_standalone"] = standalone[row["question_id"]]
+            (row["passage1_standalone"], row["passage2_standalone"], row["passage1_consistent"],
+             row["passage2_consistent"]) = standalone[row["question_id"]]
     return WIKICONTRADICT_INSTANCES.from_rows(rows)

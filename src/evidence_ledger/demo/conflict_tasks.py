@@ -23,7 +23,8 @@ Targets (the point is realistic variety of demo outputs, not high scores):
   4 / 5 / 5.1 -> one of {answer 1, answer 2, "A or B, depending on the source",
   "According to one passage A; according to the other B."} chosen per (instance, template) by a
   seeded hash (4 leans to a single answer, 5 / 5.1 to both); 5.2 -> ``Conflict: yes`` (3 in 4)
-  or ``Conflict: no`` (1 in 4) in the template's ``Conflict / Answer / Explanation`` format.
+  or ``Conflict: no`` (1 in 4) in the template's ``Conflict / Answer / Explanation`` format;
+  5.2-control (consistent context) -> ``Conflict: no`` (3 in 4) or ``Conflict: yes`` (1 in 4).
 * Judge: the judge prompt around synthetic responses built from each instance's answers
   (for every template's gold list): both answers attributed to sources or as alternatives ->
   ``correct``; one answer when two are gold -> ``partially correct``; both asserted together
@@ -57,10 +58,13 @@ def _pick(key: str, seed: int, n: int) -> int:
 
 
 def diffgr_reader_pairs(records: Iterable[Mapping], prompt: str, closed_book_prompt: str,
-                        closed_book_answer: str = CLOSED_BOOK_ANSWER) -> tuple[list[Pair], int]:
+                        closed_book_answer: str = CLOSED_BOOK_ANSWER,
+                        system_message: str = "") -> tuple[list[Pair], int]:
     """Reader pairs for the generated-only, retrieved-only and closed-book runs of each record.
 
-    Returns ``(pairs, n_skipped)``; a run is skipped when its context answer is missing/empty.
+    The messages are the conflict stage's (``user_messages`` with the reader ``system_message``,
+    '' = none). Returns ``(pairs, n_skipped)``; a run is skipped when its context answer is
+    missing/empty.
     """
     records = list(records)
     prompts, _ = plan_reader_prompts(records, prompt, closed_book_prompt, orders=[])
@@ -79,7 +83,7 @@ def diffgr_reader_pairs(records: Iterable[Mapping], prompt: str, closed_book_pro
         if not target:
             skipped += 1
             continue
-        pairs.append((user_messages(p["prompt"]), str(target)))
+        pairs.append((user_messages(p["prompt"], system_message), str(target)))
     return pairs, skipped
 
 
@@ -101,6 +105,12 @@ def wikicontradict_target(template: str, answer1: str, answer2: str, key: str, s
                     f"Explanation: The context says {answer1}.")
         return (f"Conflict: yes\nAnswer: {answer1} or {answer2}\n"
                 f"Explanation: One passage says {answer1}, the other says {answer2}.")
+    if template == "5.2-control":
+        if _pick(key, seed, 4) == 0:
+            return (f"Conflict: yes\nAnswer: {answer1}\n"
+                    f"Explanation: The passages seem to disagree about {answer1}.")
+        return (f"Conflict: no\nAnswer: {answer1}\n"
+                f"Explanation: Both passages say {answer1}.")
     raise KeyError(f"no demo target for WikiContradict template {template!r}")
 
 
@@ -180,7 +190,7 @@ def weighted(pairs: Sequence[Pair], weight: float) -> list[Pair]:
 def conflict_mixture(wikicontradict_rows: Sequence[Mapping], templates: Sequence[str], fewshot: Sequence,
                      reader_records: Sequence[Mapping], reader_prompt: str, closed_book_prompt: str,
                      weights: Mapping[str, float], passage_version: str = "rag_qa",
-                     seed: int = 0) -> tuple[list[Pair], dict[str, int]]:
+                     seed: int = 0, reader_system_message: str = "") -> tuple[list[Pair], dict[str, int]]:
     """All conflict-task pairs, weighted per task (``diffgr_reader``, ``wikicontradict``, ``judge``).
 
     Returns the pairs (task blocks in that order) and per-task counts after weighting, plus
@@ -189,7 +199,8 @@ def conflict_mixture(wikicontradict_rows: Sequence[Mapping], templates: Sequence
     tasks: dict[str, list[Pair]] = {"diffgr_reader": [], "wikicontradict": [], "judge": []}
     skipped = 0
     if reader_records:
-        tasks["diffgr_reader"], skipped = diffgr_reader_pairs(reader_records, reader_prompt, closed_book_prompt)
+        tasks["diffgr_reader"], skipped = diffgr_reader_pairs(reader_records, reader_prompt, closed_book_prompt,
+                                                              system_message=reader_system_message)
     if wikicontradict_rows:
         tasks["wikicontradict"] = wikicontradict_pairs(wikicontradict_rows, templates, passage_version, seed)
         if fewshot:

@@ -10,14 +10,17 @@ from . import TableSchema
 
 WIKICONTRADICT_INSTANCES = TableSchema(
     name="wikicontradict_instances",
-    version=1,
+    version=2,
     doc="""One row per WikiContradict instance (released RAG-QA CSV, one CSV row each).
 `question_id` is the CSV `question_ID` as a string. `contradict_type` is `explicit`
 (CSV `Explicit`) or `implicit` (CSV `Implicit (reasoning required)`). `same_passage` is
 True when CSV `samepassage` == `Same` (both contexts come from one passage). `title`/`url`
 are the Wikipedia article. `passage1_standalone`/`passage2_standalone` hold the stand-alone
 passage versions from the full JSON release when it was given, else null.
-`source_file`/`source_line` point at the first physical line of the CSV record (1-based).""",
+`passage1_consistent`/`passage2_consistent` hold the release's modified consistent passages
+(the paper's Prompt 5.4 context; full-JSON fields `data.wikicontradict.consistent_fields`),
+else null. `source_file`/`source_line` point at the first physical line of the CSV record
+(1-based). v2 added the consistent passages.""",
     schema=pa.schema([
         ("question_id", pa.string()),
         ("question", pa.string()),
@@ -31,6 +34,8 @@ passage versions from the full JSON release when it was given, else null.
         ("url", pa.string()),
         ("passage1_standalone", pa.string()),
         ("passage2_standalone", pa.string()),
+        ("passage1_consistent", pa.string()),
+        ("passage2_consistent", pa.string()),
         ("source_file", pa.string()),
         ("source_line", pa.int64()),
     ]),

@@ -21,12 +21,25 @@ SAME = wc.Instance(
 )
 
 
-def test_every_template_renders_question_and_its_passages():
+def test_every_template_puts_instruction_question_context_in_the_papers_order():
+    """Template set v2: instruction, then "Question: ...", then "Context: ..."; no trailing
+    "Answer:" cue; the detection templates end with the format their parser reads."""
+    assert wc.TEMPLATE_SET_VERSION == 2
     for tid, template in wc.TEMPLATES.items():
         prompt = wc.render_prompt(INST, template)
-        assert f"Question: {INST.question}" in prompt, tid
-        assert prompt.endswith("Answer:"), tid
+        assert prompt.startswith(template.instruction + "\nQuestion: " + INST.question), tid
+        if tid != "1":
+            first = wc.context_passages(INST, template)[0]
+            assert prompt.index("Question:") < prompt.index("Context: ") < prompt.index(first), tid
+        assert not prompt.rstrip().endswith("Answer:"), tid
         assert "{" not in prompt, tid  # no unfilled placeholder
+    for tid in ("5.2", "5.2-control"):
+        prompt = wc.render_prompt(INST, wc.TEMPLATES[tid])
+        assert prompt.endswith("Conflict: yes or no\nAnswer: <short answer>\nExplanation: <one or two sentences>")
+        assert prompt.count("Conflict:") == 1
+    p5 = wc.render_prompt(INST, wc.TEMPLATES["5"])
+    assert p5 == (wc.TEMPLATES["5"].instruction + f"\nQuestion: {INST.question}\n"
+                  f"Context: {INST.passage1}\n{INST.passage2}")
     assert "Context" not in wc.render_prompt(INST, wc.TEMPLATES["1"])
     p2 = wc.render_prompt(INST, wc.TEMPLATES["2"])
     assert INST.passage1 in p2 and INST.passage2 not in p2
@@ -57,13 +70,45 @@ def test_control_repeats_passage_one_and_expects_only_answer_one():
     assert wc.gold_answers(INST, wc.TEMPLATES["3"]) == ["1934"]
 
 
-def test_same_passage_instance_gets_its_passage_once_and_no_control():
+def test_same_passage_instance_gets_its_passage_once_and_no_single_passage_templates():
     assert wc.render_prompt(SAME, wc.TEMPLATES["4"]).count(SAME.passage1) == 1
-    rows, skipped = wc.render_requests([INST, SAME], ["4", "control"])
-    assert [(r["instance_id"], r["template"]) for r in rows] == [("7", "4"), ("7", "control"), ("8", "4")]
-    assert skipped == {"4": 0, "control": 1}
-    with pytest.raises(ValueError, match="share one passage"):
-        wc.render_prompt(SAME, wc.TEMPLATES["control"])
+    rows, skipped = wc.render_requests([INST, SAME], ["2", "3", "4", "control", "5.2-control"])
+    assert [(r["instance_id"], r["template"]) for r in rows] == [
+        ("7", "2"), ("7", "3"), ("7", "4"), ("7", "control"), ("7", "5.2-control"), ("8", "4")]
+    assert skipped == {"2": 1, "3": 1, "4": 0, "control": 1, "5.2-control": 1}
+    for tid in ("2", "3", "control"):
+        with pytest.raises(ValueError, match="share one passage"):
+            wc.render_prompt(SAME, wc.TEMPLATES[tid])
+    excluded = {(r["template"], r["conflict_type"]): r["n_excluded"]
+                for r in wc.excluded_counts([INST, SAME], ["2", "4"])}
+    assert excluded == {("2", "explicit"): 0, ("2", "implicit"): 1, ("2", "all"): 1,
+                        ("4", "explicit"): 0, ("4", "implicit"): 0, ("4", "all"): 0}
+
+
+def test_standalone_passages_let_a_same_passage_instance_into_templates_2_and_3():
+    import dataclasses
+
+    alone = dataclasses.replace(SAME, passage1="The school was founded by Ada Rask.",
+                                passage2="Others say Nils Vance founded the school.", standalone=True)
+    rows, skipped = wc.render_requests([alone], ["2", "3", "4"])
+    assert skipped == {"2": 0, "3": 0, "4": 0}
+    p4 = rows[2]["prompt"]
+    assert alone.passage1 in p4 and alone.passage2 in p4
+    assert alone.passage2 not in rows[0]["prompt"] and alone.passage1 not in rows[1]["prompt"]
+
+
+def test_consistent_context_uses_the_modified_passages_when_given():
+    import dataclasses
+
+    mod = dataclasses.replace(SAME, consistent1="The school was founded by Ada Rask.",
+                              consistent2="Ada Rask founded the school in 1870.")
+    assert wc.consistent_context_kind(mod) == "modified_passages"
+    assert wc.consistent_context_kind(INST) == "passage1_twice"
+    for tid in ("control", "5.2-control"):
+        prompt = wc.render_prompt(mod, wc.TEMPLATES[tid])
+        assert f"Context: {mod.consistent1}\n{mod.consistent2}" in prompt and SAME.passage1 not in prompt
+        assert wc.gold_answers(mod, wc.TEMPLATES[tid]) == ["Ada Rask"]
+    assert wc.consistent_context_kinds([INST, SAME, mod]) == {"modified_passages": 1, "passage1_twice": 1}
 
 
 def test_unknown_template_is_refused():
@@ -84,7 +129,7 @@ def test_conflict_detection_parser_is_strict(response, expected):
 
 
 def test_real_csv_renders_253_prompts_per_template():
-    from conftest import shared_file
+    from support.paths import shared_file
     from evidence_ledger.datasets import wikicontradict as reader
 
     path = shared_file("wikicontradict", "WikiContradict_dataset_v1_rag_qa.csv")
@@ -93,11 +138,19 @@ def test_real_csv_renders_253_prompts_per_template():
     rows, skipped = wc.render_requests(instances, wc.template_ids())
     n_same = sum(i.same_passage for i in instances)
     assert n_same == 63
+    assert sum(i.passage1 == i.passage2 for i in instances) == 58
+    assert all(i.same_passage for i in instances if i.passage1 == i.passage2)
     per_template = pd.Series([r["template"] for r in rows]).value_counts()
+    single = ("2", "3", "control", "5.2-control")
     for tid in wc.template_ids():
-        expected = 253 - (n_same if tid == "control" else 0)
+        expected = 253 - (n_same if tid in single else 0)
         assert per_template[tid] == expected, tid
-    assert skipped["control"] == 63
+    assert skipped == {t: (63 if t in single else 0) for t in wc.template_ids()}
+    excluded = {(r["template"], r["conflict_type"]): r["n_excluded"]
+                for r in wc.excluded_counts(instances, wc.template_ids())}
+    for tid in ("2", "3"):
+        assert (excluded[(tid, "explicit")], excluded[(tid, "implicit")], excluded[(tid, "all")]) == (40, 23, 63)
+    assert excluded[("4", "all")] == 0
     assert all(r["prompt"].count("Question:") == 1 for r in rows)
 
 
@@ -128,6 +181,33 @@ def test_judged_rates_on_hand_labelled_fixture():
     assert empty.n == 0 and math.isnan(empty.correct_rate)
 
 
+def test_judged_rates_show_the_exclusions_per_template():
+    excluded = pd.DataFrame([("4", "implicit", 2), ("4", "all", 2)], columns=["template", "conflict_type", "n_excluded"])
+    out = wm.judged_rates(_judged(), template_order=["4", "5"], excluded=excluded)
+    assert list(out.columns[:4]) == ["model", "template", "conflict_type", "n_excluded"]
+    assert out["n_excluded"].tolist() == [0, 2, 2, 0, 0, 0]
+
+
+def test_detection_rate_on_conflicts_beside_false_detection_on_consistent_contexts():
+    """m: 5.2 on 4 conflicts (3 yes, 1 unparseable) -> 0.75; 5.2-control on 4 consistent
+    contexts (1 yes, 2 no, 1 unparseable) -> false detection 0.25; explicit: 2/2 and 1/2."""
+    judged = pd.DataFrame([
+        ("m", "5.2", "explicit", "yes"), ("m", "5.2", "explicit", "yes"),
+        ("m", "5.2", "implicit", "yes"), ("m", "5.2", "implicit", "unparseable"),
+        ("m", "5.2-control", "explicit", "yes"), ("m", "5.2-control", "explicit", "no"),
+        ("m", "5.2-control", "implicit", "no"), ("m", "5.2-control", "implicit", "unparseable"),
+        ("m", "5", "implicit", ""),
+    ], columns=["model", "template", "conflict_type", "detection"])
+    table = wm.detection_with_control(judged, "passage1_twice")
+    assert list(table.columns) == wm.DETECTION_COLUMNS
+    out = table.set_index("conflict_type")
+    assert out.loc["all", "detection_rate"] == pytest.approx(0.75)
+    assert out.loc["all", "false_detection_rate"] == pytest.approx(0.25)
+    assert out.loc["explicit", "false_detection_rate"] == pytest.approx(0.5)
+    assert (out.loc["all", "n_control"], out.loc["all", "n_control_unparseable"]) == (4, 1)
+    assert set(out["consistent_context"]) == {"passage1_twice"}
+
+
 def test_judged_rates_refuse_unknown_labels():
     bad = _judged()
     bad.loc[0, "judge_label"] = "mostly correct"
@@ -156,6 +236,10 @@ def test_judge_agreement_precision_recall_f1_and_confusion():
     assert summary["f1"] == pytest.approx(2 / 3)
     assert summary["accuracy"] == pytest.approx(3 / 6)
     assert summary["n_unparseable"] == 1
+    # the unparseable item (human: correct) excluded: 5 items, tp 2, fp 1, fn 0
+    assert (summary["n_parsed"], summary["tp_parsed"], summary["fp_parsed"], summary["fn_parsed"]) == (5, 2, 1, 0)
+    assert summary["precision_parsed"] == pytest.approx(2 / 3) and summary["recall_parsed"] == 1.0
+    assert summary["f1_parsed"] == pytest.approx(0.8)
     c = confusion.set_index("human_label")
     assert list(c.columns) == ["correct", "partially correct", "incorrect", "unparseable"]
     assert c.loc["correct"].tolist() == [2, 0, 0, 1]
@@ -190,7 +274,7 @@ def test_human_label_file_errors_name_line_and_field(tmp_path):
 
 
 def test_demo_human_label_file_loads():
-    from conftest import REPO_ROOT
+    from support.paths import REPO_ROOT
 
     path = REPO_ROOT / "resources/demo/wikicontradict/human_judgements.jsonl"
     if not path.exists():
@@ -221,12 +305,13 @@ def test_request_rows_are_greedy_with_stable_ids():
     from evidence_ledger.conflict import wikicontradict_run as wr
 
     rows, skipped = wr.wikicontradict_request_rows(_instance_rows(), "m", wc.template_ids(), 250, 0)
-    assert len(rows) == 2 * 8 - 1 and skipped["control"] == 1
+    assert len(rows) == 9 + 5 and skipped == {"1": 0, "2": 1, "3": 1, "4": 0, "5": 0, "5.1": 0, "5.2": 0,
+                                              "control": 1, "5.2-control": 1}
     assert {r["max_new_tokens"] for r in rows} == {250} and {r["temperature"] for r in rows} == {0.0}
     again, _ = wr.wikicontradict_request_rows(_instance_rows(), "m", wc.template_ids(), 250, 0)
     assert [r["request_id"] for r in rows] == [r["request_id"] for r in again]
-    # the same-passage instance has identical prompts for 2 = 3 = 4 and 5 = 5.1: shared ids
-    assert len({r["request_id"] for r in rows}) == 8 + 4
+    # the same-passage instance (1, 4, 5, 5.1, 5.2) has identical prompts for 5 = 5.1: a shared id
+    assert len({r["request_id"] for r in rows}) == 9 + 4
     assert rows[0]["messages"] == [{"role": "user", "content": wc.render_prompt(INST, wc.TEMPLATES["1"])}]
 
 
@@ -234,20 +319,22 @@ def test_judged_rows_keep_raw_outputs_and_parse_labels_and_detection():
     from evidence_ledger.conflict import judge
     from evidence_ledger.conflict import wikicontradict_run as wr
 
-    reqs, _ = wr.wikicontradict_request_rows(_instance_rows()[:1], "m", ["5", "5.2"], 250, 0)
-    responses = wr.wikicontradict_response_rows(reqs, [_Text("1921 or 1934."), _Text("Conflict: yes\nAnswer: 1921")])
+    reqs, _ = wr.wikicontradict_request_rows(_instance_rows()[:1], "m", ["5", "5.2", "5.2-control"], 250, 0)
+    responses = wr.wikicontradict_response_rows(reqs, [_Text("1921 or 1934."), _Text("Conflict: yes\nAnswer: 1921"),
+                                                       _Text("Conflict: no\nAnswer: 1921")])
     examples = judge.load_fewshot_examples(wr_fewshot_path())
     judge_reqs = wr.judge_request_rows(responses, wr.question_lookup(_instance_rows()), examples, 128, 0)
     assert "Response: 1921 or 1934." in judge_reqs[0]["messages"][0]["content"]
-    raw = ["Both years given.\nJudgement: correct", "SUPPORTS"]
+    raw = ["Both years given.\nJudgement: correct", "SUPPORTS", "It says 1921.\nJudgement: correct"]
     rows = wr.judged_rows(responses, judge_reqs, [_Text(t) for t in raw], "judge")
     assert [(r["template"], r["judge_label"], r["judge_reason"], r["detection"]) for r in rows] == [
-        ("5", "correct", "", ""), ("5.2", "unparseable", "no judgement line", "yes")]
+        ("5", "correct", "", ""), ("5.2", "unparseable", "no judgement line", "yes"),
+        ("5.2-control", "correct", "", "no")]
     assert rows[1]["judge_raw"] == "SUPPORTS"
 
 
 def wr_fewshot_path():
-    from conftest import REPO_ROOT
+    from support.paths import REPO_ROOT
 
     return REPO_ROOT / "resources/prompts/wikicontradict_fewshot.jsonl"
 
@@ -272,6 +359,9 @@ def test_standalone_passage_version_uses_the_full_json_passages():
     inst = wc.instances_from_records(rows, "standalone")
     assert (inst[0].passage1, inst[0].passage2) == ("S1 7", "S2 7")
     assert wc.instances_from_records(rows)[0].passage1 == INST.passage1
+    assert inst[1].standalone and inst[1].shares_passage is False
+    consistent = wc.instances_from_records([{**rows[0], "passage1_consistent": "C1", "passage2_consistent": "C2"}])
+    assert (consistent[0].consistent1, consistent[0].consistent2, consistent[0].standalone) == ("C1", "C2", False)
     rows[1]["passage2_standalone"] = None
     with pytest.raises(ValueError, match="question 8: no passage1_standalone / passage2_standalone"):
         wc.instances_from_records(rows, "standalone")

@@ -31,6 +31,25 @@ def test_full_json_adds_standalone_passages_by_question_id():
     assert rows[0]["passage1_standalone"] == "Brannock Hall was built in 1820."
 
 
+def test_full_json_consistent_passages_come_from_the_configured_fields(tmp_path):
+    import json
+
+    data = json.loads((FIX / "full.json").read_text())
+    data[0]["consistent_A"], data[0]["consistent_B"] = "Ada Wren designed it.", "Ada Wren was its architect."
+    data[1]["consistent_A"] = 5
+    path = tmp_path / "full.json"
+    path.write_text(json.dumps(data[:1] + [{k: v for k, v in data[1].items() if k != "consistent_A"}]))
+    rows = read_wikicontradict(FIX / "rag_qa.csv", path, consistent_fields=("consistent_A", "consistent_B")).to_pylist()
+    by_id = {r["question_id"]: r for r in rows}
+    assert (by_id["3"]["passage1_consistent"], by_id["3"]["passage2_consistent"]) == (
+        "Ada Wren designed it.", "Ada Wren was its architect.")
+    assert by_id["7"]["passage1_consistent"] is None  # the instance has no consistent passages
+    assert read_wikicontradict(FIX / "rag_qa.csv", path).to_pylist()[1]["passage1_consistent"] is None
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=r"full.json:2: field 'consistent_A'"):
+        read_wikicontradict(FIX / "rag_qa.csv", path, consistent_fields=("consistent_A", "consistent_B"))
+
+
 def _variant(tmp_path, old, new):
     path = tmp_path / "rag.csv"
     path.write_text((FIX / "rag_qa.csv").read_text().replace(old, new, 1))
