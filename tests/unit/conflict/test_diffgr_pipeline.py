@@ -296,8 +296,9 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
 
     n_questions = sum(1 for _ in (demo / "nqcc.jsonl").open())
     table = pd.read_csv(work / "results/diffgr/diffgr.tsv", sep="\t")
-    assert sorted(zip(table["order"], table["subset"])) == [
-        ("generated_first", "AIG"), ("generated_first", "AIR"), ("retrieved_first", "AIG"), ("retrieved_first", "AIR")]
+    assert list(zip(table["order"], table["subset"])) == [  # the official random order first
+        ("random", "AIG"), ("random", "AIR"), ("generated_first", "AIG"), ("generated_first", "AIR"),
+        ("retrieved_first", "AIG"), ("retrieved_first", "AIR")]
     assert (table["n_questions"] == n_questions).all() and (table["n_length_removed"] == 0).all()
     stages = ["n_unknown", "n_not_in_context", "n_parametric", "n_both_right", "n_both_wrong"]
     for _, row in table.drop_duplicates("order").iterrows():
@@ -306,9 +307,15 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
         assert sum(row[s] for s in stages) + aig.n + air.n == n_questions
 
     answers = pd.read_parquet(work / "results/diffgr/tiny_reader/nqcc/reader_answers.parquet")
-    assert len(answers) == 5 * n_questions
+    assert len(answers) == 6 * n_questions
     assert answers.groupby("run").size().to_dict() == {"closed_book": n_questions, "generated": n_questions,
-                                                       "hybrid": 2 * n_questions, "retrieved": n_questions}
+                                                       "hybrid": 3 * n_questions, "retrieved": n_questions}
+    # the random order's arrangements: read.py's shuffles after random.seed(4), records in file order
+    from evidence_ledger.conflict.reader_setup import official_random_arrangements
+    shuffled = answers[answers["order"] == "random"]["context_order"].tolist()
+    assert shuffled == official_random_arrangements(n_questions, 4)
+    system = config["diffgr"]["reader_system_message"]["default"]
+    assert all(m[0]["role"] == "system" and m[0]["content"] == system for m in answers["messages"])
     assert (answers["max_new_tokens"] == 10).all() and (answers["temperature"] == 0.0).all()
     assert (answers["n_output_tokens"] <= 10).all()
 
