@@ -50,7 +50,9 @@ class Benchmark:
     claim x retrieved abstract; gold label NEI for an abstract without gold rationale).
     ``corpus_key`` names the corpus file of config ``data.<name>.<corpus_key>``. ``reader`` is
     ``"module:function"``, the function ``(claims_by_split, corpus, on_unresolved[, progress])
-    -> (CLAIMS table per split, UNITS, DOCUMENTS)`` that the benchmark's ingest rule calls
+    -> (CLAIMS table per split, UNITS, DOCUMENTS)`` that the benchmark's ingest rule calls, or
+    one that also takes ``units_path`` / ``documents_path``, streams the corpus tables there and
+    returns the CLAIMS tables (FEVER, FEVEROUS: bounded memory whatever the wiki's size)
     (``progress``, when the reader takes it, is called once per corpus file or page).
     ``scorer`` and ``prompts`` are module paths; ``prompt_family`` keys the templates in
     ``generation.prompts``. ``ingest_resources`` are the ingest rule's resources.
@@ -177,13 +179,13 @@ def dataset_wildcard_regex() -> str:
 
 FEVER = register_benchmark(Benchmark(
     name="fever", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
-    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.fever:ingest_fever",
+    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.fever:write_fever_release",
     scorer="evidence_ledger.scoring.fever", prompt_family="wiki",
     ingest_resources={"mem_mb": 4000, "runtime": 60},
 ))
 FEVEROUS = register_benchmark(Benchmark(
     name="feverous", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
-    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.feverous:ingest_feverous",
+    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.feverous:write_feverous_release",
     scorer="evidence_ledger.scoring.feverous", prompt_family="wiki",
     ingest_resources={"mem_mb": 8000, "runtime": 120},
 ))
