@@ -25,10 +25,9 @@ log = logging.getLogger(__name__)
 
 def index_corpus(*, documents, index, method: str, k1: float, b: float) -> dict:
     """Build the bm25s page/abstract index of the DOCUMENTS table ``documents`` in directory ``index``."""
-    docs = tables.read_frame(documents, DOCUMENTS, columns=["doc_id", "title", "text"])
-    log.info("indexing %d documents (bm25s %s, k1=%s, b=%s)", len(docs), method, k1, b)
-    meta = corpus.build_corpus_index(docs["doc_id"], docs["title"], docs["text"], index,
-                                     k1=k1, b=b, method=method, show_progress=True)
+    tables.check_table_file(documents, DOCUMENTS)
+    log.info("indexing %s in batches (bm25s %s, k1=%s, b=%s)", documents, method, k1, b)
+    meta = corpus.build_corpus_index_from_table(documents, index, k1=k1, b=b, method=method, show_progress=True)
     log.info("index: %s", meta)
     return meta
 
