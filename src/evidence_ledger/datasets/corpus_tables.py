@@ -22,7 +22,7 @@ from ..tables import TableWriter
 from ..tables.ingest import DOCUMENTS, UNITS
 
 ROW_GROUP_ROWS = 16384
-BATCH_UNITS = 65536
+BATCH_UNITS = ROW_GROUP_ROWS  # one row group of UNITS per batch
 
 
 @dataclass(slots=True)

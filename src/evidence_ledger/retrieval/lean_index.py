@@ -25,7 +25,7 @@ from typing import Iterable, Iterator, Sequence
 
 import bm25s
 import numpy as np
-from bm25s.scoring import _build_idf_array, _build_nonoccurrence_array, _select_idf_scorer, _select_tfc_scorer
+from bm25s.scoring import _build_nonoccurrence_array, _select_idf_scorer, _select_tfc_scorer
 
 from .text import bm25_tokens
 
@@ -87,6 +87,18 @@ def tokenise_batches(batches: Iterable[tuple[Sequence, Sequence, Sequence]], doc
     return vocab, kept, n_docs
 
 
+def idf_array(df: np.ndarray, n_docs: int, idf_fn, dtype) -> np.ndarray:
+    """bm25s' ``_build_idf_array`` without its per-token dict: ``idf_fn(df, N=n_docs)`` (a
+    Python float) computed once per distinct document frequency and stored in ``dtype``
+    (0 where df is 0), the same values token by token."""
+    values, inverse = np.unique(df, return_inverse=True)
+    per_value = np.zeros(values.size, dtype=dtype)
+    for i, d in enumerate(values.tolist()):
+        if d != 0:
+            per_value[i] = idf_fn(d, N=n_docs)
+    return per_value[inverse.reshape(-1)]
+
+
 def score_matrix(retriever: bm25s.BM25, pairs: list[_Pairs], n_docs: int, n_vocab: int) -> dict:
     """Pass 2: bm25s' ``scores`` dict (CSC data / indices / indptr, num_docs) of the pairs, and
     the retriever's ``nonoccurrence_array`` set as ``bm25s.BM25.build_index_from_ids`` sets it."""
@@ -95,17 +107,17 @@ def score_matrix(retriever: bm25s.BM25, pairs: list[_Pairs], n_docs: int, n_voca
     df = np.zeros(n_vocab, dtype=np.int64)
     for p in pairs:
         df += np.bincount(p.tokens, minlength=n_vocab)
-    doc_frequencies = dict(enumerate(df.tolist()))
+    idf_fn = _select_idf_scorer(retriever.idf_method)
     if retriever.method in retriever.methods_requiring_nonoccurrence:
+        doc_frequencies = dict(enumerate(df.tolist()))
         retriever.nonoccurrence_array = _build_nonoccurrence_array(
-            doc_frequencies=doc_frequencies, n_docs=n_docs, compute_idf_fn=_select_idf_scorer(retriever.idf_method),
+            doc_frequencies=doc_frequencies, n_docs=n_docs, compute_idf_fn=idf_fn,
             calculate_tfc_fn=_select_tfc_scorer(retriever.method), l_d=avg_doc_len, l_avg=avg_doc_len,
             k1=retriever.k1, b=retriever.b, delta=retriever.delta, dtype=retriever.dtype)
+        del doc_frequencies
     else:
         retriever.nonoccurrence_array = None
-    idf = _build_idf_array(doc_frequencies=doc_frequencies, n_docs=n_docs,
-                           compute_idf_fn=_select_idf_scorer(retriever.idf_method), dtype=retriever.dtype)
-    del doc_frequencies
+    idf = idf_array(df, n_docs, idf_fn, retriever.dtype)
     tfc_fn = _select_tfc_scorer(retriever.method)
     indptr = np.zeros(n_vocab + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
