@@ -85,3 +85,12 @@ def resource(rule: str, name: str):
         return rule_resources(rule, input)[name]
     of_job.__name__ = f"{rule}_{name}"
     return of_job
+
+
+def ingest_resource(fixed: dict | None, name: str):
+    """Resource ``name`` of a benchmark's ingest rule: its registry entry's fixed value when it has
+    ``ingest_resources`` (``fixed``; disk_mb defaults to 1000), else a callable sizing it from the
+    job's input (model ``ingest``, the streaming wiki readers)."""
+    if fixed is None:
+        return resource("ingest", name)
+    return fixed.get(name, 1000)

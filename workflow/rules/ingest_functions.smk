@@ -8,15 +8,6 @@ CONFLICT_QA_DATASETS = ("nqcc", "tqacc")
 CORPUS_KEY = {b.name: b.corpus_key for b in benchmarks()}
 
 
-def ingest_resource(bench, name):
-    """Resource ``name`` of rule ingest_<bench>: the registry entry's fixed value when it has
-    ``ingest_resources`` (disk_mb: none, 1000), else a callable sizing it from the job's input
-    (rule_resources model ``ingest``)."""
-    if bench.ingest_resources is None:
-        return rule_resources.resource("ingest", name)
-    return bench.ingest_resources.get(name, 1000)
-
-
 def ingest_splits(dataset):
     """Configured claim splits of a dataset (config ``data.<dataset>.claims`` keys, config order)."""
     return list(config["data"].get(dataset, {}).get("claims", {}))
