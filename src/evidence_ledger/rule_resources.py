@@ -41,8 +41,8 @@ MODELS: dict[str, SizeModel] = {
     "ingest": SizeModel(mem_base=1000, mem_per_mb=0.05, runtime_base=10, runtime_per_mb=0.005,
                         disk_base=50, disk_per_mb=0.9),
     # DOCUMENTS (zstd Parquet) -> bm25s index: ~16 B per index non-zero + the vocabulary dict
-    "index_corpus": SizeModel(mem_base=1000, mem_per_mb=25, runtime_base=10, runtime_per_mb=0.15,
-                              disk_base=50, disk_per_mb=3.5),
+    "index_corpus": SizeModel(mem_base=1000, mem_per_mb=25, runtime_base=10, runtime_per_mb=0.025,
+                              disk_base=50, disk_per_mb=4.5),
     # index (memory-mapped; vocabulary and doc ids loaded) + claims + UNITS (filtered reads)
     "retrieve": SizeModel(mem_base=1000, mem_per_mb=4, runtime_base=10, runtime_per_mb=0.01,
                           disk_base=50, disk_per_mb=0),

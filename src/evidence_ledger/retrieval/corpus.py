@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -142,10 +143,30 @@ def build_corpus_index_from_table(documents_path, out_dir, k1: float = 1.5, b: f
     return _save_index(_table_batches(parquet, batch_rows, show_progress), out_dir, k1, b, method)
 
 
-def load_corpus_index(index_dir, mmap: bool = True) -> CorpusIndex:
-    """Load an index written by :func:`build_corpus_index` (arrays memory-mapped by default)."""
+VOCAB_FILE = "vocab.index.json"
+_VOCAB_ENTRY = re.compile(r'"([^"\\]*)": (\d+)')
+
+
+def read_vocab_subset(path, terms) -> dict[str, int]:
+    """The entries of a bm25s ``vocab.index.json`` whose token is in ``terms``, without building
+    the whole vocabulary as a dict (for the real wikis it holds millions of terms). The file is
+    ``json.dumps`` of ``{token: id}``; a file with escapes in it is parsed with ``json``."""
+    text = Path(path).read_text(encoding="utf-8")
+    if "\\" in text:
+        return {t: i for t, i in json.loads(text).items() if t in terms}
+    return {m.group(1): int(m.group(2)) for m in _VOCAB_ENTRY.finditer(text) if m.group(1) in terms}
+
+
+def load_corpus_index(index_dir, mmap: bool = True, terms=None) -> CorpusIndex:
+    """Load an index written by :func:`build_corpus_index` (arrays memory-mapped by default).
+
+    ``terms``: when given, only these vocabulary entries are loaded (the query terms of the
+    claims to retrieve for: scores of those queries are unchanged, memory no longer grows
+    with the vocabulary)."""
     index_dir = Path(index_dir)
-    retriever = bm25s.BM25.load(str(index_dir), mmap=mmap, load_vocab=True, show_progress=False)
+    retriever = bm25s.BM25.load(str(index_dir), mmap=mmap, load_vocab=terms is None, show_progress=False)
+    if terms is not None:
+        retriever.vocab_dict = read_vocab_subset(index_dir / VOCAB_FILE, set(terms))
     doc_ids = json.loads((index_dir / DOC_IDS_FILE).read_text(encoding="utf-8"))
     meta = json.loads((index_dir / META_FILE).read_text(encoding="utf-8"))
     return CorpusIndex(retriever=retriever, doc_ids=doc_ids, meta=meta)

@@ -17,6 +17,7 @@ from ..tables.ingest import DOCUMENTS
 from ..tables.ingest_readers import read_claims, read_units
 from ..tables.retrieval import ORDERING, POOLS, RETRIEVED
 from . import corpus, ordering, pools
+from .text import bm25_tokens
 # the rule functions' path keywords (pools, ordering, reranker) shadow those module names inside them
 from . import ordering as _ordering, pools as _pools, reranker as _reranker
 
@@ -41,7 +42,8 @@ def _gold(claims: pd.DataFrame, units_path):
 def retrieve(*, index, claims: list, units, retrieved, k: int) -> pd.DataFrame:
     """Top-``k`` documents of ``index`` for every claim of the CLAIMS tables ``claims`` -> RETRIEVED ``retrieved``."""
     claim_frame = read_claims(claims)
-    corpus_index = corpus.load_corpus_index(index, mmap=True)
+    terms = {t for text in claim_frame["claim"] for t in bm25_tokens(text)}
+    corpus_index = corpus.load_corpus_index(index, mmap=True, terms=terms)
     gold_docs, unresolved = _gold(claim_frame, units)
     log.info("retrieving top %d of %d documents for %d claims", k, len(corpus_index.doc_ids), len(claim_frame))
     rows = corpus.retrieve_for_claims(corpus_index, claim_frame[["dataset", "claim_id", "claim"]].to_dict("records"),

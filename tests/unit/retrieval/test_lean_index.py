@@ -10,10 +10,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from evidence_ledger.datasets.fever import read_fever_wiki
+from evidence_ledger.datasets.fever import read_fever_claims, read_fever_wiki
 from evidence_ledger.datasets.feverous import read_feverous_wiki
 from evidence_ledger.datasets.scifact import read_scifact_corpus
-from evidence_ledger.retrieval.corpus import build_corpus_index_from_table, load_corpus_index
+from evidence_ledger.retrieval.corpus import (build_corpus_index_from_table, load_corpus_index, read_vocab_subset,
+                                              retrieve_top_k)
 from evidence_ledger.retrieval.text import bm25_tokens
 from evidence_ledger.tables import write_table
 from evidence_ledger.tables.ingest import DOCUMENTS
@@ -88,3 +89,18 @@ def synthetic_documents(n_docs=700, seed=7):
 def test_synthetic_corpus_index_is_byte_identical_to_bm25s_for_every_method(method, tmp_path):
     index = assert_same_index(synthetic_documents(), tmp_path, method=method, batch_rows=64)
     assert len(index.doc_ids) == 700
+
+
+def test_index_loaded_with_the_claims_terms_only_retrieves_the_same(tmp_path):
+    """retrieve loads only the vocabulary entries of its claims' terms: the same top-5 pages
+    and scores for every demo FEVER dev claim as with the whole vocabulary."""
+    _units, documents = read_fever_wiki(DEMO / "fever" / "wiki-pages")
+    assert_same_index(documents, tmp_path)
+    claims = read_fever_claims(DEMO / "fever" / "paper_dev.jsonl").column("claim").to_pylist()
+    terms = {t for c in claims for t in bm25_tokens(c)}
+    full = load_corpus_index(tmp_path / "lean")
+    lean = load_corpus_index(tmp_path / "lean", terms=terms)
+    assert lean.retriever.vocab_dict == {t: i for t, i in full.retriever.vocab_dict.items() if t in terms}
+    assert 0 < len(lean.retriever.vocab_dict) < len(full.retriever.vocab_dict)
+    assert [retrieve_top_k(lean, c, 5) for c in claims] == [retrieve_top_k(full, c, 5) for c in claims]
+    assert read_vocab_subset(tmp_path / "lean" / "vocab.index.json", {""}) == {"": len(full.retriever.vocab_dict) - 1}
