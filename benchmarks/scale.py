@@ -19,6 +19,7 @@ stopped at any point.
 
     PYTHONPATH=src python benchmarks/scale.py --fever-pages 10000 50000 200000 \\
         --feverous-pages 5000 20000 60000 --work /tmp/scale
+    python benchmarks/scale.py table [benchmarks/results/scale.json]   # the markdown of docs/scale.md
 """
 from __future__ import annotations
 
@@ -142,9 +143,31 @@ def save(results: dict, out: Path) -> None:
     os.replace(tmp, out)
 
 
+def markdown_table(results: dict) -> str:
+    """The measured peak RSS (MiB) / CPU (s) per step and size, then the extrapolations."""
+    lines = ["| corpus | pages | units | " + " | ".join(f"{s} RSS MiB / CPU s" for s in STEPS) + " |",
+             "|---|---:|---:|" + "---:|" * len(STEPS)]
+    for corpus, runs in results["runs"].items():
+        for r in sorted(runs, key=lambda r: r["pages"]):
+            cells = [f"{r['steps'][s]['peak_rss_mib']:.0f} / {r['steps'][s]['cpu_s']:.1f}" if s in r["steps"] else "-"
+                     for s in STEPS]
+            lines.append(f"| {corpus} | {r['pages']:,} | {r['units']:,} | " + " | ".join(cells) + " |")
+    lines += ["", "| corpus | step | RSS slope KiB/page | extrapolated peak RSS GiB | extrapolated CPU min |",
+              "|---|---|---:|---:|---:|"]
+    for corpus, per_step in results.get("fits", {}).items():
+        for step, f in per_step.items():
+            lines.append(f"| {corpus} ({f['real_pages']:,} pages) | {step} | {f['rss_mib_vs_pages']['b'] * 1024:.3f} | "
+                         f"{f['extrapolated_peak_rss_gib']} | {f['extrapolated_cpu_min']} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "step":
         child(sys.argv[2], sys.argv[3])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "table":
+        path = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "results" / "scale.json"
+        sys.stdout.write(markdown_table(json.loads(path.read_text())))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fever-pages", type=int, nargs="*", default=[10_000, 50_000, 200_000])

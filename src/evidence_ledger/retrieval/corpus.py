@@ -82,14 +82,15 @@ def _save_index(batches, out_dir, k1: float, b: float, method: str) -> dict:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with (out_dir / DOC_IDS_FILE).open("w", encoding="utf-8") as handle:
-        retriever, vocab_size = build_bm25_index(batches, handle, k1=k1, b=b, method=method)
+        retriever, _ = build_bm25_index(batches, handle, k1=k1, b=b, method=method)
     retriever.save(str(out_dir), show_progress=False)
     meta = {
         "engine": f"bm25s {bm25s.__version__}",
         "method": method, "k1": k1, "b": b,
         "tokenisation": TOKENISATION,
         "text": "title + '\\n' + text",
-        "n_docs": int(retriever.scores["num_docs"]), "vocab_size": vocab_size,
+        # as bm25s counts it (and as this meta always did): the terms plus bm25s' empty token ""
+        "n_docs": int(retriever.scores["num_docs"]), "vocab_size": len(retriever.vocab_dict),
     }
     (out_dir / META_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return meta

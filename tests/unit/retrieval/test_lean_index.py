@@ -15,7 +15,7 @@ from evidence_ledger.datasets.feverous import read_feverous_wiki
 from evidence_ledger.datasets.scifact import read_scifact_corpus
 from evidence_ledger.retrieval.corpus import (build_corpus_index_from_table, load_corpus_index, read_vocab_subset,
                                               retrieve_top_k)
-from evidence_ledger.retrieval.text import bm25_tokens
+from evidence_ledger.retrieval.text import TOKENISATION, bm25_tokens
 from evidence_ledger.tables import write_table
 from evidence_ledger.tables.ingest import DOCUMENTS
 from support.paths import REPO_ROOT
@@ -25,20 +25,24 @@ METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 
 
 def reference_index(doc_ids, titles, texts, out_dir, k1=1.5, b=0.75, method="lucene"):
-    """The straightforward builder: rows sorted by doc id, one token-id list per document,
-    ``bm25s.BM25.index`` on them, saved with ``doc_ids.json``."""
+    """The straightforward builder (the pipeline's before the lean one): rows sorted by doc id,
+    one token-id list per document, ``bm25s.BM25.index`` on them, saved with ``doc_ids.json``
+    and ``meta.json``."""
     rows = sorted(zip(doc_ids, titles, texts), key=lambda r: r[0])
     vocab, corpus_ids = {}, []
     for _, title, text in rows:
         corpus_ids.append([vocab.setdefault(t, len(vocab)) for t in bm25_tokens(f"{title}\n{text}")])
-    vocab_size = len(vocab)  # bm25s adds its empty token "" to this dict
     retriever = bm25s.BM25(k1=k1, b=b, method=method)
     retriever.index(bm25s.tokenization.Tokenized(ids=corpus_ids, vocab=vocab), show_progress=False)
     out_dir.mkdir(parents=True)
     retriever.save(str(out_dir), show_progress=False)
     (out_dir / "doc_ids.json").write_text(json.dumps([r[0] for r in rows], ensure_ascii=False) + "\n",
                                           encoding="utf-8")
-    return vocab_size
+    meta = {"engine": f"bm25s {bm25s.__version__}", "method": method, "k1": k1, "b": b,
+            "tokenisation": TOKENISATION, "text": "title + '\\n' + text",
+            "n_docs": len(rows), "vocab_size": len(vocab)}  # vocab holds bm25s' empty token "" by now
+    (out_dir / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return len(vocab)
 
 
 def assert_same_index(documents_table, tmp_path, method="lucene", batch_rows=8192):
@@ -48,7 +52,7 @@ def assert_same_index(documents_table, tmp_path, method="lucene", batch_rows=819
     vocab_size = reference_index(cols["doc_id"], cols["title"], cols["text"], tmp_path / "ref", method=method)
     meta = build_corpus_index_from_table(path, tmp_path / "lean", method=method, batch_rows=batch_rows)
     ref_files = sorted(p.name for p in (tmp_path / "ref").iterdir())
-    lean_files = sorted(p.name for p in (tmp_path / "lean").iterdir() if p.name != "meta.json")
+    lean_files = sorted(p.name for p in (tmp_path / "lean").iterdir())
     assert lean_files == ref_files
     for name in ref_files:
         assert filecmp.cmp(tmp_path / "ref" / name, tmp_path / "lean" / name, shallow=False), name
