@@ -50,10 +50,14 @@ class Benchmark:
     claim x retrieved abstract; gold label NEI for an abstract without gold rationale).
     ``corpus_key`` names the corpus file of config ``data.<name>.<corpus_key>``. ``reader`` is
     ``"module:function"``, the function ``(claims_by_split, corpus, on_unresolved[, progress])
-    -> (CLAIMS table per split, UNITS, DOCUMENTS)`` that the benchmark's ingest rule calls
+    -> (CLAIMS table per split, UNITS, DOCUMENTS)`` that the benchmark's ingest rule calls, or
+    one that also takes ``units_path`` / ``documents_path``, streams the corpus tables there and
+    returns the CLAIMS tables (FEVER, FEVEROUS: bounded memory whatever the wiki's size)
     (``progress``, when the reader takes it, is called once per corpus file or page).
     ``scorer`` and ``prompts`` are module paths; ``prompt_family`` keys the templates in
-    ``generation.prompts``. ``ingest_resources`` are the ingest rule's resources.
+    ``generation.prompts``. ``ingest_resources`` are the ingest rule's resources (fixed ``mem_mb`` / ``runtime``), or None
+    for resources sized from the job's input by ``rule_resources`` (model ``ingest``: the
+    streaming wiki readers, whose memory does not grow with the corpus).
     """
 
     name: str
@@ -66,7 +70,7 @@ class Benchmark:
     scorer: str
     prompt_family: str
     prompts: str = "evidence_ledger.generation.prompts"
-    ingest_resources: Mapping[str, int] = field(default_factory=lambda: {"mem_mb": 4000, "runtime": 60})
+    ingest_resources: Mapping[str, int] | None = field(default_factory=lambda: {"mem_mb": 4000, "runtime": 60})
 
     @property
     def verdict_labels(self) -> tuple[str, ...]:
@@ -177,15 +181,15 @@ def dataset_wildcard_regex() -> str:
 
 FEVER = register_benchmark(Benchmark(
     name="fever", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
-    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.fever:ingest_fever",
+    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.fever:write_fever_release",
     scorer="evidence_ledger.scoring.fever", prompt_family="wiki",
-    ingest_resources={"mem_mb": 4000, "runtime": 60},
+    ingest_resources=None,
 ))
 FEVEROUS = register_benchmark(Benchmark(
     name="feverous", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
-    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.feverous:ingest_feverous",
+    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.feverous:write_feverous_release",
     scorer="evidence_ledger.scoring.feverous", prompt_family="wiki",
-    ingest_resources={"mem_mb": 8000, "runtime": 120},
+    ingest_resources=None,
 ))
 SCIFACT = register_benchmark(Benchmark(
     name="scifact", labels=("SUPPORT", "CONTRADICT", "NOINFO"), nei_label="NOINFO", metric="f1",

@@ -13,6 +13,7 @@ from snakemake.utils import validate
 
 from evidence_ledger.benchmark_registry import benchmark_names, benchmarks, check_config_benchmarks
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
+from evidence_ledger import rule_resources
 
 validate(config, schema="../schemas/config.schema.yaml")
 

@@ -30,8 +30,9 @@ for _bench in benchmarks():
             data_root=data_path("."),
         threads: 1
         resources:
-            mem_mb=_bench.ingest_resources["mem_mb"],
-            runtime=_bench.ingest_resources["runtime"],
+            mem_mb=rule_resources.ingest_resource(_bench.ingest_resources, "mem_mb"),
+            runtime=rule_resources.ingest_resource(_bench.ingest_resources, "runtime"),
+            disk_mb=rule_resources.ingest_resource(_bench.ingest_resources, "disk_mb"),
         conda:
             "../../envs/cpu.yaml"
         script:

@@ -22,8 +22,9 @@ rule index_corpus:
         b=config["retrieval"]["corpus_bm25"]["b"],
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=240,
+        mem_mb=rule_resources.resource("index_corpus", "mem_mb"),
+        runtime=rule_resources.resource("index_corpus", "runtime"),
+        disk_mb=rule_resources.resource("index_corpus", "disk_mb"),
     conda:
         "../../envs/cpu.yaml"
     script:
@@ -45,8 +46,9 @@ rule retrieve:
         k=lambda wc: retrieval_k(wc.dataset),
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=rule_resources.resource("retrieve", "mem_mb"),
+        runtime=rule_resources.resource("retrieve", "runtime"),
+        disk_mb=rule_resources.resource("retrieve", "disk_mb"),
     conda:
         "../../envs/cpu.yaml"
     script:
@@ -68,8 +70,9 @@ rule build_pools:
         pool_kinds=config["retrieval"]["pool_kinds"],
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=rule_resources.resource("build_pools", "mem_mb"),
+        runtime=rule_resources.resource("build_pools", "runtime"),
+        disk_mb=rule_resources.resource("build_pools", "disk_mb"),
     conda:
         "../../envs/cpu.yaml"
     script:

@@ -6,18 +6,25 @@ In:  ``paper_dev.jsonl`` / ``shared_task_dev.jsonl`` / ``train.jsonl`` records
      wiki pages ``{id, text, lines}`` with ``lines`` = ``"i\\tsentence\\tlink\\t..."`` rows
      joined by newlines.
 Out: CLAIMS rows (unit ids ``"{page}::{line}"``), UNITS (kind ``sentence``, context = the page
-     title with FEVER's bracket escapes undone) and DOCUMENTS (one per page).
+     title with FEVER's bracket escapes undone) and DOCUMENTS (one per page), pages in
+     ``doc_id`` order; ``write_fever_release`` streams them to Parquet in bounded memory.
 """
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
+from typing import Iterator
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..benchmark_registry import FEVER
 from ..errors import InputError
+from ..jsonl import JSON_FIELD, parse_json
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
-from .records import check_label, dedupe_groups, inside_root, iter_jsonl, require, resolve_gold_ids
+from .corpus_tables import Page, collect_corpus, write_corpus
+from .records import check_label, claim_tables, dedupe_groups, inside_root, iter_jsonl, require, resolve_gold_ids, wanted_gold_ids
 
 DATASET = "fever"
 LABELS = FEVER.labels
@@ -68,14 +75,9 @@ def evidence_groups_of(record: dict, path, line: int) -> list[list[str]]:
     return dedupe_groups(out)
 
 
-def read_fever_claims(path, unit_ids=None, on_unresolved: str = "error") -> pa.Table:
-    """Read a FEVER claims jsonl into a CLAIMS table (file order).
-
-    ``unit_ids``: the set of wiki unit ids to resolve gold evidence against, or None to load
-    claims without a wiki (gold ids kept, ``unresolved_ids`` null). ``on_unresolved``:
-    ``"error"`` (default) raises on the first gold id missing from ``unit_ids``; ``"count"``
-    keeps it and lists it in ``unresolved_ids``. Duplicate claim ids raise.
-    """
+def fever_claim_rows(path) -> list[dict]:
+    """CLAIMS rows of a FEVER claims jsonl (file order), ``unresolved_ids`` not yet set.
+    Duplicate claim ids raise."""
     path = Path(path)
     rows, seen = [], {}
     for line, rec in iter_jsonl(path):
@@ -90,6 +92,18 @@ def read_fever_claims(path, unit_ids=None, on_unresolved: str = "error") -> pa.T
             "evidence_groups": evidence_groups_of(rec, path, line), "gold_abstracts": [],
             "cited_doc_ids": [], "source_file": str(path), "source_line": line,
         })
+    return rows
+
+
+def read_fever_claims(path, unit_ids=None, on_unresolved: str = "error") -> pa.Table:
+    """Read a FEVER claims jsonl into a CLAIMS table (file order).
+
+    ``unit_ids``: the set of wiki unit ids to resolve gold evidence against, or None to load
+    claims without a wiki (gold ids kept, ``unresolved_ids`` null). ``on_unresolved``:
+    ``"error"`` (default) raises on the first gold id missing from ``unit_ids``; ``"count"``
+    keeps it and lists it in ``unresolved_ids``. Duplicate claim ids raise.
+    """
+    rows = fever_claim_rows(path)
     resolve_gold_ids(rows, unit_ids, on_unresolved)
     return CLAIMS.from_rows(rows)
 
@@ -132,45 +146,124 @@ def parse_lines(lines: str, path, line: int) -> list[tuple[int, str]]:
     return out
 
 
-def read_fever_wiki(wiki, progress=None, allowed_root=None) -> tuple[pa.Table, pa.Table]:
-    """Read ``wiki-pages`` (directory of jsonl files, or one file) into (UNITS, DOCUMENTS).
+def _page_locations(files: list[Path], progress=None):
+    """Pass 1 over the wiki files: every page's id and where its line starts.
 
-    Pages with an empty id (the dump's first record) carry no content and are skipped.
-    A page id seen twice raises ``InputError``. Units are in file/page/line order.
-    ``progress``: optional callable, called with 1 after each wiki file. ``allowed_root``: see
-    :func:`wiki_files`.
+    Returns (ids: Arrow string array, file index, byte offset and 1-based line of each page),
+    pages in file/line order; the dump's empty-id record is skipped. Each line is parsed (a
+    malformed line or a page without a string ``id`` raises naming file and line); only the
+    id and three integers per page are kept.
     """
-    units, docs, seen = [], [], {}
-    for path in wiki_files(wiki, allowed_root):
-        for line, rec in iter_jsonl(path):
-            page = require(rec, "id", str, path, line)
-            if page == "":
-                continue
-            if page in seen:
-                raise InputError(path, line, "id", f"duplicate page id {page!r} (first at {seen[page]})")
-            seen[page] = f"{path}:{line}"
-            lines = require(rec, "lines", str, path, line)
-            title = page_title(page)
-            sentences = parse_lines(lines, path, line)
-            for position, (number, sentence) in enumerate(sentences):
-                units.append({"dataset": DATASET, "unit_id": fever_unit_id(page, number), "doc_id": page,
-                              "kind": "sentence", "position": position, "text": sentence, "context": title})
-            docs.append({"dataset": DATASET, "doc_id": page, "title": title,
-                         "text": " ".join(s for _, s in sentences)})
+    chunks, chunk = [], []
+    file_index, offsets, lines = array("h"), array("q"), array("q")
+    for f, path in enumerate(files):
+        offset = 0
+        with path.open("rb") as handle:
+            for line, raw in enumerate(handle, start=1):
+                start, offset = offset, offset + len(raw)
+                if not raw.strip():
+                    continue
+                rec = _page_record(raw, path, line)
+                page = require(rec, "id", str, path, line)
+                if page == "":
+                    continue
+                chunk.append(page)
+                file_index.append(f)
+                offsets.append(start)
+                lines.append(line)
+                if len(chunk) >= 65536:
+                    chunks.append(pa.array(chunk, pa.string()))
+                    chunk = []
         if progress is not None:
             progress(1)
-    return UNITS.from_rows(units), DOCUMENTS.from_rows(docs)
+    chunks.append(pa.array(chunk, pa.string()))
+    ids = pa.chunked_array(chunks, pa.string()).combine_chunks()
+    return ids, np.frombuffer(file_index, np.int16), np.frombuffer(offsets, np.int64), np.frombuffer(lines, np.int64)
+
+
+def _page_record(raw: bytes, path, line: int) -> dict:
+    """One wiki line (bytes) as a JSON object, errors as ``iter_jsonl`` words them."""
+    rec = parse_json(raw.decode("utf-8", errors="surrogateescape"), path, line)
+    if not isinstance(rec, dict):
+        raise InputError(path, line, JSON_FIELD, f"expected a JSON object, got {type(rec).__name__}")
+    return rec
+
+
+def _check_unique(ids: pa.Array, order: np.ndarray, files, file_index, lines) -> None:
+    """Raise on a page id seen twice (the second occurrence in file/line order named, the
+    earliest such one if several); ``order`` sorts ``ids`` stably."""
+    if len(order) < 2:
+        return
+    sorted_ids = ids.take(pa.array(order))
+    same = pc.equal(sorted_ids.slice(1), sorted_ids.slice(0, len(order) - 1)).to_numpy(zero_copy_only=False)
+    dup = np.flatnonzero(same)
+    if dup.size:
+        k = dup[np.argmin(order[dup + 1])]
+        first, second = order[k], order[k + 1]
+        page = sorted_ids[int(k)].as_py()
+        raise InputError(files[file_index[second]], int(lines[second]), "id",
+                         f"duplicate page id {page!r} (first at {files[file_index[first]]}:{lines[first]})")
+
+
+def iter_fever_pages(wiki, progress=None, allowed_root=None) -> Iterator[Page]:
+    """The pages of ``wiki-pages`` (directory of jsonl files, or one file) in ``doc_id`` order.
+
+    Two passes in bounded memory: the first records every page's id and location (and checks
+    that no page id is seen twice: ``InputError`` naming the second occurrence and the first);
+    the second reads the pages again, line by line, in id order. Pages with an empty id (the
+    dump's first record) are skipped; units are the non-empty sentences in line order.
+    ``progress``: called with 1 after each wiki file of the first pass. ``allowed_root``: see
+    :func:`wiki_files`.
+    """
+    files = wiki_files(wiki, allowed_root)
+    ids, file_index, offsets, lines = _page_locations(files, progress)
+    order = pc.sort_indices(ids).to_numpy()
+    _check_unique(ids, order, files, file_index, lines)
+    del ids
+    handles = [path.open("rb") for path in files]
+    try:
+        for i in order:
+            f, line = int(file_index[i]), int(lines[i])
+            path, handle = files[f], handles[f]
+            handle.seek(int(offsets[i]))
+            rec = _page_record(handle.readline(), path, line)
+            page = rec["id"]
+            title = page_title(page)
+            sentences = parse_lines(require(rec, "lines", str, path, line), path, line)
+            yield Page(doc_id=page, title=title, text=" ".join(s for _, s in sentences),
+                       unit_ids=[fever_unit_id(page, n) for n, _ in sentences], kinds="sentence",
+                       texts=[s for _, s in sentences], contexts=title)
+    finally:
+        for handle in handles:
+            handle.close()
+
+
+def read_fever_wiki(wiki, progress=None, allowed_root=None) -> tuple[pa.Table, pa.Table]:
+    """Read ``wiki-pages`` into in-memory (UNITS, DOCUMENTS) tables, pages in ``doc_id`` order
+    (see :func:`iter_fever_pages`; the pipeline streams them with :func:`write_fever_release`)."""
+    return collect_corpus(iter_fever_pages(wiki, progress, allowed_root), DATASET)
 
 
 def ingest_fever(claims_by_split: dict, wiki=None, on_unresolved: str = "error", progress=None, data_root=None):
-    """(claims table per split, UNITS, DOCUMENTS); ``wiki`` None = claims-only load (empty
-    UNITS/DOCUMENTS, gold ids kept with ``unresolved_ids`` null). Files found in a wiki-pages
-    directory must resolve inside ``data_root`` (default: that directory)."""
+    """(claims table per split, UNITS, DOCUMENTS) in memory; ``wiki`` None = claims-only load
+    (empty UNITS/DOCUMENTS, gold ids kept with ``unresolved_ids`` null). Files found in a
+    wiki-pages directory must resolve inside ``data_root`` (default: that directory)."""
+    rows = {split: fever_claim_rows(path) for split, path in claims_by_split.items()}
     if wiki is None:
-        units, docs = UNITS.empty(), DOCUMENTS.empty()
-        unit_ids = None
-    else:
-        units, docs = read_fever_wiki(wiki, progress, data_root)
-        unit_ids = set(units.column("unit_id").to_pylist())
-    claims = {split: read_fever_claims(path, unit_ids, on_unresolved) for split, path in claims_by_split.items()}
-    return claims, units, docs
+        return claim_tables(rows, None, on_unresolved), UNITS.empty(), DOCUMENTS.empty()
+    units, docs = read_fever_wiki(wiki, progress, data_root)
+    unit_ids = set(units.column("unit_id").to_pylist())
+    return claim_tables(rows, unit_ids, on_unresolved), units, docs
+
+
+def write_fever_release(claims_by_split: dict, wiki, on_unresolved: str, units_path, documents_path,
+                        progress=None, data_root=None) -> dict:
+    """Stream the FEVER release into its tables: the claims are read first, then the wiki pages
+    are written to ``units_path`` / ``documents_path`` in ``doc_id`` order (bounded batches),
+    each gold id checked against the pages as they pass. Returns the claims table per split.
+    ``wiki`` None writes empty UNITS/DOCUMENTS (claims-only load). A bad page or an unresolved
+    gold id (``on_unresolved="error"``) raises and leaves no corpus table behind."""
+    rows = {split: fever_claim_rows(path) for split, path in claims_by_split.items()}
+    pages = iter_fever_pages(wiki, progress, data_root) if wiki is not None else iter(())
+    return write_corpus(pages, DATASET, units_path, documents_path, wanted_gold_ids(rows),
+                        resolve=lambda found: claim_tables(rows, found if wiki is not None else None, on_unresolved))

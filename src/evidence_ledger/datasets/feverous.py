@@ -8,13 +8,15 @@ In:  claims jsonl whose first line may be the release's empty header record (id 
 Out: CLAIMS (evidence groups = each set's ``content`` list, ids as released), UNITS with ids
      ``{page}_{key}`` (``Page_sentence_3``, ``Page_cell_0_1_2``, ``Page_header_cell_0_0_1``,
      ``Page_item_0_2``, ``Page_table_caption_0``, ``Page_title``, ``Page_section_1``) and
-     DOCUMENTS (one per page). Wiki link markup ``[[target|text]]`` is reduced to its text.
+     DOCUMENTS (one per page), pages in id order; ``write_feverous_release`` streams them to
+     Parquet in bounded memory. Wiki link markup ``[[target|text]]`` is reduced to its text.
 """
 from __future__ import annotations
 
 import re
 import sqlite3
 from pathlib import Path
+from typing import Iterator
 
 import pyarrow as pa
 
@@ -22,7 +24,8 @@ from ..benchmark_registry import FEVEROUS
 from ..errors import InputError, Row
 from ..jsonl import parse_json
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
-from .records import check_label, dedupe_groups, iter_jsonl, require, resolve_gold_ids
+from .corpus_tables import Page, collect_corpus, write_corpus
+from .records import check_label, claim_tables, dedupe_groups, iter_jsonl, require, resolve_gold_ids, wanted_gold_ids
 
 DATASET = "feverous"
 LABELS = FEVEROUS.labels
@@ -40,13 +43,12 @@ def is_header_record(rec: dict) -> bool:
     return rec.get("id", "") in ("", None) and rec.get("claim", "") in ("", None)
 
 
-def read_feverous_claims(path, unit_ids=None, on_unresolved: str = "error") -> pa.Table:
-    """Read a FEVEROUS claims jsonl into CLAIMS (file order).
+def feverous_claim_rows(path) -> list[dict]:
+    """CLAIMS rows of a FEVEROUS claims jsonl (file order), ``unresolved_ids`` not yet set.
 
     Only the first line may be the empty header record (skipped); an empty id or claim on any
     other line raises. NOT ENOUGH INFO claims keep their annotated evidence sets (FEVEROUS
     scores NEI with evidence too). Each set must have a non-empty ``content`` list of ids.
-    ``unit_ids`` / ``on_unresolved`` as in ``records.resolve_gold_ids``.
     """
     path = Path(path)
     rows, seen = [], {}
@@ -79,6 +81,13 @@ def read_feverous_claims(path, unit_ids=None, on_unresolved: str = "error") -> p
             "evidence_groups": dedupe_groups(groups), "gold_abstracts": [], "cited_doc_ids": [],
             "source_file": str(path), "source_line": line,
         })
+    return rows
+
+
+def read_feverous_claims(path, unit_ids=None, on_unresolved: str = "error") -> pa.Table:
+    """Read a FEVEROUS claims jsonl into CLAIMS (file order; see :func:`feverous_claim_rows`).
+    ``unit_ids`` / ``on_unresolved`` as in ``records.resolve_gold_ids``."""
+    rows = feverous_claim_rows(path)
     resolve_gold_ids(rows, unit_ids, on_unresolved)
     return CLAIMS.from_rows(rows)
 
@@ -95,8 +104,9 @@ def _cell_headers(table: list, r: int, c: int) -> list[str]:
     return [h for h in out if h]
 
 
-def page_units(page: str, data: dict, where: tuple) -> list[dict]:
-    """UNITS rows of one FEVEROUS page in document order (title first).
+def page_units(page: str, data: dict, where: tuple) -> Page:
+    """One FEVEROUS page: its units in document order (title first) as parallel lists, its
+    title (the title unit's text) and document text (the other units' non-empty texts joined).
 
     ``where`` = (path, line) used in errors. Contexts: title for sentences/sections, plus the
     current section heading; cells also name their header cells (left in row, above in
@@ -107,12 +117,13 @@ def page_units(page: str, data: dict, where: tuple) -> list[dict]:
     order = data.get("order")
     if not isinstance(order, list):
         raise InputError(path, line, "data.order", f"page {page!r}: missing 'order' list")
-    units = []
+    unit_ids, kinds, texts, contexts = [], [], [], []
 
     def add(key, kind, text, context_parts):
-        context = CONTEXT_SEPARATOR.join(p for p in context_parts if p)
-        units.append({"dataset": DATASET, "unit_id": f"{page}_{key}", "doc_id": page, "kind": kind,
-                      "position": len(units), "text": text, "context": context})
+        unit_ids.append(f"{page}_{key}")
+        kinds.append(kind)
+        texts.append(text)
+        contexts.append(CONTEXT_SEPARATOR.join(p for p in context_parts if p))
 
     add("title", "title", title, [])
     section = ""
@@ -149,14 +160,16 @@ def page_units(page: str, data: dict, where: tuple) -> list[dict]:
                 add(item["id"], "item", strip_links(str(item.get("value", ""))), [title, section])
         else:
             raise InputError(path, line, "data.order", f"page {page!r}: unknown element key {key!r}")
-    return units
+    return Page(doc_id=page, title=texts[0], text=" ".join(t for t in texts[1:] if t), unit_ids=unit_ids,
+                kinds=kinds, texts=texts, contexts=contexts)
 
 
-def read_feverous_wiki(db_path, progress=None) -> tuple[pa.Table, pa.Table]:
-    """Read the SQLite wiki (read-only) into (UNITS, DOCUMENTS), pages in id order.
+def iter_feverous_pages(db_path, progress=None) -> Iterator[Page]:
+    """The pages of the SQLite wiki (read-only), one at a time, in ``id`` order.
 
-    Errors name the db file, the row's ``rowid`` as line and the JSON field. ``progress``:
-    optional callable, called with 1 after each page.
+    Errors name the db file, the row's ``rowid`` (``row N``) and the JSON field; a page id
+    on two rows raises naming both. ``progress``: optional callable, called with 1 after each
+    page.
     """
     db_path = Path(db_path)
     if not db_path.exists():
@@ -167,9 +180,12 @@ def read_feverous_wiki(db_path, progress=None) -> tuple[pa.Table, pa.Table]:
             cursor = con.execute("SELECT rowid, id, data FROM wiki ORDER BY id")
         except sqlite3.DatabaseError as exc:
             raise InputError(db_path, None, "wiki", f"cannot read table wiki(id, data): {exc}") from None
-        units, docs = [], []
+        previous, previous_row = None, None
         for rowid, page, raw in cursor:
             row = Row(rowid)
+            if page is not None and page == previous:
+                raise InputError(db_path, row, "id", f"duplicate page id {page!r} (first at row {previous_row})")
+            previous, previous_row = page, rowid
             if isinstance(raw, bytes):
                 raw = raw.decode("utf-8", errors="surrogateescape")
             if not isinstance(raw, str):
@@ -178,15 +194,17 @@ def read_feverous_wiki(db_path, progress=None) -> tuple[pa.Table, pa.Table]:
                 data = parse_json(raw, db_path, row, "data")
             except InputError as exc:
                 raise InputError(db_path, row, "data", f"page {page!r}: {exc.message}") from None
-            page_rows = page_units(page, data, (db_path, row))
-            units += page_rows
-            docs.append({"dataset": DATASET, "doc_id": page, "title": page_rows[0]["text"],
-                         "text": " ".join(u["text"] for u in page_rows[1:] if u["text"])})
+            yield page_units(page, data, (db_path, row))
             if progress is not None:
                 progress(1)
     finally:
         con.close()
-    return UNITS.from_rows(units), DOCUMENTS.from_rows(docs)
+
+
+def read_feverous_wiki(db_path, progress=None) -> tuple[pa.Table, pa.Table]:
+    """Read the SQLite wiki into in-memory (UNITS, DOCUMENTS), pages in id order (see
+    :func:`iter_feverous_pages`; the pipeline streams them with :func:`write_feverous_release`)."""
+    return collect_corpus(iter_feverous_pages(db_path, progress), DATASET)
 
 
 def read_id_list(path) -> list[str]:
@@ -201,12 +219,22 @@ def read_id_list(path) -> list[str]:
 
 
 def ingest_feverous(claims_by_split: dict, wiki_db=None, on_unresolved: str = "error", progress=None):
-    """(claims table per split, UNITS, DOCUMENTS); ``wiki_db`` None = claims-only load."""
+    """(claims table per split, UNITS, DOCUMENTS) in memory; ``wiki_db`` None = claims-only load."""
+    rows = {split: feverous_claim_rows(path) for split, path in claims_by_split.items()}
     if wiki_db is None:
-        units, docs = UNITS.empty(), DOCUMENTS.empty()
-        unit_ids = None
-    else:
-        units, docs = read_feverous_wiki(wiki_db, progress)
-        unit_ids = set(units.column("unit_id").to_pylist())
-    claims = {split: read_feverous_claims(path, unit_ids, on_unresolved) for split, path in claims_by_split.items()}
-    return claims, units, docs
+        return claim_tables(rows, None, on_unresolved), UNITS.empty(), DOCUMENTS.empty()
+    units, docs = read_feverous_wiki(wiki_db, progress)
+    return claim_tables(rows, set(units.column("unit_id").to_pylist()), on_unresolved), units, docs
+
+
+def write_feverous_release(claims_by_split: dict, wiki_db, on_unresolved: str, units_path, documents_path,
+                           progress=None) -> dict:
+    """Stream the FEVEROUS release into its tables: claims first, then the wiki pages written
+    to ``units_path`` / ``documents_path`` in id order (bounded batches), each gold id checked
+    against the pages as they pass. Returns the claims table per split; ``wiki_db`` None writes
+    empty UNITS/DOCUMENTS. Bad input leaves no corpus table behind."""
+    rows = {split: feverous_claim_rows(path) for split, path in claims_by_split.items()}
+    pages = iter_feverous_pages(wiki_db, progress) if wiki_db is not None else iter(())
+    return write_corpus(pages, DATASET, units_path, documents_path, wanted_gold_ids(rows),
+                        resolve=lambda found: claim_tables(rows, found if wiki_db is not None else None,
+                                                            on_unresolved))

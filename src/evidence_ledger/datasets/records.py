@@ -3,7 +3,8 @@
 
 In:  a path to a jsonl file, or one decoded record plus its (path, line).
 Out: ``(line_no, record)`` pairs, checked field values, or claims rows with their gold ids
-resolved against a set of unit ids.
+resolved against a set of unit ids (the ids a corpus holds, or those of the wanted gold ids
+found while streaming it).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import logging
 from pathlib import Path
 
 from ..errors import InputError
+from ..tables.ingest import CLAIMS
 from ..jsonl import iter_jsonl  # noqa: F401  (the one JSONL reader, re-exported for the readers)
 
 ON_UNRESOLVED = ("error", "count")
@@ -86,6 +88,21 @@ def resolve_gold_ids(rows: list[dict], unit_ids, on_unresolved: str = "error",
     if on_unresolved == "count" and unit_ids is not None:
         _log_unresolved_kept(rows, field)
     return rows
+
+
+def wanted_gold_ids(rows_by_split: dict) -> set:
+    """Every unit id of every gold evidence group of the claims rows (``split -> rows``)."""
+    return {u for rows in rows_by_split.values() for row in rows for group in row["evidence_groups"] for u in group}
+
+
+def claim_tables(rows_by_split: dict, unit_ids, on_unresolved: str) -> dict:
+    """``split -> CLAIMS table`` of the rows, gold ids resolved against ``unit_ids`` first
+    (:func:`resolve_gold_ids`; it raises under ``on_unresolved="error"``)."""
+    out = {}
+    for split, rows in rows_by_split.items():
+        resolve_gold_ids(rows, unit_ids, on_unresolved)
+        out[split] = CLAIMS.from_rows(rows)
+    return out
 
 
 def _log_unresolved_kept(rows: list[dict], field: str) -> None:

@@ -12,6 +12,7 @@ claims only (empty UNITS/DOCUMENTS). ``on_unresolved``: ``error`` or ``count`` (
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections import Counter
@@ -41,6 +42,8 @@ def ingest_claim_benchmark(*, benchmark: str, claim_files: list, corpus=None, cl
         for path in sorted(Path(corpus).rglob("*")):
             inside_root(path, root)
     reader = benchmark_reader(benchmark)
+    if "data_root" in inspect.signature(reader).parameters:
+        reader = functools.partial(reader, data_root=data_root)
     takes_progress = "progress" in inspect.signature(reader).parameters
     write_claim_benchmark(reader, list(splits), claim_files, corpus, on_unresolved, claim_tables, units, documents,
                           progress_desc=f"{benchmark} corpus" if takes_progress else None)

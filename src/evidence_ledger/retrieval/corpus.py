@@ -12,21 +12,27 @@ epsilon floor is needed (unlike rank_bm25's BM25Okapi, used within pools).
 Tokenisation: :func:`evidence_ledger.retrieval.text.bm25_tokens` (case-folded ``\\w+``,
 English stop words removed, no stemming) of ``title + "\\n" + text``.
 Document order in the index is the sorted ``doc_id`` order, so ties in score are broken
-by ``doc_id``. A document scoring 0 (no query term in common) is never retrieved, so a
+by ``doc_id``. The index is built by :mod:`.lean_index` from documents read in batches (flat
+integer arrays, no per-document lists): the same files ``bm25s.BM25.index`` writes. A document scoring 0 (no query term in common) is never retrieved, so a
 claim can retrieve fewer than k documents (e.g. a claim whose words all are stop words).
 """
 from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 import bm25s
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from .lean_index import build_bm25_index
 from .text import TOKENISATION, bm25_tokens
 
 log = logging.getLogger(__name__)
@@ -70,46 +76,98 @@ class CorpusIndex:
         return out
 
 
-def build_corpus_index(doc_ids: Iterable[str], titles: Iterable[str], texts: Iterable[str],
-                       out_dir, k1: float = 1.5, b: float = 0.75, method: str = "lucene",
-                       show_progress: bool = False) -> dict:
-    """Tokenise and index documents, save the index to ``out_dir``; return its meta dict.
-
-    Documents are indexed in sorted ``doc_id`` order; duplicate doc ids raise ValueError.
-    """
-    rows = sorted(zip(doc_ids, titles, texts), key=lambda r: r[0])
-    ids = [r[0] for r in rows]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i, j in zip(ids, ids[1:]) if i == j)
-        raise ValueError(f"duplicate doc_id {dup!r} in the documents table")
-    if not ids:
-        raise ValueError("cannot index an empty document collection")
-    vocab: dict[str, int] = {}
-    corpus_ids = []
-    for _, title, text in tqdm(rows, desc="tokenise documents", disable=not show_progress, mininterval=10):
-        toks = bm25_tokens(f"{title}\n{text}")
-        corpus_ids.append([vocab.setdefault(t, len(vocab)) for t in toks])
-    retriever = bm25s.BM25(k1=k1, b=b, method=method)
-    retriever.index(bm25s.tokenization.Tokenized(ids=corpus_ids, vocab=vocab), show_progress=False)
+def _save_index(batches, out_dir, k1: float, b: float, method: str) -> dict:
+    """Build the index of ``batches`` (ascending doc id) with :mod:`.lean_index`, save it to
+    ``out_dir`` (bm25s files, ``doc_ids.json``, ``meta.json``); return the meta dict."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    with (out_dir / DOC_IDS_FILE).open("w", encoding="utf-8") as handle:
+        retriever, _ = build_bm25_index(batches, handle, k1=k1, b=b, method=method)
     retriever.save(str(out_dir), show_progress=False)
     meta = {
         "engine": f"bm25s {bm25s.__version__}",
         "method": method, "k1": k1, "b": b,
         "tokenisation": TOKENISATION,
         "text": "title + '\\n' + text",
-        "n_docs": len(ids), "vocab_size": len(vocab),
+        # as bm25s counts it (and as this meta always did): the terms plus bm25s' empty token ""
+        "n_docs": int(retriever.scores["num_docs"]), "vocab_size": len(retriever.vocab_dict),
     }
-    (out_dir / DOC_IDS_FILE).write_text(json.dumps(ids, ensure_ascii=False) + "\n", encoding="utf-8")
     (out_dir / META_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return meta
 
 
-def load_corpus_index(index_dir, mmap: bool = True) -> CorpusIndex:
-    """Load an index written by :func:`build_corpus_index` (arrays memory-mapped by default)."""
+def build_corpus_index(doc_ids: Iterable[str], titles: Iterable[str], texts: Iterable[str],
+                       out_dir, k1: float = 1.5, b: float = 0.75, method: str = "lucene",
+                       show_progress: bool = False) -> dict:
+    """Tokenise and index in-memory documents, save the index to ``out_dir``; return its meta dict.
+
+    Documents are indexed in sorted ``doc_id`` order; duplicate doc ids raise ValueError.
+    (The pipeline indexes the DOCUMENTS table with :func:`build_corpus_index_from_table`.)
+    """
+    rows = sorted(zip(doc_ids, titles, texts), key=lambda r: r[0])
+    batch = ([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    return _save_index(iter([batch]), out_dir, k1, b, method)
+
+
+def _table_batches(parquet: pq.ParquetFile, batch_rows: int, show_progress: bool):
+    """(doc ids, titles, texts) batches of a DOCUMENTS file, in ascending doc id order.
+
+    A file already in doc id order (as ingest writes it) is streamed batch by batch; any other
+    is read whole (three Arrow columns) and taken in sorted order, batch by batch."""
+    ids = parquet.read(columns=["doc_id"]).column("doc_id")
+    order = pc.sort_indices(ids)
+    in_order = bool(pc.all(pc.equal(order, pa.array(np.arange(len(ids), dtype=np.uint64)))).as_py()) \
+        if len(ids) else True
+    del ids
+    bar = tqdm(total=parquet.metadata.num_rows, desc="tokenise documents", disable=not show_progress,
+               mininterval=10)
+    columns = ["doc_id", "title", "text"]
+    if in_order:
+        source = (pa.Table.from_batches([rb]) for rb in parquet.iter_batches(batch_size=batch_rows, columns=columns))
+    else:
+        table = parquet.read(columns=columns)
+        source = (table.take(order.slice(i, batch_rows)) for i in range(0, len(order), batch_rows))
+    for chunk in source:
+        bar.update(chunk.num_rows)
+        yield (chunk.column("doc_id").to_pylist(), chunk.column("title").to_pylist(),
+               chunk.column("text").to_pylist())
+    bar.close()
+
+
+def build_corpus_index_from_table(documents_path, out_dir, k1: float = 1.5, b: float = 0.75,
+                                  method: str = "lucene", batch_rows: int = 8192,
+                                  show_progress: bool = False) -> dict:
+    """Index a DOCUMENTS Parquet file (already checked by its reader) in batches of
+    ``batch_rows`` documents: the same index as :func:`build_corpus_index` of its rows, in
+    memory that follows the index, not the corpus text."""
+    parquet = pq.ParquetFile(str(documents_path))
+    return _save_index(_table_batches(parquet, batch_rows, show_progress), out_dir, k1, b, method)
+
+
+VOCAB_FILE = "vocab.index.json"
+_VOCAB_ENTRY = re.compile(r'"([^"\\]*)": (\d+)')
+
+
+def read_vocab_subset(path, terms) -> dict[str, int]:
+    """The entries of a bm25s ``vocab.index.json`` whose token is in ``terms``, without building
+    the whole vocabulary as a dict (for the real wikis it holds millions of terms). The file is
+    ``json.dumps`` of ``{token: id}``; a file with escapes in it is parsed with ``json``."""
+    text = Path(path).read_text(encoding="utf-8")
+    if "\\" in text:
+        return {t: i for t, i in json.loads(text).items() if t in terms}
+    return {m.group(1): int(m.group(2)) for m in _VOCAB_ENTRY.finditer(text) if m.group(1) in terms}
+
+
+def load_corpus_index(index_dir, mmap: bool = True, terms=None) -> CorpusIndex:
+    """Load an index written by :func:`build_corpus_index` (arrays memory-mapped by default).
+
+    ``terms``: when given, only these vocabulary entries are loaded (the query terms of the
+    claims to retrieve for: scores of those queries are unchanged, memory no longer grows
+    with the vocabulary)."""
     index_dir = Path(index_dir)
-    retriever = bm25s.BM25.load(str(index_dir), mmap=mmap, load_vocab=True, show_progress=False)
+    retriever = bm25s.BM25.load(str(index_dir), mmap=mmap, load_vocab=terms is None, show_progress=False)
+    if terms is not None:
+        retriever.vocab_dict = read_vocab_subset(index_dir / VOCAB_FILE, set(terms))
     doc_ids = json.loads((index_dir / DOC_IDS_FILE).read_text(encoding="utf-8"))
     meta = json.loads((index_dir / META_FILE).read_text(encoding="utf-8"))
     return CorpusIndex(retriever=retriever, doc_ids=doc_ids, meta=meta)

@@ -17,6 +17,7 @@ from ..tables.ingest import DOCUMENTS
 from ..tables.ingest_readers import read_claims, read_units
 from ..tables.retrieval import ORDERING, POOLS, RETRIEVED
 from . import corpus, ordering, pools
+from .text import bm25_tokens
 # the rule functions' path keywords (pools, ordering, reranker) shadow those module names inside them
 from . import ordering as _ordering, pools as _pools, reranker as _reranker
 
@@ -25,10 +26,9 @@ log = logging.getLogger(__name__)
 
 def index_corpus(*, documents, index, method: str, k1: float, b: float) -> dict:
     """Build the bm25s page/abstract index of the DOCUMENTS table ``documents`` in directory ``index``."""
-    docs = tables.read_frame(documents, DOCUMENTS, columns=["doc_id", "title", "text"])
-    log.info("indexing %d documents (bm25s %s, k1=%s, b=%s)", len(docs), method, k1, b)
-    meta = corpus.build_corpus_index(docs["doc_id"], docs["title"], docs["text"], index,
-                                     k1=k1, b=b, method=method, show_progress=True)
+    tables.check_table_file(documents, DOCUMENTS)
+    log.info("indexing %s in batches (bm25s %s, k1=%s, b=%s)", documents, method, k1, b)
+    meta = corpus.build_corpus_index_from_table(documents, index, k1=k1, b=b, method=method, show_progress=True)
     log.info("index: %s", meta)
     return meta
 
@@ -42,7 +42,8 @@ def _gold(claims: pd.DataFrame, units_path):
 def retrieve(*, index, claims: list, units, retrieved, k: int) -> pd.DataFrame:
     """Top-``k`` documents of ``index`` for every claim of the CLAIMS tables ``claims`` -> RETRIEVED ``retrieved``."""
     claim_frame = read_claims(claims)
-    corpus_index = corpus.load_corpus_index(index, mmap=True)
+    terms = {t for text in claim_frame["claim"] for t in bm25_tokens(text)}
+    corpus_index = corpus.load_corpus_index(index, mmap=True, terms=terms)
     gold_docs, unresolved = _gold(claim_frame, units)
     log.info("retrieving top %d of %d documents for %d claims", k, len(corpus_index.doc_ids), len(claim_frame))
     rows = corpus.retrieve_for_claims(corpus_index, claim_frame[["dataset", "claim_id", "claim"]].to_dict("records"),

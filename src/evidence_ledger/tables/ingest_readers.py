@@ -3,7 +3,8 @@
 In:  CLAIMS / UNITS Parquet paths (validated by ``read_table`` against ``tables.ingest``),
      optionally the unit ids / document ids / columns wanted.
 Out: ``read_claims``: the union of CLAIMS tables, one row per claim id (first occurrence,
-     file order); ``read_units``: the matching UNITS rows.
+     file order); ``read_units``: the matching UNITS rows, reading only the
+     row groups that may hold them.
 """
 from __future__ import annotations
 
@@ -11,18 +12,30 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import read_frame, read_table
+from . import read_filtered, read_frame, read_table
 from .ingest import CLAIMS, UNITS
 
 
-def read_units(path, unit_ids=None, doc_ids=None, columns=None) -> pd.DataFrame:
-    """UNITS rows, optionally only those whose unit id / doc id is in the given collections."""
-    table = read_table(path, UNITS, columns=columns)
+def read_units_table(path, unit_ids=None, doc_ids=None, columns=None) -> pa.Table:
+    """UNITS rows (file order), optionally only those whose unit id / doc id is in the given
+    collections. A filtered read touches only the row groups whose statistics may hold a
+    wanted id (``tables.read_filtered``), never the whole table."""
+    if unit_ids is None and doc_ids is None:
+        return read_table(path, UNITS, columns=columns)
+    out_columns = list(columns) if columns is not None else UNITS.columns
     if unit_ids is not None:
-        table = table.filter(pc.is_in(table["unit_id"], value_set=pa.array(sorted(set(unit_ids)), pa.string())))
-    if doc_ids is not None:
-        table = table.filter(pc.is_in(table["doc_id"], value_set=pa.array(sorted(set(doc_ids)), pa.string())))
-    return table.to_pandas()
+        extra = ["doc_id"] if doc_ids is not None and "doc_id" not in out_columns else []
+        table = read_filtered(path, UNITS, "unit_id", unit_ids, columns=out_columns + extra)
+        if doc_ids is not None:
+            wanted_docs = pa.array(sorted(set(doc_ids)), pa.string())
+            table = table.filter(pc.is_in(table["doc_id"], value_set=wanted_docs)).select(out_columns)
+        return table
+    return read_filtered(path, UNITS, "doc_id", doc_ids, columns=out_columns)
+
+
+def read_units(path, unit_ids=None, doc_ids=None, columns=None) -> pd.DataFrame:
+    """:func:`read_units_table` as a pandas DataFrame."""
+    return read_units_table(path, unit_ids, doc_ids, columns).to_pandas()
 
 
 def read_claims(paths) -> pd.DataFrame:

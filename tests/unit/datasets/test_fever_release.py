@@ -37,12 +37,13 @@ def test_claims_without_wiki_keep_gold_ids_unchecked():
 
 
 def test_wiki_units_skip_empty_lines_and_the_empty_page():
+    """Pages in doc_id order ("Oldmere_..." < "Tarn_Vale"), units in line order within a page."""
     units, docs = read_fever_wiki(FIX / "wiki-pages")
-    assert units.column("unit_id").to_pylist() == ["Tarn_Vale::0", "Tarn_Vale::1", f"{OLDMERE}::0", f"{OLDMERE}::2"]
+    assert units.column("unit_id").to_pylist() == [f"{OLDMERE}::0", f"{OLDMERE}::2", "Tarn_Vale::0", "Tarn_Vale::1"]
     assert units.column("position").to_pylist() == [0, 1, 0, 1]
-    assert units.column("context").to_pylist()[2] == "Oldmere (county)"
-    assert docs.column("doc_id").to_pylist() == ["Tarn_Vale", OLDMERE]
-    assert docs.column("text").to_pylist()[1] == "Oldmere is a county . Its seat is Tarn Vale ."
+    assert units.column("context").to_pylist()[0] == "Oldmere (county)"
+    assert docs.column("doc_id").to_pylist() == [OLDMERE, "Tarn_Vale"]
+    assert docs.column("text").to_pylist()[0] == "Oldmere is a county . Its seat is Tarn Vale ."
 
 
 def test_gold_ids_resolve_against_the_wiki():

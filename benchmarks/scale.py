@@ -1,0 +1,213 @@
+"""Scale benchmark: the data path of the pipeline on synthetic FEVER / FEVEROUS corpora of growing size.
+
+For each corpus and size: generate a release in the official format (``synthetic_wiki.py``:
+deterministic, Zipf vocabulary, realistic sentences per page and words per sentence, claims
+whose gold evidence resolves), then run the rule functions of the data path, each in its own
+process:
+
+  ingest    datasets.stage.ingest_claim_benchmark (streams the wiki into UNITS / DOCUMENTS)
+  index     retrieval.stage.index_corpus          (bm25s page index, lucene, k1 1.5, b 0.75)
+  retrieve  retrieval.stage.retrieve              (top 5 pages for every claim, default 2,000)
+  pools     retrieval.stage.build_pools           (100 units per claim)
+
+and record per step the CPU time (user + system) and peak RSS of that process
+(``os.wait4``'s rusage of the child), its wall time, and the size of its inputs. A least-squares
+line per step (peak RSS and CPU against pages, and against input MB) is extrapolated to the
+real corpora (FEVER 5,416,537 pages; FEVEROUS ~5.4M pages). Results are written to
+``--out`` (default ``benchmarks/results/scale.json``) after every step, so a long run can be
+stopped at any point.
+
+    PYTHONPATH=src python benchmarks/scale.py --fever-pages 10000 50000 200000 \\
+        --feverous-pages 5000 20000 60000 --work /tmp/scale
+    python benchmarks/scale.py table [benchmarks/results/scale.json]   # the markdown of docs/scale.md
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+HERE = Path(__file__).resolve().parent
+REAL_PAGES = {"fever": 5_416_537, "feverous": 5_400_000}
+STEPS = ("ingest", "index", "retrieve", "pools")
+POOL_KINDS = ["sentence", "cell", "header_cell", "table_caption", "item"]
+
+
+def tree_mb(path) -> float:
+    """Size of a file, or of every file under a directory, in MB (10^6 bytes)."""
+    path = Path(path)
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
+    return path.stat().st_size / 1e6 if path.exists() else 0.0
+
+
+def step_calls(corpus: str, release: dict, work: Path) -> dict:
+    """Per step: (stage function path, keyword arguments, input paths) for one generated release."""
+    out = work / "tables"
+    units, documents, claims = out / "units.parquet", out / "documents.parquet", out / "claims_dev.parquet"
+    index, retrieved, pools = out / "index", out / "retrieved.parquet", out / "pools.parquet"
+    return {
+        "ingest": ("evidence_ledger.datasets.stage:ingest_claim_benchmark",
+                   {"benchmark": corpus, "claim_files": [release["claims"]], "corpus": release["wiki"],
+                    "claim_tables": [str(claims)], "units": str(units), "documents": str(documents),
+                    "splits": ["dev"], "on_unresolved": "error", "data_root": str(work / "release")},
+                   [release["wiki"], release["claims"]]),
+        "index": ("evidence_ledger.retrieval.stage:index_corpus",
+                  {"documents": str(documents), "index": str(index), "method": "lucene", "k1": 1.5, "b": 0.75},
+                  [str(documents)]),
+        "retrieve": ("evidence_ledger.retrieval.stage:retrieve",
+                     {"index": str(index), "claims": [str(claims)], "units": str(units),
+                      "retrieved": str(retrieved), "k": 5},
+                     [str(index), str(claims), str(units)]),
+        "pools": ("evidence_ledger.retrieval.stage:build_pools",
+                  {"retrieved": str(retrieved), "units": str(units), "pools": str(pools), "max_units": 100,
+                   "pool_kinds": POOL_KINDS},
+                  [str(retrieved), str(units)]),
+    }
+
+
+def run_step(function: str, kwargs: dict) -> dict:
+    """Run one stage function in a child process; its CPU seconds, wall seconds, peak RSS (MiB)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]))
+    start = time.monotonic()
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "step", function, json.dumps(kwargs)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stderr = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{function} failed ({proc.returncode}):\n{stderr.decode(errors='replace')[-3000:]}")
+    return {"cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "wall_s": round(wall, 2),
+            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1)}
+
+
+def child(function: str, kwargs_json: str) -> None:
+    """The ``step`` subcommand: import and call ``module:function(**kwargs)``."""
+    import importlib
+
+    module, _, name = function.partition(":")
+    getattr(importlib.import_module(module), name)(**json.loads(kwargs_json))
+
+
+def linear_fit(xs: list[float], ys: list[float]) -> dict:
+    """Least-squares ``y = a + b x`` (``a``, ``b``; ``b`` 0 with a single point)."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    return {"a": my - b * mx, "b": b}
+
+
+def fits(results: dict) -> dict:
+    """Per corpus and step: fits of peak RSS (MiB) and CPU (s) on pages and on input MB, and the
+    values extrapolated to the real corpus (its page count; input MB scaled with pages)."""
+    out = {}
+    for corpus, runs in results["runs"].items():
+        sizes = sorted((r for r in runs if all(s in r["steps"] for s in STEPS)), key=lambda r: r["pages"])
+        if len(sizes) < 2:
+            continue
+        out[corpus] = {}
+        for step in STEPS:
+            pages = [r["pages"] for r in sizes]
+            mb = [r["steps"][step]["input_mb"] for r in sizes]
+            rss = [r["steps"][step]["peak_rss_mib"] for r in sizes]
+            cpu = [r["steps"][step]["cpu_s"] for r in sizes]
+            f_rss, f_cpu, f_rss_mb, f_cpu_mb = (linear_fit(pages, rss), linear_fit(pages, cpu), linear_fit(mb, rss),
+                                                linear_fit(mb, cpu))
+            real = REAL_PAGES[corpus]
+            out[corpus][step] = {
+                "rss_mib_vs_pages": f_rss, "cpu_s_vs_pages": f_cpu,
+                "rss_mib_vs_input_mb": f_rss_mb, "cpu_s_vs_input_mb": f_cpu_mb,
+                "input_mb_per_page": mb[-1] / pages[-1],
+                "real_pages": real,
+                "extrapolated_peak_rss_gib": round((f_rss["a"] + f_rss["b"] * real) / 1024, 2),
+                "extrapolated_cpu_min": round((f_cpu["a"] + f_cpu["b"] * real) / 60, 1),
+            }
+    return out
+
+
+def save(results: dict, out: Path) -> None:
+    results["fits"] = fits(results)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, out)
+
+
+def markdown_table(results: dict) -> str:
+    """The measured peak RSS (MiB) / CPU (s) per step and size, then the extrapolations."""
+    lines = ["| corpus | pages | units | " + " | ".join(f"{s} RSS MiB / CPU s" for s in STEPS) + " |",
+             "|---|---:|---:|" + "---:|" * len(STEPS)]
+    for corpus, runs in results["runs"].items():
+        for r in sorted(runs, key=lambda r: r["pages"]):
+            cells = [f"{r['steps'][s]['peak_rss_mib']:.0f} / {r['steps'][s]['cpu_s']:.1f}" if s in r["steps"] else "-"
+                     for s in STEPS]
+            lines.append(f"| {corpus} | {r['pages']:,} | {r['units']:,} | " + " | ".join(cells) + " |")
+    lines += ["", "| corpus | step | RSS slope KiB/page | extrapolated peak RSS GiB | extrapolated CPU min |",
+              "|---|---|---:|---:|---:|"]
+    for corpus, per_step in results.get("fits", {}).items():
+        for step, f in per_step.items():
+            lines.append(f"| {corpus} ({f['real_pages']:,} pages) | {step} | {f['rss_mib_vs_pages']['b'] * 1024:.3f} | "
+                         f"{f['extrapolated_peak_rss_gib']} | {f['extrapolated_cpu_min']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "step":
+        child(sys.argv[2], sys.argv[3])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "table":
+        path = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "results" / "scale.json"
+        sys.stdout.write(markdown_table(json.loads(path.read_text())))
+        return
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fever-pages", type=int, nargs="*", default=[10_000, 50_000, 200_000])
+    ap.add_argument("--feverous-pages", type=int, nargs="*", default=[5_000, 20_000, 60_000])
+    ap.add_argument("--claims", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--work", default="/tmp/evidence_ledger_scale")
+    ap.add_argument("--out", default=str(HERE / "results" / "scale.json"))
+    ap.add_argument("--keep", action="store_true", help="keep each size's generated release and tables")
+    args = ap.parse_args()
+    sys.path.insert(0, str(HERE))
+    import synthetic_wiki
+
+    out = Path(args.out)
+    results = json.loads(out.read_text()) if out.exists() else {}
+    results.setdefault("runs", {})
+    results["machine"] = {"platform": platform.platform(), "python": platform.python_version(),
+                          "cpus": os.cpu_count(), "note": "shared machine; one step per process"}
+    writers = {"fever": synthetic_wiki.write_fever_release, "feverous": synthetic_wiki.write_feverous_release}
+    for corpus, sizes in (("fever", args.fever_pages), ("feverous", args.feverous_pages)):
+        for pages in sizes:
+            work = Path(args.work) / f"{corpus}-{pages}"
+            shutil.rmtree(work, ignore_errors=True)
+            t0 = time.monotonic()
+            release = writers[corpus](work / "release", pages, n_claims=args.claims, seed=args.seed)
+            run = {"pages": pages, "units": release["units"], "claims": args.claims,
+                   "generate_s": round(time.monotonic() - t0, 1), "steps": {}}
+            runs = [r for r in results["runs"].get(corpus, []) if r["pages"] != pages]
+            results["runs"][corpus] = runs + [run]
+            for step, (function, kwargs, inputs) in step_calls(corpus, release, work).items():
+                measured = run_step(function, kwargs)
+                measured["input_mb"] = round(sum(tree_mb(p) for p in inputs), 2)
+                run["steps"][step] = measured
+                print(f"{corpus} {pages} pages {step}: {measured}", flush=True)
+                save(results, out)
+            run["output_mb"] = {p.name: round(tree_mb(p), 2) for p in (work / "tables").iterdir()}
+            save(results, out)
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

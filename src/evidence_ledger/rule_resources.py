@@ -1,0 +1,96 @@
+"""Resources of the data-path rules from the size of their inputs (Snakemake ``resources``).
+
+In:  a rule name and the rule's input paths (files or directories, e.g. FEVER's wiki-pages
+     directory or a corpus index directory).
+Out: ``mem_mb``, ``runtime`` (minutes) and ``disk_mb`` for that job: ``base + per_mb x
+     input MB`` each, rounded up, never below the base.
+
+The coefficients come from ``benchmarks/scale.py`` (synthetic FEVER and FEVEROUS releases in
+the official formats, each rule function in its own process, peak RSS / CPU / output size
+fitted linearly on input MB; see docs/scale.md for the measured numbers and how the margins
+were chosen). Memory: the fitted slope x 1.5 plus a base above the largest measured small-size
+peak (the interpreter and libraries take ~250 MB). Runtime: the fitted CPU slope x 3 (a shared
+or slower node), at least 10 minutes. Disk: the outputs' size relative to the inputs, x 1.5.
+Snakemake's own ``input.size_mb`` counts a directory as its inode (4 kB), so directories are
+walked here.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class SizeModel:
+    """``value = base + per_mb * input_mb`` for memory (MB), runtime (minutes) and disk (MB)."""
+
+    mem_base: float
+    mem_per_mb: float
+    runtime_base: float
+    runtime_per_mb: float
+    disk_base: float
+    disk_per_mb: float
+
+
+# Measured by benchmarks/scale.py (benchmarks/results/scale.json); docs/scale.md has the table.
+MODELS: dict[str, SizeModel] = {
+    # FEVER / FEVEROUS release (claims + wiki) -> UNITS, DOCUMENTS, CLAIMS: flat memory (streaming)
+    "ingest": SizeModel(mem_base=1000, mem_per_mb=0.05, runtime_base=10, runtime_per_mb=0.005,
+                        disk_base=50, disk_per_mb=0.9),
+    # DOCUMENTS (zstd Parquet) -> bm25s index: ~16 B per index non-zero + the vocabulary dict
+    "index_corpus": SizeModel(mem_base=1000, mem_per_mb=25, runtime_base=10, runtime_per_mb=0.025,
+                              disk_base=50, disk_per_mb=4.5),
+    # index (memory-mapped; vocabulary and doc ids loaded) + claims + UNITS (filtered reads)
+    "retrieve": SizeModel(mem_base=1000, mem_per_mb=4, runtime_base=10, runtime_per_mb=0.01,
+                          disk_base=50, disk_per_mb=0),
+    # RETRIEVED + UNITS (filtered reads of the retrieved pages)
+    "build_pools": SizeModel(mem_base=1000, mem_per_mb=0.2, runtime_base=10, runtime_per_mb=0.005,
+                             disk_base=50, disk_per_mb=0),
+}
+
+
+def input_mb(paths: Iterable) -> float:
+    """Total size in MB (10^6 bytes) of ``paths``: files, and every file under a directory;
+    missing paths count 0 (a dry run before the inputs exist)."""
+    total = 0
+    for path in paths:
+        path = Path(str(path))
+        if path.is_dir():
+            for root, _dirs, files in os.walk(path):
+                total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+        elif path.exists():
+            total += path.stat().st_size
+    return total / 1e6
+
+
+def rule_resources(rule: str, paths: Iterable) -> dict[str, int]:
+    """``{"mem_mb", "runtime", "disk_mb"}`` of a job of ``rule`` (a key of :data:`MODELS`) whose
+    inputs are ``paths``."""
+    model = MODELS[rule]
+    mb = input_mb(paths)
+    return {
+        "mem_mb": math.ceil(model.mem_base + model.mem_per_mb * mb),
+        "runtime": math.ceil(model.runtime_base + model.runtime_per_mb * mb),
+        "disk_mb": math.ceil(model.disk_base + model.disk_per_mb * mb),
+    }
+
+
+def resource(rule: str, name: str):
+    """A Snakemake resource callable ``(wildcards, input) -> int``: :func:`rule_resources`'s
+    ``name`` (mem_mb, runtime or disk_mb) for ``rule`` from the job's inputs."""
+    def of_job(wildcards, input):
+        return rule_resources(rule, input)[name]
+    of_job.__name__ = f"{rule}_{name}"
+    return of_job
+
+
+def ingest_resource(fixed: dict | None, name: str):
+    """Resource ``name`` of a benchmark's ingest rule: its registry entry's fixed value when it has
+    ``ingest_resources`` (``fixed``; disk_mb defaults to 1000), else a callable sizing it from the
+    job's input (model ``ingest``, the streaming wiki readers)."""
+    if fixed is None:
+        return resource("ingest", name)
+    return fixed.get(name, 1000)

@@ -1,0 +1,110 @@
+"""The lean page index (retrieval.lean_index, read from the DOCUMENTS table in batches) is
+byte for byte the index bm25s builds from per-document token-id lists (the reference below,
+the pipeline's builder before the lean one): same score matrix, vocabulary, parameters and
+doc ids, on the demo corpora and on a synthetic corpus, for every bm25s method."""
+import filecmp
+import json
+
+import bm25s
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from evidence_ledger.datasets.fever import read_fever_claims, read_fever_wiki
+from evidence_ledger.datasets.feverous import read_feverous_wiki
+from evidence_ledger.datasets.scifact import read_scifact_corpus
+from evidence_ledger.retrieval.corpus import (build_corpus_index_from_table, load_corpus_index, read_vocab_subset,
+                                              retrieve_top_k)
+from evidence_ledger.retrieval.text import TOKENISATION, bm25_tokens
+from evidence_ledger.tables import write_table
+from evidence_ledger.tables.ingest import DOCUMENTS
+from support.paths import REPO_ROOT
+
+DEMO = REPO_ROOT / "resources" / "demo"
+METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+
+
+def reference_index(doc_ids, titles, texts, out_dir, k1=1.5, b=0.75, method="lucene"):
+    """The straightforward builder (the pipeline's before the lean one): rows sorted by doc id,
+    one token-id list per document, ``bm25s.BM25.index`` on them, saved with ``doc_ids.json``
+    and ``meta.json``."""
+    rows = sorted(zip(doc_ids, titles, texts), key=lambda r: r[0])
+    vocab, corpus_ids = {}, []
+    for _, title, text in rows:
+        corpus_ids.append([vocab.setdefault(t, len(vocab)) for t in bm25_tokens(f"{title}\n{text}")])
+    retriever = bm25s.BM25(k1=k1, b=b, method=method)
+    retriever.index(bm25s.tokenization.Tokenized(ids=corpus_ids, vocab=vocab), show_progress=False)
+    out_dir.mkdir(parents=True)
+    retriever.save(str(out_dir), show_progress=False)
+    (out_dir / "doc_ids.json").write_text(json.dumps([r[0] for r in rows], ensure_ascii=False) + "\n",
+                                          encoding="utf-8")
+    meta = {"engine": f"bm25s {bm25s.__version__}", "method": method, "k1": k1, "b": b,
+            "tokenisation": TOKENISATION, "text": "title + '\\n' + text",
+            "n_docs": len(rows), "vocab_size": len(vocab)}  # vocab holds bm25s' empty token "" by now
+    (out_dir / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return len(vocab)
+
+
+def assert_same_index(documents_table, tmp_path, method="lucene", batch_rows=8192):
+    path = tmp_path / "documents.parquet"
+    write_table(documents_table, path, DOCUMENTS)
+    cols = {c: documents_table.column(c).to_pylist() for c in ("doc_id", "title", "text")}
+    vocab_size = reference_index(cols["doc_id"], cols["title"], cols["text"], tmp_path / "ref", method=method)
+    meta = build_corpus_index_from_table(path, tmp_path / "lean", method=method, batch_rows=batch_rows)
+    ref_files = sorted(p.name for p in (tmp_path / "ref").iterdir())
+    lean_files = sorted(p.name for p in (tmp_path / "lean").iterdir())
+    assert lean_files == ref_files
+    for name in ref_files:
+        assert filecmp.cmp(tmp_path / "ref" / name, tmp_path / "lean" / name, shallow=False), name
+    assert meta["vocab_size"] == vocab_size and meta["n_docs"] == len(set(cols["doc_id"]))
+    return load_corpus_index(tmp_path / "lean")
+
+
+@pytest.mark.parametrize("reader, source", [
+    (read_fever_wiki, DEMO / "fever" / "wiki-pages"),
+    (read_feverous_wiki, DEMO / "feverous" / "feverous_wikiv1.db"),
+    (read_scifact_corpus, DEMO / "scifact" / "corpus.jsonl"),
+])
+def test_demo_corpus_index_is_byte_identical_to_bm25s(reader, source, tmp_path):
+    """Small batches (50 documents) so the batch boundaries are crossed many times; SciFact's
+    DOCUMENTS are in file order (not doc id order), the path that sorts before streaming."""
+    _units, documents = reader(source)
+    index = assert_same_index(documents, tmp_path, batch_rows=50)
+    assert index.doc_ids == sorted(documents.column("doc_id").to_pylist())
+
+
+def synthetic_documents(n_docs=700, seed=7):
+    """Zipf word ids over a 3,000-word vocabulary (some words repeat within a document), some
+    documents empty or stop words only, doc ids shuffled (the file is not in doc id order)."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(3000)] + ["the", "of", "and"]
+    ids = [f"Doc_{i:04d}" for i in rng.permutation(n_docs)]
+    titles, texts = [], []
+    for i in range(n_docs):
+        n = int(rng.integers(0, 60)) if i % 50 else 0
+        toks = np.minimum(rng.zipf(1.3, size=n), len(words)) - 1
+        texts.append(" ".join(words[t] for t in toks) if i % 97 else "the of and")
+        titles.append(ids[i].replace("_", " "))
+    return DOCUMENTS.conform(pa.table({"dataset": ["synthetic"] * n_docs, "doc_id": ids, "title": titles,
+                                       "text": texts}))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_synthetic_corpus_index_is_byte_identical_to_bm25s_for_every_method(method, tmp_path):
+    index = assert_same_index(synthetic_documents(), tmp_path, method=method, batch_rows=64)
+    assert len(index.doc_ids) == 700
+
+
+def test_index_loaded_with_the_claims_terms_only_retrieves_the_same(tmp_path):
+    """retrieve loads only the vocabulary entries of its claims' terms: the same top-5 pages
+    and scores for every demo FEVER dev claim as with the whole vocabulary."""
+    _units, documents = read_fever_wiki(DEMO / "fever" / "wiki-pages")
+    assert_same_index(documents, tmp_path)
+    claims = read_fever_claims(DEMO / "fever" / "paper_dev.jsonl").column("claim").to_pylist()
+    terms = {t for c in claims for t in bm25_tokens(c)}
+    full = load_corpus_index(tmp_path / "lean")
+    lean = load_corpus_index(tmp_path / "lean", terms=terms)
+    assert lean.retriever.vocab_dict == {t: i for t, i in full.retriever.vocab_dict.items() if t in terms}
+    assert 0 < len(lean.retriever.vocab_dict) < len(full.retriever.vocab_dict)
+    assert [retrieve_top_k(lean, c, 5) for c in claims] == [retrieve_top_k(full, c, 5) for c in claims]
+    assert read_vocab_subset(tmp_path / "lean" / "vocab.index.json", {""}) == {"": len(full.retriever.vocab_dict) - 1}

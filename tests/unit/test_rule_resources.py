@@ -1,0 +1,40 @@
+"""rule_resources: each heavy rule's mem_mb / runtime / disk_mb from the size of its inputs."""
+from evidence_ledger.benchmark_registry import FEVER, SCIFACT
+from evidence_ledger.rule_resources import MODELS, ingest_resource, input_mb, resource, rule_resources
+
+
+def test_input_size_walks_directories_and_counts_missing_paths_as_zero(tmp_path):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "a.jsonl").write_bytes(b"x" * 1_500_000)
+    (tmp_path / "wiki" / "sub").mkdir()
+    (tmp_path / "wiki" / "sub" / "b.npy").write_bytes(b"x" * 500_000)
+    (tmp_path / "claims.jsonl").write_bytes(b"x" * 1_000_000)
+    assert input_mb([tmp_path / "wiki", str(tmp_path / "claims.jsonl"), tmp_path / "absent"]) == 3.0
+
+
+def test_resources_grow_with_the_input_by_the_documented_model(tmp_path):
+    """index_corpus on a 40 MB documents table: mem 1000 + 25 x 40 = 2000 MB, runtime
+    10 + 0.025 x 40 = 11 min, disk 50 + 4.5 x 40 = 230 MB (the MODELS coefficients)."""
+    docs = tmp_path / "documents.parquet"
+    docs.write_bytes(b"x" * 40_000_000)
+    m = MODELS["index_corpus"]
+    expected = {"mem_mb": m.mem_base + m.mem_per_mb * 40, "runtime": m.runtime_base + m.runtime_per_mb * 40,
+                "disk_mb": m.disk_base + m.disk_per_mb * 40}
+    got = rule_resources("index_corpus", [docs])
+    assert got == {k: int(-(-v // 1)) for k, v in expected.items()} == {"mem_mb": 2000, "runtime": 11, "disk_mb": 230}
+    assert resource("index_corpus", "mem_mb")({}, [docs]) == got["mem_mb"]
+    assert rule_resources("index_corpus", [tmp_path / "absent"]) == {
+        "mem_mb": m.mem_base, "runtime": m.runtime_base, "disk_mb": m.disk_base}
+
+
+def test_ingest_resources_fixed_by_the_registry_or_sized_for_the_streaming_wikis(tmp_path):
+    """FEVER / FEVEROUS (registry ingest_resources None) are sized from the release; a benchmark
+    with fixed values (SciFact, plugins) keeps them, disk_mb 1000 when not given."""
+    assert FEVER.ingest_resources is None
+    assert ingest_resource(SCIFACT.ingest_resources, "mem_mb") == SCIFACT.ingest_resources["mem_mb"]
+    assert ingest_resource(SCIFACT.ingest_resources, "disk_mb") == 1000
+    wiki = tmp_path / "wiki-pages"
+    wiki.mkdir()
+    (wiki / "wiki-001.jsonl").write_bytes(b"x" * 100_000_000)
+    assert ingest_resource(FEVER.ingest_resources, "mem_mb")({}, [wiki]) == \
+        rule_resources("ingest", [wiki])["mem_mb"] == int(-(-(MODELS["ingest"].mem_base + MODELS["ingest"].mem_per_mb * 100) // 1))
