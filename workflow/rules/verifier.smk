@@ -109,6 +109,8 @@ rule study1_indicators:
         evidence="results/study1/evidence_indicators.parquet",
         relevant="results/study1/relevant.parquet",
         unresolved="results/study1/unresolved.parquet",
+        unresolved_tsv=report("results/study1/unresolved.tsv", caption="../report/study1_unresolved.rst",
+                              category="Verifier"),
     log:
         "logs/verifier/study1_indicators.log",
     benchmark:

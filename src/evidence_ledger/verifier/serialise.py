@@ -94,7 +94,8 @@ def serialise_input(
     * the claim is encoded and cut to its first ``max_claim_tokens`` tokens;
     * the window is the first ``max_candidates`` candidate ids in provider order; an id
       missing from ``units`` is *unresolved*: omitted and listed in ``unresolved_ids``;
-      a repeated id is used once (later copies listed in ``skipped_duplicates``);
+      a repeated id takes its slot of the window like any candidate id (the provider wrote it)
+      and is used once (later copies listed in ``skipped_duplicates``);
     * resolved units are taken in window order until ``max_units`` are in; each unit's
       rendered text (see :func:`render_unit`) is cut to ``max_unit_tokens``; units are joined
       by ``unit_separator``;
@@ -179,15 +180,21 @@ def unit_lookup(units: pa.Table, wanted_ids) -> dict:
 
 
 def candidate_lists(evidence: pa.Table, dataset: str) -> dict:
-    """``claim_id -> (candidate ids in provider order, provider unresolved count)`` of one
-    provider EVIDENCE table (budget ``full``, ``doc_id`` ''). A claim listed twice raises."""
+    """``claim_id -> (candidate ids, provider unresolved count)`` of one provider EVIDENCE table
+    (budget ``full``, ``doc_id`` ''). The candidate ids are the provider's whole submitted list
+    (``submitted_unit_ids``: provider order, repeated and unresolved ids included), so an
+    unresolved id takes its slot of the window. A claim listed twice, or a row without a
+    submitted list (not imported from a provider submission), raises ``ValueError``."""
     out = {}
     rows = evidence.filter(pc.equal(evidence["dataset"], dataset)).select(
-        ["claim_id", "visible_unit_ids", "unresolved"]).to_pylist()
+        ["claim_id", "source", "submitted_unit_ids", "unresolved"]).to_pylist()
     for row in rows:
         if row["claim_id"] in out:
             raise ValueError(f"evidence table lists claim {row['claim_id']!r} more than once")
-        out[row["claim_id"]] = (list(row["visible_unit_ids"] or []), int(row["unresolved"] or 0))
+        if row["submitted_unit_ids"] is None:
+            raise ValueError(f"evidence source {row['source']!r}, claim {row['claim_id']!r}: no submitted_unit_ids; "
+                             f"the verifier reads provider tables written by import_evidence_source")
+        out[row["claim_id"]] = (list(row["submitted_unit_ids"]), int(row["unresolved"] or 0))
     return out
 
 
@@ -282,7 +289,7 @@ def run_serialise(claims_path, units_path, evidence_paths: Mapping[str, str], to
 
     claims = tables.read_table(claims_path, CLAIMS)
     evidence = {s: tables.read_table(p, EVIDENCE) for s, p in evidence_paths.items()}
-    wanted = {u for ev in evidence.values() for ids in ev["visible_unit_ids"].to_pylist()
+    wanted = {u for ev in evidence.values() for ids in ev["submitted_unit_ids"].to_pylist()
               for u in (ids or [])[: limits.max_candidates]}
     units = read_units_subset(units_path, wanted)
     tokenizer = load_tokenizer(tokenizer_source)

@@ -106,13 +106,15 @@ def study1_indicators(
     evidence_indicators: str,
     relevant: str,
     unresolved: str,
+    unresolved_tsv: str,
     sources: Sequence[str],
     max_evidence: int,
     max_evidence_cell: int,
 ) -> None:
-    """Study 1 per-claim tables: ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT, unresolved flags."""
+    """Study 1 per-claim tables: ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT, unresolved flags
+    and the report TSV of unresolved (window / whole list) and repeated ids per source."""
     outputs = {"answers": answer_indicators, "evidence": evidence_indicators, "relevant": relevant,
-               "unresolved": unresolved}
+               "unresolved": unresolved, "unresolved_tsv": unresolved_tsv}
     run_study1_indicators(answers, claims, _evidence_by_source(sources, evidence), inputs, outputs,
                           max_evidence=max_evidence, max_evidence_cell=max_evidence_cell,
                           log=logging.getLogger("study1"))

@@ -30,16 +30,19 @@ def test_id_strings_triples_and_pairs_resolve_and_order_is_kept(tmp_path, builde
                                          "Page_sentence_3", "Missing_sentence_1", ["Page", "sentence", "0"]]},
     ])
     sub = read_submission(path, {"1", "2"})
-    assert sub == {"1": ["Page_cell_0_1_2", "Page_sentence_3", "Other::3", "Missing_sentence_1", "Page_sentence_0"]}
+    # kept exactly as written: the repeated Page_sentence_3 stays
+    assert sub == {"1": ["Page_cell_0_1_2", "Page_sentence_3", "Other::3", "Page_sentence_3", "Missing_sentence_1",
+                         "Page_sentence_0"]}
     rows, summary = import_submission_rows(builder, ["1", "2"], sub, "provider_x")
     first = rows[0]
     assert first["visible_unit_ids"] == ["Page_cell_0_1_2", "Page_sentence_3", "Other::3", "Page_sentence_0"]
+    assert first["submitted_unit_ids"] == sub["1"]
     assert first["unresolved"] == 1 and first["budget"] == "full" and first["source"] == "provider_x"
     assert first["visible_text"].splitlines()[0] == "[Page | Table] 42"
     # claim 2 has no line in the submission: an empty row, counted
-    assert rows[1]["visible_unit_ids"] == [] and rows[1]["unresolved"] == 0
+    assert rows[1]["visible_unit_ids"] == [] and rows[1]["unresolved"] == 0 and rows[1]["submitted_unit_ids"] == []
     assert summary == {"source": "provider_x", "claims": 2, "claims_without_submission": 1,
-                       "predicted_ids": 5, "unresolved_ids": 1}
+                       "predicted_ids": 6, "unresolved_ids": 1, "duplicate_ids": 1, "claims_with_duplicates": 1}
 
 
 @pytest.mark.parametrize("line, field, message", [
