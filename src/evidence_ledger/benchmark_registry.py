@@ -48,10 +48,12 @@ class Benchmark:
     claim: FEVER / FEVEROUS score) or ``f1`` (label x evidence F1 over claim x abstract units,
     SciFact). ``unit`` is :data:`UNIT_CLAIM` or :data:`UNIT_CLAIM_ABSTRACT` (one evaluation unit per
     claim x retrieved abstract; gold label NEI for an abstract without gold rationale).
-    ``corpus_key`` names the corpus file of config ``data.<name>.<corpus_key>``. ``reader``,
+    ``corpus_key`` names the corpus file of config ``data.<name>.<corpus_key>``. ``reader`` is
+    ``"module:function"``, the function ``(claims_by_split, corpus, on_unresolved[, progress])
+    -> (CLAIMS table per split, UNITS, DOCUMENTS)`` that the benchmark's ingest rule calls
+    (``progress``, when the reader takes it, is called once per corpus file or page).
     ``scorer`` and ``prompts`` are module paths; ``prompt_family`` keys the templates in
-    ``generation.prompts``. ``ingest_script`` is the ingest rule's script (repo-relative or
-    absolute; default ``scripts/ingest_<name>.py``), ``ingest_resources`` its resources.
+    ``generation.prompts``. ``ingest_resources`` are the ingest rule's resources.
     """
 
     name: str
@@ -64,7 +66,6 @@ class Benchmark:
     scorer: str
     prompt_family: str
     prompts: str = "evidence_ledger.generation.prompts"
-    ingest_script: str | None = None
     ingest_resources: Mapping[str, int] = field(default_factory=lambda: {"mem_mb": 4000, "runtime": 60})
 
     @property
@@ -76,11 +77,6 @@ class Benchmark:
     def per_document(self) -> bool:
         """True where the unit of evaluation is claim x retrieved abstract."""
         return self.unit == UNIT_CLAIM_ABSTRACT
-
-    @property
-    def script(self) -> str:
-        """The ingest rule's script path (repo-relative unless absolute)."""
-        return self.ingest_script or f"scripts/ingest_{self.name}.py"
 
 
 _WIKI_LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
@@ -100,9 +96,12 @@ def _check(bench: Benchmark) -> None:
         raise ValueError(f"benchmark {bench.name!r}: labels {bench.labels!r} must be distinct and non-empty")
     if bench.nei_label is not None and bench.nei_label not in bench.labels:
         raise ValueError(f"benchmark {bench.name!r}: NEI label {bench.nei_label!r} is not in labels {bench.labels!r}")
-    for what in ("reader", "scorer", "prompts"):
+    for what in ("scorer", "prompts"):
         if not _MODULE.match(getattr(bench, what)):
             raise ValueError(f"benchmark {bench.name!r}: {what} {getattr(bench, what)!r} is not a module path")
+    module, sep, function = bench.reader.partition(":")
+    if not (sep and _MODULE.match(module) and function.isidentifier()):
+        raise ValueError(f"benchmark {bench.name!r}: reader {bench.reader!r} is not 'module:function'")
 
 
 def register_benchmark(bench: Benchmark, *, replace: bool = False) -> Benchmark:
@@ -140,6 +139,12 @@ def _load_env_plugins() -> None:
                 raise ValueError(f"benchmark plugin {module!r} cannot be imported: {exc}") from exc
 
 
+def benchmark_reader(name: str):
+    """The reader function of benchmark ``name`` (its ``reader`` entry point, imported)."""
+    module, _, function = get_benchmark(name).reader.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
 def get_benchmark(name: str) -> Benchmark:
     """The registered benchmark ``name``; an unknown name raises ``ValueError`` listing the known ones."""
     _load_env_plugins()
@@ -172,19 +177,19 @@ def dataset_wildcard_regex() -> str:
 
 FEVER = register_benchmark(Benchmark(
     name="fever", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
-    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.fever",
+    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.fever:ingest_fever",
     scorer="evidence_ledger.scoring.fever", prompt_family="wiki",
     ingest_resources={"mem_mb": 4000, "runtime": 60},
 ))
 FEVEROUS = register_benchmark(Benchmark(
     name="feverous", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
-    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.feverous",
+    unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.feverous:ingest_feverous",
     scorer="evidence_ledger.scoring.feverous", prompt_family="wiki",
     ingest_resources={"mem_mb": 8000, "runtime": 120},
 ))
 SCIFACT = register_benchmark(Benchmark(
     name="scifact", labels=("SUPPORT", "CONTRADICT", "NOINFO"), nei_label="NOINFO", metric="f1",
-    unit=UNIT_CLAIM_ABSTRACT, corpus_key="corpus", reader="evidence_ledger.datasets.scifact",
+    unit=UNIT_CLAIM_ABSTRACT, corpus_key="corpus", reader="evidence_ledger.datasets.scifact:ingest_scifact",
     scorer="evidence_ledger.scoring.scifact", prompt_family="scifact",
     ingest_resources={"mem_mb": 2000, "runtime": 20},
 ))

@@ -6,7 +6,7 @@ include: "ingest_functions.smk"
 
 
 # One ingest rule per registered benchmark (evidence_ledger.benchmark_registry): ingest_fever,
-# ingest_feverous, ingest_scifact and those of config benchmark_plugins; the script and the
+# ingest_feverous, ingest_scifact and those of config benchmark_plugins; the reader and the
 # resources come from the benchmark's registry entry.
 for _bench in benchmarks():
 
@@ -25,6 +25,7 @@ for _bench in benchmarks():
             f"logs/ingest/ingest_{_bench.name}.benchmark.tsv"
         params:
             splits=ingest_splits(_bench.name),
+            benchmark=_bench.name,
             on_unresolved=ingest_on_unresolved(_bench.name),
             data_root=data_path("."),
         threads: 1
@@ -34,7 +35,9 @@ for _bench in benchmarks():
         conda:
             "../../envs/cpu.yaml"
         script:
-            _bench.script if os.path.isabs(_bench.script) else f"../../{_bench.script}"
+            # one script for every benchmark: Snakemake evaluates this expression again when the
+            # job runs, after the loop has moved on, so it must not depend on the loop variable
+            "../../scripts/ingest_claim_benchmark.py"
 
 
 rule ingest_wikicontradict:

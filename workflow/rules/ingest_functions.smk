@@ -22,12 +22,13 @@ def ingest_on_unresolved(dataset):
 
 
 def ingest_inputs(dataset):
-    """Named inputs of ingest_<dataset>: ``claims`` (split order) and the corpus when configured."""
+    """Named inputs of ingest_<dataset>: ``claims`` (split order) and ``corpus`` (config
+    ``data.<dataset>.<the registry's corpus key>``) when configured."""
     section = config["data"][dataset]
     inputs = {"claims": [data_path(p) for p in section["claims"].values()]}
     corpus = section.get(CORPUS_KEY[dataset])
     if corpus:
-        inputs[CORPUS_KEY[dataset]] = data_path(corpus)
+        inputs["corpus"] = data_path(corpus)
     return inputs
 
 

@@ -1,7 +1,7 @@
 """Ingesting one claim benchmark into its canonical tables: CLAIMS per split, UNITS and DOCUMENTS.
 
-In:  a benchmark reader (``fever.ingest_fever``, ``feverous.ingest_feverous``,
-     ``scifact.ingest_scifact``: claim files by split + optional corpus -> Arrow tables), the
+In:  a benchmark reader (the registry's ``reader``, e.g. ``fever.ingest_fever``: claim files
+     by split + optional corpus -> Arrow tables), the
      release files and the output paths, claim files and claim tables in the order of ``splits``.
 Out: the Parquet files (validated by their schemas) and one log line per table.
 """
@@ -29,9 +29,9 @@ def write_canonical_tables(claims: Mapping, units, documents, splits: Sequence[s
     log.info("%d units, %d documents", units.num_rows, documents.num_rows)
 
 
-def ingest_claim_benchmark(reader: Callable, splits: Sequence[str], claim_files: Sequence[str], corpus,
-                           on_unresolved: str, claim_tables: Sequence[str], units_path: str, documents_path: str,
-                           progress_desc: str | None = None) -> None:
+def write_claim_benchmark(reader: Callable, splits: Sequence[str], claim_files: Sequence[str], corpus,
+                          on_unresolved: str, claim_tables: Sequence[str], units_path: str, documents_path: str,
+                          progress_desc: str | None = None) -> None:
     """Read a claim benchmark with ``reader(claims_by_split, corpus, on_unresolved)`` and write its tables.
 
     ``progress_desc``: the reader takes a ``progress`` callable (one call per corpus file or

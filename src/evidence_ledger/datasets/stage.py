@@ -1,8 +1,8 @@
 """The ingest rules, one keyword-only function each (release files in, canonical tables out).
 
-  ingest_fever           FEVER claim jsonl per split (+ wiki-pages directory) -> CLAIMS per split, UNITS, DOCUMENTS
-  ingest_feverous        FEVEROUS claim jsonl per split (+ SQLite wiki) -> CLAIMS per split, UNITS, DOCUMENTS
-  ingest_scifact         SciFact claim jsonl per split (+ corpus.jsonl) -> CLAIMS per split, UNITS, DOCUMENTS
+  ingest_claim_benchmark the rules ingest_<benchmark> (one per registered benchmark: fever,
+                         feverous, scifact, plugins): claim jsonl per split (+ corpus) ->
+                         CLAIMS per split, UNITS, DOCUMENTS, through the registry's reader
   ingest_wikicontradict  RAG-QA CSV (+ full JSON) -> WIKICONTRADICT_INSTANCES
   ingest_conflict_qa     NQ-CC / TQA-CC reader-output jsonl -> CONFLICT_QA_RECORDS
 
@@ -12,43 +12,38 @@ claims only (empty UNITS/DOCUMENTS). ``on_unresolved``: ``error`` or ``count`` (
 """
 from __future__ import annotations
 
-import functools
+import inspect
 import logging
 from collections import Counter
+from pathlib import Path
 
 from ..tables import write_table
 from ..tables.conflict_inputs import CONFLICT_QA_RECORDS, WIKICONTRADICT_INSTANCES
-from .canonical_output import ingest_claim_benchmark
+from ..benchmark_registry import benchmark_reader
+from .canonical_output import write_claim_benchmark
 from .conflict_qa import read_conflict_qa
-from .fever import ingest_fever as read_fever_release
-from .feverous import ingest_feverous as read_feverous_release
-from .scifact import ingest_scifact as read_scifact_release
+from .records import inside_root
 from .wikicontradict import read_wikicontradict
 
 log = logging.getLogger(__name__)
 
 
-def ingest_fever(*, claim_files: list, wiki=None, claim_tables: list, units: str, documents: str,
-                 splits: list, on_unresolved: str, data_root=None) -> None:
-    """FEVER claims + wiki-pages directory ``wiki`` -> canonical tables. Every file found in the
-    wiki-pages directory must resolve inside ``data_root`` (default: that directory)."""
-    reader = functools.partial(read_fever_release, data_root=data_root)
-    ingest_claim_benchmark(reader, list(splits), claim_files, wiki, on_unresolved, claim_tables,
-                           units, documents, progress_desc="wiki files")
+def ingest_claim_benchmark(*, benchmark: str, claim_files: list, corpus=None, claim_tables: list, units: str,
+                           documents: str, splits: list, on_unresolved: str, data_root=None) -> None:
+    """Claims (one file per split, in ``splits`` order) + optional ``corpus`` of the registered
+    benchmark ``benchmark`` -> CLAIMS per split, UNITS, DOCUMENTS, read by the registry's reader.
 
-
-def ingest_feverous(*, claim_files: list, wiki=None, claim_tables: list, units: str, documents: str,
-                    splits: list, on_unresolved: str) -> None:
-    """FEVEROUS claims (incl. the pool) + SQLite wiki ``wiki`` (feverous_wikiv1.db) -> canonical tables."""
-    ingest_claim_benchmark(read_feverous_release, list(splits), claim_files, wiki, on_unresolved, claim_tables,
-                           units, documents, progress_desc="wiki pages")
-
-
-def ingest_scifact(*, claim_files: list, corpus=None, claim_tables: list, units: str, documents: str,
-                   splits: list, on_unresolved: str) -> None:
-    """SciFact claims + ``corpus`` (corpus.jsonl) -> canonical tables."""
-    ingest_claim_benchmark(read_scifact_release, list(splits), claim_files, corpus, on_unresolved, claim_tables,
-                           units, documents)
+    Every file found inside a corpus directory (e.g. FEVER's wiki-pages) must resolve, symlinks
+    followed, inside ``data_root`` (default: the directory itself), else ``InputError`` naming it.
+    """
+    if corpus is not None and Path(corpus).is_dir():
+        root = Path(data_root if data_root is not None else corpus)
+        for path in sorted(Path(corpus).rglob("*")):
+            inside_root(path, root)
+    reader = benchmark_reader(benchmark)
+    takes_progress = "progress" in inspect.signature(reader).parameters
+    write_claim_benchmark(reader, list(splits), claim_files, corpus, on_unresolved, claim_tables, units, documents,
+                          progress_desc=f"{benchmark} corpus" if takes_progress else None)
 
 
 def ingest_wikicontradict(*, csv, full_json=None, instances: str, standalone_fields: list) -> None:

@@ -4,8 +4,6 @@ Importing this module registers ``toy`` (per-claim unit, labels TRUE / FALSE / U
 under config ``data.toy.pages``) and its prompt templates. The workflow imports it when config
 ``benchmark_plugins`` lists ``toy_benchmark`` (with ``tests/support`` on ``PYTHONPATH``).
 """
-from pathlib import Path
-
 from evidence_ledger.benchmark_registry import UNIT_CLAIM, Benchmark, register_benchmark
 
 from . import prompts  # noqa: F401  (registers the "toy" prompt family)
@@ -17,10 +15,9 @@ TOY = register_benchmark(Benchmark(
     metric="strict",
     unit=UNIT_CLAIM,
     corpus_key="pages",
-    reader="toy_benchmark.reader",
+    reader="toy_benchmark.reader:ingest_toy",
     scorer="toy_benchmark.scorer",
     prompt_family="toy",
     prompts="toy_benchmark.prompts",
-    ingest_script=str(Path(__file__).with_name("ingest_toy.py")),
     ingest_resources={"mem_mb": 500, "runtime": 5},
 ))

@@ -5,20 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evidence_ledger.datasets.records import resolve_gold_ids
 from evidence_ledger.tables.ingest import CLAIMS, DOCUMENTS, UNITS
 
 DATASET = "toy"
 
 
-def read_toy_claims(path) -> object:
+def read_toy_claims(path, unit_ids=None, on_unresolved: str = "error") -> object:
     rows = []
     for line, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
         rec = json.loads(text)
         groups = [[f"{page}::{sent}" for page, sent in rec["evidence"]]] if rec["evidence"] else []
         rows.append({"dataset": DATASET, "claim_id": str(rec["id"]), "claim": rec["claim"], "label": rec["label"],
                      "evidence_groups": groups, "gold_abstracts": [], "cited_doc_ids": [],
-                     "source_file": str(path), "source_line": line, "unresolved_ids": []})
-    return CLAIMS.from_rows(rows)
+                     "source_file": str(path), "source_line": line})
+    return CLAIMS.from_rows(resolve_gold_ids(rows, unit_ids, on_unresolved))
 
 
 def read_toy_pages(path):
@@ -33,6 +34,9 @@ def read_toy_pages(path):
     return UNITS.from_rows(units), DOCUMENTS.from_rows(docs)
 
 
-def ingest_toy(claims_by_split: dict, pages=None):
+def ingest_toy(claims_by_split: dict, pages=None, on_unresolved: str = "error"):
+    """The registry's reader entry point: (CLAIMS per split, UNITS, DOCUMENTS); gold ids are
+    checked against the pages when given."""
     units, docs = read_toy_pages(pages) if pages else (UNITS.empty(), DOCUMENTS.empty())
-    return {split: read_toy_claims(path) for split, path in claims_by_split.items()}, units, docs
+    unit_ids = set(units.column("unit_id").to_pylist()) if pages else None
+    return {split: read_toy_claims(path, unit_ids, on_unresolved) for split, path in claims_by_split.items()}, units, docs

@@ -23,7 +23,7 @@ def test_on_unresolved_count_logs_the_count_it_kept(tmp_path, caplog):
 
 
 def test_ingest_input_error_is_written_to_the_rule_log_with_its_traceback(tmp_path):
-    """scripts/ingest_fever.py run as Snakemake runs it (a ``snakemake`` global): the InputError
+    """scripts/ingest_claim_benchmark.py (rule ingest_fever) run as Snakemake runs it (a ``snakemake`` global): the InputError
     naming file and line must be in the rule's log file, not only on the job's stderr."""
     bad = tmp_path / "dev.jsonl"
     bad.write_text(json.dumps(CLAIM) + "\n" + '{"id": 9,\n')
@@ -37,9 +37,9 @@ def test_ingest_input_error_is_written_to_the_rule_log_with_its_traceback(tmp_pa
         out = types.SimpleNamespace(claims=[{str(tmp_path / 'c.parquet')!r}], units={str(tmp_path / 'u.parquet')!r},
                                     documents={str(tmp_path / 'd.parquet')!r})
         snakemake = types.SimpleNamespace(input=inp, output=out, log=[{str(log)!r}],
-                                          params=types.SimpleNamespace(splits=["dev"], on_unresolved="error",
+                                          params=types.SimpleNamespace(splits=["dev"], on_unresolved="error", benchmark="fever",
                                                                    data_root={str(tmp_path)!r}))
-        runpy.run_path({str(REPO_ROOT / 'scripts' / 'ingest_fever.py')!r}, init_globals={{"snakemake": snakemake}})
+        runpy.run_path({str(REPO_ROOT / 'scripts' / 'ingest_claim_benchmark.py')!r}, init_globals={{"snakemake": snakemake}})
     """)
     proc = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, check=False,
                           env={"PYTHONPATH": str(REPO_ROOT / "src"), "PATH": "/usr/bin:/bin"})
