@@ -25,6 +25,7 @@ rule serialise_verifier_inputs:
         context_separator=VERIFIER_CFG["input"].get("context_separator", " : "),
         unit_separator=VERIFIER_CFG["input"].get("unit_separator", " | "),
         sentinel=VERIFIER_CFG["input"].get("sentinel", "no evidence"),
+        repeats_take_window_slots=VERIFIER_CFG["input"].get("repeats_take_window_slots", True),
     wildcard_constraints:
         split="train|dev",
     threads: 1

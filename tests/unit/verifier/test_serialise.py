@@ -134,6 +134,18 @@ def test_repeated_candidate_id_goes_in_once():
     assert out.skipped_duplicates == ["P_sentence_0"]
 
 
+def test_repeats_can_be_read_as_not_taking_window_slots():
+    """[P0, P0, P0, P1] with a 3-candidate window: by default the repeats fill slots 2 and 3, so
+    P1 (position 4) is outside; with repeats_take_window_slots=False the window is [P0, P1]."""
+    enc = WordEncoder()
+    units, cands = make_units(2), ["P_sentence_0", "P_sentence_0", "P_sentence_0", "P_sentence_1"]
+    slots = serialise_input("c", cands, units, enc, CLS, SEP, SerialisationLimits(max_candidates=3))
+    once = serialise_input("c", cands, units, enc, CLS, SEP,
+                           SerialisationLimits(max_candidates=3, repeats_take_window_slots=False))
+    assert slots.used_unit_ids == ["P_sentence_0"] and slots.candidate_ids == cands[:3]
+    assert once.used_unit_ids == ["P_sentence_0", "P_sentence_1"] and once.candidate_ids == ["P_sentence_0", "P_sentence_1"]
+
+
 def test_limits_without_room_for_evidence_are_refused():
     with pytest.raises(ValueError, match="no room for evidence"):
         SerialisationLimits(max_total_tokens=67, max_claim_tokens=64)
