@@ -106,8 +106,9 @@ def serialise_input(
     * the window is the first ``max_candidates`` candidate ids in provider order
       (:func:`selection_window`); an id
       missing from ``units`` is *unresolved*: omitted and listed in ``unresolved_ids``;
-      a repeated id takes its slot of the window like any candidate id (the provider wrote it)
-      and is used once (later copies listed in ``skipped_duplicates``);
+      a repeated id takes its slot of the window like any candidate id (the provider wrote it;
+      unless ``repeats_take_window_slots`` is False) and is used once (later copies listed in
+      ``skipped_duplicates``);
     * resolved units are taken in window order until ``max_units`` are in; each unit's
       rendered text (see :func:`render_unit`) is cut to ``max_unit_tokens``; units are joined
       by ``unit_separator``;
