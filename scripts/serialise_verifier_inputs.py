@@ -16,5 +16,5 @@ serialise_verifier_inputs(
     base=dict(p.base), max_total_tokens=p.max_total_tokens, max_claim_tokens=p.max_claim_tokens,
     max_units=p.max_units, max_candidates=p.max_candidates, max_unit_tokens=p.max_unit_tokens,
     include_context=p.include_context, context_separator=p.context_separator, unit_separator=p.unit_separator,
-    sentinel=p.sentinel,
+    sentinel=p.sentinel, repeats_take_window_slots=p.repeats_take_window_slots,
 )

@@ -3,7 +3,8 @@
 Reads:  input.answers (ANSWER_INDICATORS), input.evidence (EVIDENCE_INDICATORS), input.relevant
         (RELEVANT), input.unresolved (the verifier's per-claim UNRESOLVED_FLAGS), input.reference
         (paper values TSV, optional); params dataset, system, parser, sources, budget,
-        checkpoints, answer_format.
+        checkpoints, answer_format, unresolved_scope (window | list: which flag defines
+        the resolved population).
 Writes: output.estimates (ESTIMATES), output.summary (TSV, replicate-averaged rows),
         output.counts (CLUSTER_COUNTS, populations all + resolved), output.coverage (COVERAGE).
 """
@@ -17,6 +18,7 @@ study1_accounting(
     dataset=snakemake.params.dataset, system=snakemake.params.system, parser=snakemake.params.parser,
     sources=list(snakemake.params.sources), budget=snakemake.params.budget,
     checkpoints=list(snakemake.params.checkpoints), answer_format=snakemake.params.answer_format,
+    unresolved_scope=snakemake.params.unresolved_scope,
     estimates_out=snakemake.output.estimates, summary_out=snakemake.output.summary,
     counts_out=snakemake.output.counts, coverage_out=snakemake.output.coverage,
 )

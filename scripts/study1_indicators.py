@@ -5,7 +5,8 @@ Reads:  input.answers (VERIFIER_ANSWERS), input.claims (evaluation CLAIMS), inpu
         VERIFIER_INPUTS); params.sources, params.max_evidence, params.max_evidence_cell
         (FEVEROUS scorer budgets).
 Writes: output.answers (ANSWER_INDICATORS), output.evidence (EVIDENCE_INDICATORS),
-        output.relevant (RELEVANT), output.unresolved (per-claim unresolved flags); log.
+        output.relevant (RELEVANT), output.unresolved (per-claim unresolved flags: window and
+        whole list, repeated ids), output.unresolved_tsv (their per-source report TSV); log.
 """
 from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.verifier.stage import study1_indicators
@@ -15,6 +16,7 @@ study1_indicators(
     answers=snakemake.input.answers, claims=snakemake.input.claims, evidence=list(snakemake.input.evidence),
     inputs=snakemake.input.inputs, answer_indicators=snakemake.output.answers,
     evidence_indicators=snakemake.output.evidence, relevant=snakemake.output.relevant,
-    unresolved=snakemake.output.unresolved, sources=list(snakemake.params.sources),
+    unresolved=snakemake.output.unresolved, unresolved_tsv=snakemake.output.unresolved_tsv,
+    sources=list(snakemake.params.sources),
     max_evidence=snakemake.params.max_evidence, max_evidence_cell=snakemake.params.max_evidence_cell,
 )

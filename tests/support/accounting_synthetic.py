@@ -138,7 +138,10 @@ def study1_unresolved_flags(evidence: pd.DataFrame, extra_claims=()):
             counts = {k: max(v, 1) for k, v in counts.items()}
         anyu = any(v > 0 for v in counts.values())
         rows.append({"dataset": "feverous", "claim_id": claim, "unresolved_by_source": list(counts.items()),
-                     "any_unresolved": anyu, "both_resolved": not anyu})
+                     "list_unresolved_by_source": list(counts.items()),
+                     "duplicates_by_source": [(k, 0) for k in counts],
+                     "any_unresolved": anyu, "both_resolved": not anyu,
+                     "any_unresolved_in_list": anyu, "both_resolved_in_list": not anyu})
     return pd.DataFrame(rows)
 
 

@@ -27,5 +27,5 @@ def demo_like_world(n, offset, rng):
         evidence.append({"dataset": "feverous", "claim_id": cid, "doc_id": "", "source": "provider_a",
                          "budget": "full", "visible_unit_ids": [other, gold], "visible_text": "",
                          "tokens_by_tokenizer": [], "scored_unit_ids": [other, gold], "unresolved": 0,
-                         "fits_budget": True})
+                         "fits_budget": True, "submitted_unit_ids": [other, gold]})
     return claims, units, evidence

@@ -34,6 +34,7 @@ rule study1_accounting:
         budget=ACC1["budget"],
         checkpoints=study1_checkpoints(),
         answer_format=ACC1["format"],
+        unresolved_scope=ACC1.get("unresolved_scope", "window"),
     threads: 1
     resources:
         mem_mb=4000,

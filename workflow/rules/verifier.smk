@@ -25,6 +25,7 @@ rule serialise_verifier_inputs:
         context_separator=VERIFIER_CFG["input"].get("context_separator", " : "),
         unit_separator=VERIFIER_CFG["input"].get("unit_separator", " | "),
         sentinel=VERIFIER_CFG["input"].get("sentinel", "no evidence"),
+        repeats_take_window_slots=VERIFIER_CFG["input"].get("repeats_take_window_slots", True),
     wildcard_constraints:
         split="train|dev",
     threads: 1
@@ -109,6 +110,8 @@ rule study1_indicators:
         evidence="results/study1/evidence_indicators.parquet",
         relevant="results/study1/relevant.parquet",
         unresolved="results/study1/unresolved.parquet",
+        unresolved_tsv=report("results/study1/unresolved.tsv", caption="../report/study1_unresolved.rst",
+                              category="Verifier"),
     log:
         "logs/verifier/study1_indicators.log",
     benchmark:

@@ -66,7 +66,8 @@ def verifier_final_outputs():
     if not enabled("study1"):
         return []
     return ["results/study1/answer_indicators.parquet", "results/study1/evidence_indicators.parquet",
-            "results/study1/relevant.parquet", "results/study1/unresolved.parquet", "results/verifier/summary.tsv"]
+            "results/study1/relevant.parquet", "results/study1/unresolved.parquet", "results/study1/unresolved.tsv",
+            "results/verifier/summary.tsv"]
 
 
 FINAL_OUTPUTS["verifier"] = verifier_final_outputs

@@ -25,6 +25,10 @@ from .estimands import (CELL_QUANTITIES, EXPLORATORY_QUANTITIES, PRIMARY_QUANTIT
 from .panel import (ClaimIndicators, CountPanel, build_claim_panel, check_unique_keys, claim_indicators,
                     identical_answer_mask, sort_claims)
 
+# Which unresolved ids exclude a claim from the Study 1 ``resolved`` population: those inside a
+# source's verifier input window (the paper's "unresolved input unit"), or anywhere in its list.
+UNRESOLVED_SCOPES = ("window", "list")
+
 
 def exact_score(num_tot: np.ndarray, den_tot: np.ndarray, multiplier: int, r: int, cell: Cell) -> Fraction:
     """Score of one cell for replicate index ``r`` in points, exactly."""
@@ -99,30 +103,47 @@ def estimate_row(study, population, dataset, system, parser, quantity, value, *,
 def study1_estimates(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd.DataFrame, *, dataset: str,
                      system: str, parser: str, sources: Sequence[str], budget: str, replicates: Sequence[int],
                      fmt: str = "verifier", paths: Mapping[str, str] | None = None,
-                     unresolved_flags: pd.DataFrame | None = None) -> dict:
+                     unresolved_flags: pd.DataFrame | None = None, unresolved_scope: str = "window") -> dict:
     """Study 1 point estimates (ESTIMATES rows), claim panels of both populations and coverage.
 
     Populations: ``all`` (every RELEVANT claim) and ``resolved`` (no unresolved unit under
     either source). The unresolved flag comes from ``unresolved_flags`` (the verifier's
-    per-claim table: ``claim_id``, ``any_unresolved``; every population claim needs a row)
-    when given, else from ``unresolved > 0`` in EVIDENCE_INDICATORS for either source.
+    per-claim table: ``claim_id``, ``any_unresolved`` = an unresolved id inside some source's
+    verifier input window, and optionally ``any_unresolved_in_list`` = in some source's whole
+    submitted list; every population claim needs a row) when given: ``unresolved_scope``
+    ``window`` uses the first, ``list`` the second; both counts go to the coverage
+    (``claims_with_unresolved_in_window`` / ``_in_list``). Without flags the flag is
+    ``unresolved > 0`` in EVIDENCE_INDICATORS for either source (the whole-list count).
     Returns ``{"estimates", "panels": {population: panel}, "coverage"}``."""
+    if unresolved_scope not in UNRESOLVED_SCOPES:
+        raise ValueError(f"unresolved_scope must be one of {UNRESOLVED_SCOPES}, got {unresolved_scope!r}")
     panel = build_claim_panel(answers, evidence, relevant, dataset=dataset, system=system, parser=parser,
                               formats=[fmt], sources=sources, answer_budgets=[budget], evidence_budgets=[budget],
                               replicates=replicates, paths=paths)
     ind = claim_indicators(answers, evidence, panel, parser=parser, paths=paths)
+    scope_counts = {}
     if unresolved_flags is not None:
         flags = unresolved_flags[unresolved_flags["dataset"] == dataset]
-        check_unique_keys(flags, ["claim_id"], (paths or {}).get("unresolved", "unresolved"))
-        flag = flags.set_index("claim_id")["any_unresolved"].reindex(panel.units)
-        if flag.isna().any():
-            raise InputError((paths or {}).get("unresolved", "unresolved"), None, "claim_id",
-                             f"{int(flag.isna().sum())} population claims have no unresolved flag; "
-                             f"first: {flag.index[flag.isna()][0]!r}")
-        ind.unresolved = flag.to_numpy(dtype=bool)
+        path = (paths or {}).get("unresolved", "unresolved")
+        check_unique_keys(flags, ["claim_id"], path)
+        by_scope = {}
+        for scope, column in (("window", "any_unresolved"), ("list", "any_unresolved_in_list")):
+            if column not in flags.columns:
+                continue
+            flag = flags.set_index("claim_id")[column].reindex(panel.units)
+            if flag.isna().any():
+                raise InputError(path, None, "claim_id",
+                                 f"{int(flag.isna().sum())} population claims have no {column} flag; "
+                                 f"first: {flag.index[flag.isna()][0]!r}")
+            by_scope[scope] = flag.to_numpy(dtype=bool)
+            scope_counts[f"claims_with_unresolved_in_{scope}"] = int(by_scope[scope].sum())
+        if unresolved_scope not in by_scope:
+            raise InputError(path, None, "any_unresolved_in_list",
+                             f"unresolved_scope {unresolved_scope!r} needs a flag column the table lacks")
+        ind.unresolved = by_scope[unresolved_scope]
     resolved = panel.subset(~ind.unresolved)
     resolved.coverage = dict(panel.coverage, population_claims=len(resolved.units),
-                             claims_with_unresolved=int(ind.unresolved.sum()))
+                             claims_with_unresolved=int(ind.unresolved.sum()), **scope_counts)
     rows = []
     q = cell_quantities(0, 0)
     for population, p in (("all", panel), ("resolved", resolved)):

@@ -43,10 +43,13 @@ def _reference(path) -> pd.DataFrame | None:
 
 def study1_accounting(*, answers, evidence, relevant, unresolved=None, reference=None, dataset: str, system: str,
                       parser: str, sources: Sequence[str], budget: str, checkpoints: Sequence[int],
-                      answer_format: str, estimates_out, summary_out, counts_out, coverage_out) -> None:
+                      answer_format: str, estimates_out, summary_out, counts_out, coverage_out,
+                      unresolved_scope: str = "window") -> None:
     """Study 1: estimates (+ summary TSV of replicate-averaged rows and per-checkpoint T00/T11/gain),
     per-claim counts of both populations, coverage. ``unresolved``: the verifier's per-claim
-    UNRESOLVED_FLAGS (optional; else the flag comes from EVIDENCE_INDICATORS)."""
+    UNRESOLVED_FLAGS (optional; else the flag comes from EVIDENCE_INDICATORS). ``unresolved_scope``
+    ``window`` (an unresolved id inside a source's verifier input window excludes the claim from
+    the ``resolved`` population) or ``list`` (anywhere in its whole submitted list)."""
     answers_frame = tables.read_frame(answers, ANSWER_INDICATORS)
     evidence_frame = tables.read_frame(evidence, EVIDENCE_INDICATORS)
     relevant_frame = tables.read_frame(relevant, RELEVANT)
@@ -54,10 +57,11 @@ def study1_accounting(*, answers, evidence, relevant, unresolved=None, reference
              "unresolved": str(unresolved)}
     flags = None
     if unresolved:
-        flags = tables.read_frame(unresolved, UNRESOLVED_FLAGS, columns=["dataset", "claim_id", "any_unresolved"])
+        flags = tables.read_frame(unresolved, UNRESOLVED_FLAGS,
+                                  columns=["dataset", "claim_id", "any_unresolved", "any_unresolved_in_list"])
     res = study1_estimates(answers_frame, evidence_frame, relevant_frame, dataset=dataset, system=system,
                            parser=parser, sources=sources, budget=budget, replicates=checkpoints, fmt=answer_format,
-                           paths=paths, unresolved_flags=flags)
+                           paths=paths, unresolved_flags=flags, unresolved_scope=unresolved_scope)
     est = sort_estimates(attach_reference(res["estimates"], _reference(reference)))
     tables.write_table(est, estimates_out, ESTIMATES)
     per_checkpoint = (est["replicate"] > 0) & est["quantity"].isin(["T00", "T11", "gain"])

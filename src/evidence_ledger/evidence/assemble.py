@@ -72,13 +72,16 @@ class EvidenceBuilder:
     _cache: dict = field(default_factory=dict)
 
     def row(self, claim_id: str, doc_id: str, source: str, budget: str, visible: list[str],
-            text: str, tokens: dict[str, int], unresolved: int = 0, fits: bool = True) -> dict:
+            text: str, tokens: dict[str, int], unresolved: int = 0, fits: bool = True,
+            submitted: list[str] | None = None) -> dict:
+        """One EVIDENCE row; ``submitted`` is a provider's full list as written (None otherwise)."""
         kinds = [self.units[u].kind for u in visible]
         scored = scored_prefix(visible, kinds, self.caps.non_cell, self.caps.cell, self.caps.cell_like_kinds)
         return {"dataset": self.dataset, "claim_id": claim_id, "doc_id": doc_id, "source": source,
                 "budget": budget, "visible_unit_ids": list(visible), "visible_text": text,
                 "tokens_by_tokenizer": {k: int(v) for k, v in sorted(tokens.items())},
-                "scored_unit_ids": scored, "unresolved": int(unresolved), "fits_budget": bool(fits)}
+                "scored_unit_ids": scored, "unresolved": int(unresolved), "fits_budget": bool(fits),
+                "submitted_unit_ids": None if submitted is None else list(submitted)}
 
     def budgeted_rows(self, claim_id: str, doc_id: str, source: str, ordered: list[str]) -> list[dict]:
         """One row per budget: the longest fitting prefix of ``ordered``."""

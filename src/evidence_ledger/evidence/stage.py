@@ -79,7 +79,8 @@ def import_evidence_source(*, submission, claims: list, units, evidence: str, su
                            source: str, tokenizers: dict, prefix_non_cell: int, prefix_cell,
                            cell_like_kinds: list) -> dict:
     """A provider ``submission`` as EVIDENCE ``evidence`` of ``source`` (budget ``full``), with a
-    JSON ``summary`` (claims, unresolved ids, ...)."""
+    JSON ``summary`` (claims, claims without a line, predicted ids, unresolved ids, repeated ids
+    and the claims with repeats)."""
     claim_ids = list(read_claims(claims)["claim_id"])
     submitted = providers.read_submission(submission, set(claim_ids))
     ids = {u for v in submitted.values() for u in v}

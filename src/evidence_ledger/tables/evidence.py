@@ -9,7 +9,7 @@ from . import TableSchema
 
 EVIDENCE = TableSchema(
     name="evidence",
-    version=1,
+    version=2,
     doc="""One row per (dataset, claim_id, doc_id, source, budget). `source` is the ordering
 (e.g. bm25, bge) or an imported provider (e.g. dcuf, unifee) or a control
 (none, swap, gold, reversed). `budget` is the budget name (short, long; 'full' for
@@ -18,7 +18,13 @@ order; `visible_text` is the evidence text exactly as rendered in the prompt;
 `tokens_by_tokenizer` maps tokenizer name -> token count of `visible_text`;
 `scored_unit_ids` is the prefix submitted to the scorer (FEVER 5 sentences; FEVEROUS 5
 non-cell + 25 cell-like; SciFact 3 sentences of this abstract); `unresolved` counts ids that
-did not resolve to a unit; `fits_budget` is False only for controls that cannot fit.""",
+did not resolve to a unit (occurrences; a provider's whole submitted list); `fits_budget` is
+False only for controls that cannot fit. `submitted_unit_ids` (v2): a provider's whole
+submitted list exactly as written (provider order, repeated and unresolved ids kept), the
+candidate list the Study 1 verifier's input window is cut from; null for rows not imported
+from a provider submission (orderings, controls). Provider rows: `visible_unit_ids` holds
+each resolved unit once, `scored_unit_ids` keeps repeats and unresolved ids (each takes a
+scorer slot, as in the official scorers).""",
     schema=pa.schema([
         ("dataset", pa.string()),
         ("claim_id", pa.string()),
@@ -31,5 +37,6 @@ did not resolve to a unit; `fits_budget` is False only for controls that cannot 
         ("scored_unit_ids", pa.list_(pa.string())),
         ("unresolved", pa.int64()),
         ("fits_budget", pa.bool_()),
+        ("submitted_unit_ids", pa.list_(pa.string())),
     ]),
 )

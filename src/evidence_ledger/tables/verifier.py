@@ -9,13 +9,15 @@ from . import TableSchema
 
 VERIFIER_INPUTS = TableSchema(
     name="verifier_inputs",
-    version=1,
+    version=2,
     doc="""One row per (dataset, split, source, claim_id): the verifier input exactly as built
 by `verifier.serialise.serialise_input`. `candidate_ids` are the first `max_candidates`
-candidate ids in provider order (the selection window); `used_unit_ids` the resolved units
-that went in, in order; `unresolved_ids` the ids of the window that did not resolve
-(omitted from the input); `provider_unresolved` the source's own count of candidate ids that
-did not resolve (EVIDENCE.unresolved); `claim_tokens` / `unit_tokens` token counts after
+ids of the provider's submitted list as written (EVIDENCE.submitted_unit_ids: provider order,
+unresolved and repeated ids included, each taking a slot; v2) - the selection window;
+`used_unit_ids` the resolved units that went in, in order, each once; `unresolved_ids` the
+ids of the window that did not resolve (omitted from the input, every occurrence listed);
+`provider_unresolved` the source's count of unresolved ids in its whole submitted list
+(EVIDENCE.unresolved); `claim_tokens` / `unit_tokens` token counts after
 capping (context included in a unit's count); `total_tokens` the length of `input_ids`
 (special tokens included, <= max_total_tokens); `sentinel` True when no unit went in and the
 sentinel text was used; `claim_truncated` / `units_truncated` how much capping happened; `in_source` False when the
@@ -78,17 +80,26 @@ index; `predicted_label` the argmax over the trained label set; `p_supports`, `p
 
 UNRESOLVED_FLAGS = TableSchema(
     name="study1_unresolved",
-    version=1,
-    doc="""One row per evaluation claim. `unresolved_by_source` maps evidence source -> number of
-unresolved candidate ids, as in EVIDENCE_INDICATORS.unresolved (max of the provider's own
-count and the unresolved ids in the verifier's input window, which count the same ids when
-both see them); `any_unresolved` is True when some source has one; `both_resolved` = not
-any_unresolved, the restricted Study 1 population.""",
+    version=2,
+    doc="""One row per evaluation claim, sorted by (dataset, claim_id). `unresolved_by_source` maps
+evidence source -> unresolved ids inside the source's verifier input window (the first
+`verifier.input.max_candidates` ids of its submitted list; VERIFIER_INPUTS.unresolved_ids);
+`list_unresolved_by_source` (v2) the unresolved ids in its whole submitted list
+(EVIDENCE.unresolved); `duplicates_by_source` (v2) the repeated ids in its whole submitted
+list (occurrences of an id already met earlier). `any_unresolved` is True when some source has
+an unresolved id in its window; `both_resolved` = not any_unresolved, the restricted Study 1
+population ("claims with an unresolved input unit under at least one source" excluded);
+`any_unresolved_in_list` / `both_resolved_in_list` (v2) the same over the whole lists
+(reported beside it; `accounting.study1.unresolved_scope` picks which one the accounting uses).""",
     schema=pa.schema([
         ("dataset", pa.string()),
         ("claim_id", pa.string()),
         ("unresolved_by_source", pa.map_(pa.string(), pa.int64())),
+        ("list_unresolved_by_source", pa.map_(pa.string(), pa.int64())),
+        ("duplicates_by_source", pa.map_(pa.string(), pa.int64())),
         ("any_unresolved", pa.bool_()),
         ("both_resolved", pa.bool_()),
+        ("any_unresolved_in_list", pa.bool_()),
+        ("both_resolved_in_list", pa.bool_()),
     ]),
 )

@@ -5,8 +5,9 @@ In:  ``VERIFIER_ANSWERS`` rows, the evaluation CLAIMS rows, the provider EVIDENC
 Out: ANSWER_INDICATORS (system = verifier name, format ``verifier``, replicate = checkpoint
      index, parser ``none``, answer_budget ``full``, doc_id ''), EVIDENCE_INDICATORS
      (``eligible`` = the FEVEROUS evidence condition on the provider's ranked ids in provider
-     order, kept to 5 non-cell + 25 cell-like items), RELEVANT and the per-claim
-     UNRESOLVED_FLAGS.
+     order, repeats and unresolved ids included, kept to 5 non-cell + 25 cell-like items),
+     RELEVANT, the per-claim UNRESOLVED_FLAGS (unresolved ids inside each source's verifier
+     input window, and in its whole submitted list; repeated ids) and their report rows.
 
 All scoring rules are those of :mod:`evidence_ledger.scoring` (``scoring.feverous`` for the
 truncation and the evidence condition, ``scoring.indicators`` for the central rows); this
@@ -18,6 +19,9 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
+import pandas as pd
+
+from ..evidence.providers import repeated_id_count
 from ..scoring import feverous
 from ..scoring import indicators as scoring_indicators
 
@@ -54,19 +58,17 @@ def feverous_scored_prefix(unit_ids: Sequence[str], max_evidence: int = feverous
 
 
 def provider_evidence_rows(claims: Sequence[Mapping], source: str, evidence: Iterable[Mapping], *,
-                           window_unresolved: Mapping | None = None,
                            max_evidence: int = feverous.MAX_EVIDENCE,
                            max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL) -> tuple[list, int]:
     """EVIDENCE-like rows of one provider for every claim, ``scored_unit_ids`` = the FEVEROUS
-    kept prefix of the provider table's ``scored_unit_ids`` (the full submitted list, where an
-    unresolved id still takes its slot, as in the official scorer). Returns (rows, number of claims the provider has no
-    row for); such a claim gets an empty submission (never eligible unless a gold set is
-    empty), it is not dropped. Rows of claims outside ``claims`` are ignored (a provider file
-    may cover the training claims as well).
+    kept prefix of the provider table's ``scored_unit_ids`` (the submitted list as written,
+    where an unresolved or a repeated id still takes its slot, as in the official scorer).
+    Returns (rows, number of claims the provider has no row for); such a claim gets an empty
+    submission (never eligible unless a gold set is empty), it is not dropped. Rows of claims
+    outside ``claims`` are ignored (a provider file may cover the training claims as well).
 
-    ``unresolved`` = max(the provider table's count, unresolved ids met in the verifier's
-    input window, ``window_unresolved[(source, claim_id)]``): when a provider table keeps
-    unresolved ids in its list, both count the same ids, so they are not added."""
+    Each row also carries ``unresolved`` (the provider table's count over its whole submitted
+    list) and ``repeated`` (repeated ids in that list, :func:`providers.repeated_id_count`)."""
     wanted = {(c["dataset"], str(c["claim_id"])) for c in claims}
     by_key = {}
     for ev in evidence:
@@ -82,13 +84,13 @@ def provider_evidence_rows(claims: Sequence[Mapping], source: str, evidence: Ite
         ev = by_key.get(key)
         if ev is None:
             missing += 1
-            ids, unresolved = [], 0
+            ids, unresolved, repeated = [], 0, 0
         else:
             ids, unresolved = list(ev["scored_unit_ids"] or []), int(ev["unresolved"] or 0)
-        unresolved = max(unresolved, (window_unresolved or {}).get((source, key[1]), 0))
+            repeated = repeated_id_count(list(ev.get("submitted_unit_ids") or []))
         rows.append({"dataset": key[0], "claim_id": key[1], "doc_id": "", "source": source, "budget": BUDGET,
                      "scored_unit_ids": feverous_scored_prefix(ids, max_evidence, max_evidence_cell),
-                     "unresolved": unresolved})
+                     "unresolved": unresolved, "repeated": repeated})
     return rows, missing
 
 
@@ -110,33 +112,67 @@ def window_unresolved_counts(inputs: Iterable[Mapping]) -> dict:
     return {(r["source"], str(r["claim_id"])): len(r["unresolved_ids"] or []) for r in inputs}
 
 
-def unresolved_flag_rows(evidence_indicators: Sequence[Mapping], sources: Sequence[str]) -> list:
-    """Per-claim unresolved flags from EVIDENCE_INDICATORS rows (``unresolved`` per source).
+def unresolved_flag_rows(claims: Sequence[Mapping], sources: Sequence[str], window_unresolved: Mapping,
+                         provider_rows: Iterable[Mapping]) -> list:
+    """Per-claim UNRESOLVED_FLAGS rows, sorted by (dataset, claim_id).
 
-    ``any_unresolved``: some source has an unresolved id for the claim; ``both_resolved`` is
-    its negation (the restricted Study 1 population). Claims keep their first-seen order.
+    ``window_unresolved``: ``(source, claim_id) -> unresolved ids in the verifier's input window``
+    (:func:`window_unresolved_counts`; every claim x source needs one). ``provider_rows``: the
+    rows of :func:`provider_evidence_rows` of every source (``unresolved`` over the whole
+    submitted list, ``repeated``). ``any_unresolved`` / ``both_resolved``: some / no source has
+    an unresolved id *inside its window* (the restricted Study 1 population); the ``_in_list``
+    pair says the same of the whole submitted lists.
     """
-    per_claim: dict = {}
-    for row in evidence_indicators:
-        per_claim.setdefault((row["dataset"], row["claim_id"]), {})[row["evidence_source"]] = int(row["unresolved"])
+    whole = {(r["source"], str(r["claim_id"])): (int(r["unresolved"]), int(r["repeated"])) for r in provider_rows}
     rows = []
-    for (dataset, claim_id), counts in per_claim.items():
-        missing = [s for s in sources if s not in counts]
+    for dataset, claim_id in sorted({(c["dataset"], str(c["claim_id"])) for c in claims}):
+        missing = [s for s in sources if (s, claim_id) not in window_unresolved or (s, claim_id) not in whole]
         if missing:
-            raise ValueError(f"claim {claim_id!r} has no evidence indicator for sources {missing}")
-        any_unresolved = any(counts[s] > 0 for s in sources)
-        rows.append({"dataset": dataset, "claim_id": claim_id,
-                     "unresolved_by_source": [(s, counts[s]) for s in sources],
-                     "any_unresolved": any_unresolved, "both_resolved": not any_unresolved})
+            raise ValueError(f"claim {claim_id!r} has no verifier input or provider row for sources {missing}")
+        window = [(s, int(window_unresolved[(s, claim_id)])) for s in sources]
+        in_list = [(s, whole[(s, claim_id)][0]) for s in sources]
+        any_window = any(n > 0 for _, n in window)
+        any_list = any(n > 0 for _, n in in_list)
+        rows.append({"dataset": dataset, "claim_id": claim_id, "unresolved_by_source": window,
+                     "list_unresolved_by_source": in_list,
+                     "duplicates_by_source": [(s, whole[(s, claim_id)][1]) for s in sources],
+                     "any_unresolved": any_window, "both_resolved": not any_window,
+                     "any_unresolved_in_list": any_list, "both_resolved_in_list": not any_list})
     return rows
+
+
+def unresolved_report(flags: Sequence[Mapping], sources: Sequence[str]) -> pd.DataFrame:
+    """Report rows ``(dataset, source, item, count)`` of the UNRESOLVED_FLAGS rows: per source
+    the claims with an unresolved id in the window / in the whole list, those ids, the claims
+    with repeated ids and the repeats; per dataset (source ``all``) the claims and the
+    restricted population under both definitions (window: the one the accounting uses by
+    default; whole list: reported beside it)."""
+    out = []
+    for dataset in sorted({f["dataset"] for f in flags}):
+        sub = [f for f in flags if f["dataset"] == dataset]
+        for source in sources:
+            w = [dict(f["unresolved_by_source"])[source] for f in sub]
+            lst = [dict(f["list_unresolved_by_source"])[source] for f in sub]
+            dup = [dict(f["duplicates_by_source"])[source] for f in sub]
+            items = {"claims": len(sub),
+                     "claims_with_unresolved_in_window": sum(n > 0 for n in w), "unresolved_ids_in_window": sum(w),
+                     "claims_with_unresolved_in_list": sum(n > 0 for n in lst), "unresolved_ids_in_list": sum(lst),
+                     "claims_with_duplicates": sum(n > 0 for n in dup), "duplicate_ids": sum(dup)}
+            out += [{"dataset": dataset, "source": source, "item": k, "count": int(v)} for k, v in items.items()]
+        items = {"claims": len(sub), "claims_both_resolved_in_window": sum(f["both_resolved"] for f in sub),
+                 "claims_both_resolved_in_list": sum(f["both_resolved_in_list"] for f in sub)}
+        out += [{"dataset": dataset, "source": "all", "item": k, "count": int(v)} for k, v in items.items()]
+    return pd.DataFrame(out, columns=["dataset", "source", "item", "count"])
 
 
 def run_study1_indicators(answers_path, claims_path, evidence_paths: Mapping[str, str], inputs_path,
                           outputs: Mapping[str, str], *, max_evidence: int = feverous.MAX_EVIDENCE,
                           max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL, log=None) -> dict:
-    """Rule adapter: write ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT and the unresolved
-    flags (``outputs`` keys ``answers``, ``evidence``, ``relevant``, ``unresolved``)."""
+    """Rule adapter: write ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT, the unresolved
+    flags and their report TSV (``outputs`` keys ``answers``, ``evidence``, ``relevant``,
+    ``unresolved``, and ``unresolved_tsv`` when given)."""
     from .. import tables
+    from ..report_tsv import write_report_tsv
     from ..tables.evidence import EVIDENCE
     from ..tables.ingest import CLAIMS
     from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
@@ -151,19 +187,23 @@ def run_study1_indicators(answers_path, claims_path, evidence_paths: Mapping[str
     ev_rows, missing = [], {}
     for source, path in evidence_paths.items():
         rows, missing[source] = provider_evidence_rows(claims, source, tables.read_table(path, EVIDENCE).to_pylist(),
-                                                       window_unresolved=window, max_evidence=max_evidence,
-                                                       max_evidence_cell=max_evidence_cell)
+                                                       max_evidence=max_evidence, max_evidence_cell=max_evidence_cell)
         ev_rows.extend(rows)
     ev_ind = evidence_indicator_rows(claims, ev_rows, max_evidence=max_evidence, max_evidence_cell=max_evidence_cell)
     tables.write_table(EVIDENCE_INDICATORS.from_rows(ev_ind), outputs["evidence"], EVIDENCE_INDICATORS)
     tables.write_table(RELEVANT.from_rows(relevant_rows(claims)), outputs["relevant"], RELEVANT)
-    flags = unresolved_flag_rows(ev_ind, list(evidence_paths))
+    flags = unresolved_flag_rows(claims, list(evidence_paths), window, ev_rows)
     tables.write_table(UNRESOLVED_FLAGS.from_rows(flags), outputs["unresolved"], UNRESOLVED_FLAGS)
+    if outputs.get("unresolved_tsv"):
+        write_report_tsv(unresolved_report(flags, list(evidence_paths)), outputs["unresolved_tsv"])
     summary = {
         "answers": len(answers), "claims": len(claims), "claims_missing_from_source": missing,
         "eligible_by_source": {s: sum(r["eligible"] for r in ev_ind if r["evidence_source"] == s)
                                for s in evidence_paths},
         "claims_with_unresolved": sum(r["any_unresolved"] for r in flags),
+        "claims_with_unresolved_in_list": sum(r["any_unresolved_in_list"] for r in flags),
+        "duplicate_ids_by_source": {s: sum(r["repeated"] for r in ev_rows if r["source"] == s)
+                                    for s in evidence_paths},
     }
     if log:
         log.info("study1 indicators: %s", summary)

@@ -30,7 +30,10 @@ class SerialisationLimits:
     ``max_total_tokens`` includes the three special tokens; ``max_claim_tokens`` caps the claim
     block; ``max_units`` resolved units are taken from the first ``max_candidates`` candidate
     ids; each unit (context included) is capped at ``max_unit_tokens``. ``sentinel`` is the
-    evidence text used when no unit remains.
+    evidence text used when no unit remains. ``repeats_take_window_slots``: a repeated candidate
+    id takes its own slot of the window (True, the paper's "first 30 candidate IDs" read as
+    positions of the list as submitted), or the window is cut from the list with each id once
+    (False).
     """
 
     max_total_tokens: int = 512
@@ -42,6 +45,7 @@ class SerialisationLimits:
     context_separator: str = " : "
     unit_separator: str = " | "
     sentinel: str = "no evidence"
+    repeats_take_window_slots: bool = True
 
     def __post_init__(self):
         for name in ("max_claim_tokens", "max_units", "max_candidates", "max_unit_tokens"):
@@ -74,6 +78,13 @@ class SerialisedInput:
         return len(self.input_ids)
 
 
+def selection_window(candidate_ids: Sequence[str], limits: SerialisationLimits) -> list:
+    """The candidate ids the units are chosen from: the first ``max_candidates`` of the list
+    (each id once first when ``repeats_take_window_slots`` is False)."""
+    ids = list(candidate_ids) if limits.repeats_take_window_slots else list(dict.fromkeys(candidate_ids))
+    return ids[: limits.max_candidates]
+
+
 def render_unit(text: str, context: str, limits: SerialisationLimits) -> str:
     """The text of one unit as it enters the input: ``context : text`` when context is kept."""
     if limits.include_context and context:
@@ -94,9 +105,12 @@ def serialise_input(
 
     Rules, in order:
     * the claim is encoded and cut to its first ``max_claim_tokens`` tokens;
-    * the window is the first ``max_candidates`` candidate ids in provider order; an id
+    * the window is the first ``max_candidates`` candidate ids in provider order
+      (:func:`selection_window`); an id
       missing from ``units`` is *unresolved*: omitted and listed in ``unresolved_ids``;
-      a repeated id is used once (later copies listed in ``skipped_duplicates``);
+      a repeated id takes its slot of the window like any candidate id (the provider wrote it;
+      unless ``repeats_take_window_slots`` is False) and is used once (later copies listed in
+      ``skipped_duplicates``);
     * resolved units are taken in window order until ``max_units`` are in; each unit's
       rendered text (see :func:`render_unit`) is cut to ``max_unit_tokens``; units are joined
       by ``unit_separator``;
@@ -111,7 +125,7 @@ def serialise_input(
     room = limits.max_total_tokens - 3 - len(claim_ids)
     sep_text_ids = list(encode(limits.unit_separator)) if limits.unit_separator else []
 
-    window = list(candidate_ids[: limits.max_candidates])
+    window = selection_window(candidate_ids, limits)
     used, unresolved, unit_tokens, duplicates = [], [], [], []
     evidence_ids: list = []
     units_truncated = 0
@@ -181,15 +195,21 @@ def unit_lookup(units: pa.Table, wanted_ids) -> dict:
 
 
 def candidate_lists(evidence: pa.Table, dataset: str) -> dict:
-    """``claim_id -> (candidate ids in provider order, provider unresolved count)`` of one
-    provider EVIDENCE table (budget ``full``, ``doc_id`` ''). A claim listed twice raises."""
+    """``claim_id -> (candidate ids, provider unresolved count)`` of one provider EVIDENCE table
+    (budget ``full``, ``doc_id`` ''). The candidate ids are the provider's whole submitted list
+    (``submitted_unit_ids``: provider order, repeated and unresolved ids included), so an
+    unresolved id takes its slot of the window. A claim listed twice, or a row without a
+    submitted list (not imported from a provider submission), raises ``ValueError``."""
     out = {}
     rows = evidence.filter(pc.equal(evidence["dataset"], dataset)).select(
-        ["claim_id", "visible_unit_ids", "unresolved"]).to_pylist()
+        ["claim_id", "source", "submitted_unit_ids", "unresolved"]).to_pylist()
     for row in rows:
         if row["claim_id"] in out:
             raise ValueError(f"evidence table lists claim {row['claim_id']!r} more than once")
-        out[row["claim_id"]] = (list(row["visible_unit_ids"] or []), int(row["unresolved"] or 0))
+        if row["submitted_unit_ids"] is None:
+            raise ValueError(f"evidence source {row['source']!r}, claim {row['claim_id']!r}: no submitted_unit_ids; "
+                             f"the verifier reads provider tables written by import_evidence_source")
+        out[row["claim_id"]] = (list(row["submitted_unit_ids"]), int(row["unresolved"] or 0))
     return out
 
 
@@ -220,7 +240,7 @@ def build_verifier_inputs(
     wanted = set()
     for per_claim in lists.values():
         for cands, _ in per_claim.values():
-            wanted.update(cands[: limits.max_candidates])
+            wanted.update(selection_window(cands, limits))
     lookup = unit_lookup(units, wanted)
     rows, missing = [], {}
     for source in evidence_by_source:
@@ -275,8 +295,8 @@ def run_serialise(claims_path, units_path, evidence_paths: Mapping[str, str], to
 
     claims = tables.read_table(claims_path, CLAIMS)
     evidence = {s: tables.read_table(p, EVIDENCE) for s, p in evidence_paths.items()}
-    wanted = {u for ev in evidence.values() for ids in ev["visible_unit_ids"].to_pylist()
-              for u in (ids or [])[: limits.max_candidates]}
+    wanted = {u for ev in evidence.values() for ids in ev["submitted_unit_ids"].to_pylist()
+              for u in selection_window(ids or [], limits)}
     units = read_units_subset(units_path, wanted)
     tokenizer = load_tokenizer(tokenizer_source)
     table, missing = build_verifier_inputs(claims, evidence, units, tokenizer, limits, split, progress)

@@ -45,6 +45,7 @@ def serialise_verifier_inputs(
     context_separator: str = " : ",
     unit_separator: str = " | ",
     sentinel: str = "no evidence",
+    repeats_take_window_slots: bool = True,
 ) -> None:
     """Serialise the claims of ``split`` against the provider EVIDENCE tables (``evidence[i]``
     is the table of ``sources[i]``), with the base model's tokenizer; write VERIFIER_INPUTS."""
@@ -52,6 +53,7 @@ def serialise_verifier_inputs(
         max_total_tokens=max_total_tokens, max_claim_tokens=max_claim_tokens, max_units=max_units,
         max_candidates=max_candidates, max_unit_tokens=max_unit_tokens, include_context=include_context,
         context_separator=context_separator, unit_separator=unit_separator, sentinel=sentinel,
+        repeats_take_window_slots=repeats_take_window_slots,
     )
     run_serialise(claims, units, _evidence_by_source(sources, evidence), BaseModel(**base), limits, split,
                   verifier_inputs, progress=_progress_bar, log=logging.getLogger("serialise"))
@@ -106,13 +108,15 @@ def study1_indicators(
     evidence_indicators: str,
     relevant: str,
     unresolved: str,
+    unresolved_tsv: str,
     sources: Sequence[str],
     max_evidence: int,
     max_evidence_cell: int,
 ) -> None:
-    """Study 1 per-claim tables: ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT, unresolved flags."""
+    """Study 1 per-claim tables: ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT, unresolved flags
+    and the report TSV of unresolved (window / whole list) and repeated ids per source."""
     outputs = {"answers": answer_indicators, "evidence": evidence_indicators, "relevant": relevant,
-               "unresolved": unresolved}
+               "unresolved": unresolved, "unresolved_tsv": unresolved_tsv}
     run_study1_indicators(answers, claims, _evidence_by_source(sources, evidence), inputs, outputs,
                           max_evidence=max_evidence, max_evidence_cell=max_evidence_cell,
                           log=logging.getLogger("study1"))

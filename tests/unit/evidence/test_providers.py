@@ -30,16 +30,19 @@ def test_id_strings_triples_and_pairs_resolve_and_order_is_kept(tmp_path, builde
                                          "Page_sentence_3", "Missing_sentence_1", ["Page", "sentence", "0"]]},
     ])
     sub = read_submission(path, {"1", "2"})
-    assert sub == {"1": ["Page_cell_0_1_2", "Page_sentence_3", "Other::3", "Missing_sentence_1", "Page_sentence_0"]}
+    # kept exactly as written: the repeated Page_sentence_3 stays
+    assert sub == {"1": ["Page_cell_0_1_2", "Page_sentence_3", "Other::3", "Page_sentence_3", "Missing_sentence_1",
+                         "Page_sentence_0"]}
     rows, summary = import_submission_rows(builder, ["1", "2"], sub, "provider_x")
     first = rows[0]
     assert first["visible_unit_ids"] == ["Page_cell_0_1_2", "Page_sentence_3", "Other::3", "Page_sentence_0"]
+    assert first["submitted_unit_ids"] == sub["1"]
     assert first["unresolved"] == 1 and first["budget"] == "full" and first["source"] == "provider_x"
     assert first["visible_text"].splitlines()[0] == "[Page | Table] 42"
     # claim 2 has no line in the submission: an empty row, counted
-    assert rows[1]["visible_unit_ids"] == [] and rows[1]["unresolved"] == 0
+    assert rows[1]["visible_unit_ids"] == [] and rows[1]["unresolved"] == 0 and rows[1]["submitted_unit_ids"] == []
     assert summary == {"source": "provider_x", "claims": 2, "claims_without_submission": 1,
-                       "predicted_ids": 5, "unresolved_ids": 1}
+                       "predicted_ids": 6, "unresolved_ids": 1, "duplicate_ids": 1, "claims_with_duplicates": 1}
 
 
 @pytest.mark.parametrize("line, field, message", [
@@ -84,3 +87,35 @@ def test_unresolved_id_still_takes_a_scored_sentence_slot(builder):
     assert rows[0]["scored_unit_ids"] == ["Page_sentence_0", "Gone_sentence_1", "Gone_sentence_2",
                                           "Page_cell_0_1_2", "Gone_title", "Gone_section_1"]
     assert rows[0]["unresolved"] == 4
+
+
+def test_repeated_ids_stay_in_the_scored_submission_and_take_official_truncation_slots(tmp_path):
+    """Through import_evidence_source. Submitted: s0, s0, s1, s1, s2, s3, then c0 x 25, c1.
+    Official FEVEROUS truncation (5 non-cell, 25 cell-like, in order, a repeat counts): sentences
+    s0, s0, s1, s1, s2 (s3 is the 6th sentence item: dropped); cells c0 x 25 (c1 the 26th:
+    dropped). So neither gold set {s0, s3} nor {c1} is complete: not eligible, where the
+    de-duplicated list (s0, s1, s2, s3 / c0, c1) would have been. Model input: each unit once.
+    Repeats: 1 (s0) + 1 (s1) + 24 (c0) = 26, in 1 claim."""
+    from evidence_ledger.scoring import feverous
+    from evidence_ledger.scoring.indicators import evidence_eligible
+    from evidence_ledger.tables import read_table
+    from evidence_ledger.tables.evidence import EVIDENCE
+    from support.provider_path import import_provider, write_world
+
+    s = [f"Page_sentence_{i}" for i in range(4)]
+    c0, c1 = "Page_cell_0_1_1", "Page_cell_0_1_2"
+    submitted = [s[0], s[0], s[1], s[1], s[2], s[3]] + [c0] * 25 + [c1]
+    groups = [[s[0], s[3]], [c1]]
+    claims_path, units_path = write_world(tmp_path, {"1": ("SUPPORTS", groups)}, {u: u for u in s + [c0, c1]})
+    evidence_path, summary = import_provider(tmp_path, "provider_x", {"1": submitted}, claims_path, units_path)
+    row = read_table(evidence_path, EVIDENCE).to_pylist()[0]
+    expected = [s[0], s[0], s[1], s[1], s[2]] + [c0] * 25
+    assert row["scored_unit_ids"] == expected
+    official = feverous.truncate_evidence([feverous.split_element_id(u) for u in submitted])
+    assert [feverous.split_element_id(u) for u in row["scored_unit_ids"]] == official
+    assert row["submitted_unit_ids"] == submitted
+    assert row["visible_unit_ids"] == s + [c0, c1]
+    claim = {"label": "SUPPORTS", "evidence_groups": groups}
+    assert not evidence_eligible("feverous", claim, "", row["scored_unit_ids"])
+    assert evidence_eligible("feverous", claim, "", list(dict.fromkeys(submitted)))
+    assert summary["duplicate_ids"] == 26 and summary["claims_with_duplicates"] == 1

@@ -35,7 +35,7 @@ def _claim(claim_id, text, label):
 def _evidence(claim_id, source, text):
     return {"dataset": "fever", "claim_id": claim_id, "doc_id": "", "source": source, "budget": "short",
             "visible_text": text, "fits_budget": True, "visible_unit_ids": [], "tokens_by_tokenizer": [],
-            "scored_unit_ids": [], "unresolved": 0}
+            "scored_unit_ids": [], "unresolved": 0, "submitted_unit_ids": None}
 
 
 def _plan(tmp_path):

@@ -149,7 +149,8 @@ def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
     from evidence_ledger.tables import write_table
     from evidence_ledger.tables.evidence import EVIDENCE as EVIDENCE_TABLE
 
-    rows = [{**e, "visible_unit_ids": [], "tokens_by_tokenizer": [], "scored_unit_ids": [], "unresolved": 0}
+    rows = [{**e, "visible_unit_ids": [], "tokens_by_tokenizer": [], "scored_unit_ids": [], "unresolved": 0,
+             "submitted_unit_ids": None}
             for e in EVIDENCE]
     path = tmp_path / "results/evidence/fever/evidence.parquet"
     write_table(EVIDENCE_TABLE.from_rows(rows), path, EVIDENCE_TABLE)

@@ -24,7 +24,7 @@ def claim_row(dataset, claim_id, label, groups, gold_abstracts=()):
 def evidence_row(dataset, claim_id, scored, doc_id="", source="bm25", budget="short", unresolved=0):
     return {"dataset": dataset, "claim_id": str(claim_id), "doc_id": doc_id, "source": source, "budget": budget,
             "visible_unit_ids": list(scored), "visible_text": "", "tokens_by_tokenizer": [],
-            "scored_unit_ids": list(scored), "unresolved": unresolved, "fits_budget": True}
+            "scored_unit_ids": list(scored), "unresolved": unresolved, "fits_budget": True, "submitted_unit_ids": None}
 
 
 def parsed_row(dataset, claim_id, label, doc_id="", model="m", source="bm25", budget="short", fmt="labels",

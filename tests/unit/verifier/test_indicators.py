@@ -65,7 +65,8 @@ def evidence_table(items, source, unresolved=None):
     return EVIDENCE.from_rows([{
         "dataset": "feverous", "claim_id": cid, "doc_id": "", "source": source, "budget": "full",
         "visible_unit_ids": ids[source], "visible_text": "", "tokens_by_tokenizer": [], "scored_unit_ids": ids[source],
-        "unresolved": unresolved.get(cid, 0), "fits_budget": True} for cid, _, _, ids in items if ids[source] is not None])
+        "unresolved": unresolved.get(cid, 0), "fits_budget": True, "submitted_unit_ids": ids[source]}
+        for cid, _, _, ids in items if ids[source] is not None])
 
 
 def answers_table(items, rng):
@@ -101,7 +102,9 @@ def study1(tmp_path):
     tables.write_table(answers_table(items, random.Random(11)), paths["answers"], VERIFIER_ANSWERS)
     tables.write_table(inputs_table(items, {("provider_a", "5"): ["Gone_sentence_0"]}), paths["inputs"], VERIFIER_INPUTS)
     evidence = {}
-    for source, unresolved in (("provider_a", {}), ("provider_b", {"3": 2})):
+    # whole-list unresolved counts: source a's one id of claim 5 is in its window (inputs table),
+    # source b's two ids of claim 3 lie beyond its window
+    for source, unresolved in (("provider_a", {"5": 1}), ("provider_b", {"3": 2})):
         evidence[source] = tmp_path / f"{source}.parquet"
         tables.write_table(evidence_table(items, source, unresolved), evidence[source], EVIDENCE)
     outputs = {k: str(tmp_path / f"{k}.parquet") for k in ("answers_ind", "evidence_ind", "relevant", "unresolved")}
@@ -177,13 +180,24 @@ def test_answer_rows_carry_the_verifier_conventions(study1):
 
 
 def test_claims_with_an_unresolved_unit_under_either_source_leave_the_restricted_population(study1):
+    """Claim 5: source a has an unresolved id inside its verifier input window (and so in its
+    list); claim 3: source b has two unresolved ids in its list, none in its window. Window
+    definition: only claim 5 leaves (8 of 9 claims stay); whole list: claims 3 and 5 (7 stay).
+    Repeats (claim 7): source a lists sentence 1 five times (4 repeats), source b sentence 9
+    twice (1 repeat)."""
     _, _, _, outputs, summary, _ = study1
     flags = tables.read_frame(outputs["unresolved"], UNRESOLVED_FLAGS).set_index("claim_id")
-    assert sorted(flags.index[flags.any_unresolved]) == ["3", "5"]
-    assert dict(flags.loc["3", "unresolved_by_source"]) == {"provider_a": 0, "provider_b": 2}
+    assert sorted(flags.index[flags.any_unresolved]) == ["5"]
+    assert sorted(flags.index[flags.any_unresolved_in_list]) == ["3", "5"]
+    assert dict(flags.loc["3", "unresolved_by_source"]) == {"provider_a": 0, "provider_b": 0}
+    assert dict(flags.loc["3", "list_unresolved_by_source"]) == {"provider_a": 0, "provider_b": 2}
     assert dict(flags.loc["5", "unresolved_by_source"]) == {"provider_a": 1, "provider_b": 0}
+    assert dict(flags.loc["7", "duplicates_by_source"]) == {"provider_a": 4, "provider_b": 1}
     assert (flags.both_resolved == ~flags.any_unresolved).all()
-    assert summary["claims_with_unresolved"] == 2
+    assert (flags.both_resolved_in_list == ~flags.any_unresolved_in_list).all()
+    assert int(flags.both_resolved.sum()) == 8 and int(flags.both_resolved_in_list.sum()) == 7
+    assert summary["claims_with_unresolved"] == 1 and summary["claims_with_unresolved_in_list"] == 2
+    assert summary["duplicate_ids_by_source"] == {"provider_a": 4, "provider_b": 1}
 
 
 def test_scored_prefix_keeps_provider_order_and_independent_budgets():

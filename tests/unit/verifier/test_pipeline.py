@@ -23,10 +23,10 @@ def second_source(rows):
     for r in rows:
         ids = list(r["visible_unit_ids"])
         gold = ids[1]
-        submitted = [gold] if int(r["claim_id"]) % 2 == 0 else ids[:1]
-        row = dict(r, source="provider_b", visible_unit_ids=submitted, scored_unit_ids=submitted)
-        if r["claim_id"] == "10001":
-            row["unresolved"] = 1
+        visible = [gold] if int(r["claim_id"]) % 2 == 0 else ids[:1]
+        submitted = (["Gone_sentence_0"] if r["claim_id"] == "10001" else []) + visible
+        row = dict(r, source="provider_b", visible_unit_ids=visible, scored_unit_ids=submitted,
+                   submitted_unit_ids=submitted, unresolved=len(submitted) - len(visible))
         out.append(row)
     return out
 

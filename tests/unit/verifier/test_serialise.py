@@ -1,9 +1,11 @@
-"""Verifier input serialisation: caps, window, unresolved units, sentinel, context."""
+"""Verifier input serialisation: caps, window, unresolved units, sentinel, context; the window
+rules also through the real import path (provider file -> import -> serialise)."""
 import random
 
 import pytest
 
 from evidence_ledger.verifier.serialise import SerialisationLimits, render_unit, serialise_input
+from support.provider_path import serialise_through_import
 
 CLS, SEP = 1, 2
 
@@ -132,6 +134,85 @@ def test_repeated_candidate_id_goes_in_once():
     assert out.skipped_duplicates == ["P_sentence_0"]
 
 
+def test_repeats_can_be_read_as_not_taking_window_slots():
+    """[P0, P0, P0, P1] with a 3-candidate window: by default the repeats fill slots 2 and 3, so
+    P1 (position 4) is outside; with repeats_take_window_slots=False the window is [P0, P1]."""
+    enc = WordEncoder()
+    units, cands = make_units(2), ["P_sentence_0", "P_sentence_0", "P_sentence_0", "P_sentence_1"]
+    slots = serialise_input("c", cands, units, enc, CLS, SEP, SerialisationLimits(max_candidates=3))
+    once = serialise_input("c", cands, units, enc, CLS, SEP,
+                           SerialisationLimits(max_candidates=3, repeats_take_window_slots=False))
+    assert slots.used_unit_ids == ["P_sentence_0"] and slots.candidate_ids == cands[:3]
+    assert once.used_unit_ids == ["P_sentence_0", "P_sentence_1"] and once.candidate_ids == ["P_sentence_0", "P_sentence_1"]
+
+
 def test_limits_without_room_for_evidence_are_refused():
     with pytest.raises(ValueError, match="no room for evidence"):
         SerialisationLimits(max_total_tokens=67, max_claim_tokens=64)
+
+
+# --- The same window rules through the real import path: provider file -> import_evidence_source
+# -> serialise_verifier_inputs (the provider's list reaches the serialiser as written).
+
+def unit_texts(n, length=2):
+    return {f"P_sentence_{i}": words(length, f"u{i}x") for i in range(n)}
+
+
+def through_import(tmp_path, lists, units, **limits):
+    claims = {cid: ("SUPPORTS", [["P_sentence_0"]]) for cid in lists}
+    return serialise_through_import(tmp_path, {"provider_x": lists}, claims, units, **limits)
+
+
+def test_window_through_import_counts_unresolved_ids_and_takes_8_units_from_the_first_30(tmp_path):
+    """The list of test_at_most_8_resolved_units_in_provider_order_from_the_first_30_candidates,
+    written to a provider file: 12 unresolved / resolved pairs (positions 1-24), 6 unresolved
+    cells (25-30), then Late_sentence_0, P_sentence_30, P_sentence_31 (31-33). Window = positions
+    1-30: 18 unresolved ids in it (12 + 6), resolved P_sentence_0..11 of which the first 8 go in.
+    The whole list has 19 unresolved ids (+ Late_sentence_0)."""
+    candidates = []
+    for i in range(12):
+        candidates += [f"Missing_sentence_{i}", f"P_sentence_{i}"]
+    candidates += [f"Gone_cell_0_{i}" for i in range(6)]
+    candidates += ["Late_sentence_0", "P_sentence_30", "P_sentence_31"]
+    run = through_import(tmp_path, {"1": candidates}, unit_texts(40))
+    row = run["inputs"][("provider_x", "1")]
+    assert row["candidate_ids"] == candidates[:30]
+    assert row["used_unit_ids"] == [f"P_sentence_{i}" for i in range(8)]
+    assert row["unresolved_ids"] == [f"Missing_sentence_{i}" for i in range(12)] + [f"Gone_cell_0_{i}" for i in range(6)]
+    assert row["provider_unresolved"] == 19 and not row["sentinel"]
+    assert run["summaries"]["provider_x"]["unresolved_ids"] == 19
+
+
+def test_resolved_unit_after_30_unresolved_ids_never_goes_in_through_import(tmp_path):
+    """30 unresolved ids fill the window; the resolved P_sentence_0 at position 31 is outside:
+    sentinel input, 30 unresolved ids in the window."""
+    candidates = [f"Missing_sentence_{i}" for i in range(30)] + ["P_sentence_0"]
+    row = through_import(tmp_path, {"1": candidates}, unit_texts(1))["inputs"][("provider_x", "1")]
+    assert row["used_unit_ids"] == [] and row["sentinel"]
+    assert len(row["unresolved_ids"]) == 30 and row["provider_unresolved"] == 30
+
+
+def test_all_unresolved_through_import_gives_the_sentinel_and_counts_every_id(tmp_path):
+    """Three ids, none in the units table: sentinel input, all three listed as unresolved."""
+    row = through_import(tmp_path, {"1": ["A_sentence_0", "B_cell_0_1_1", "C_title"]},
+                         unit_texts(1))["inputs"][("provider_x", "1")]
+    assert row["sentinel"] and row["used_unit_ids"] == []
+    assert row["unresolved_ids"] == ["A_sentence_0", "B_cell_0_1_1", "C_title"]
+
+
+def test_repeated_id_through_import_takes_a_window_slot_and_goes_in_once(tmp_path):
+    """[P0, P0, P1] with a 2-candidate window: the repeat takes slot 2, so P1 (position 3) is
+    outside the window; P0 goes in once."""
+    row = through_import(tmp_path, {"1": ["P_sentence_0", "P_sentence_0", "P_sentence_1"]}, unit_texts(2),
+                         max_candidates=2)["inputs"][("provider_x", "1")]
+    assert row["candidate_ids"] == ["P_sentence_0", "P_sentence_0"]
+    assert row["used_unit_ids"] == ["P_sentence_0"]
+
+
+def test_claim_without_a_submission_line_gets_the_sentinel_through_import(tmp_path):
+    """Claim 2 has no line in the provider file: an empty list, so the sentinel input."""
+    run = serialise_through_import(tmp_path, {"provider_x": {"1": ["P_sentence_0"]}},
+                                   {"1": ("SUPPORTS", []), "2": ("REFUTES", [])}, unit_texts(1))
+    assert run["inputs"][("provider_x", "2")]["sentinel"]
+    assert run["inputs"][("provider_x", "2")]["candidate_ids"] == []
+    assert run["inputs"][("provider_x", "1")]["used_unit_ids"] == ["P_sentence_0"]
