@@ -26,6 +26,7 @@ PATHS = {
     "wikicontradict_rates": "results/wikicontradict/rates.tsv",
     "wikicontradict_detection": "results/wikicontradict/detection.tsv",
     "diffgr": "results/diffgr/diffgr.tsv",
+    "diffgr_files": "results/diffgr/reader_files.tsv",
     "provenance": "results/report/provenance.tsv",
     "invalid_rates": "results/accounting/study2/invalid_rates.tsv",
 }
@@ -49,7 +50,8 @@ def _interval(quantity, estimate, lower, upper, reference=NAN, ref_lower=NAN, re
 
 def study1_estimates() -> pd.DataFrame:
     rows = [_estimate("T00", 32.5, 32.41), _estimate("T01", 40.0), _estimate("T10", 33.0),
-            _estimate("T11", 42.114, 42.02), _estimate("T00", 31.0, replicate=1), _estimate("gain", 9.614, 9.61), _estimate("E0", -0.004, 7.92),
+            _estimate("T11", 42.114, 42.02), _estimate("T00", 31.0, replicate=1), _estimate("gain", 9.614, 9.61),
+            _estimate("E0", -0.004, 7.92),
             _estimate("A1", 2.118, 1.69), _estimate("A0", 0.5, 0.53), _estimate("E1", 9.114, 9.08),
             _estimate("interaction", 9.118, 1.15), _estimate("gain", 1.0, part="SUPPORTS"),
             _estimate("accuracy_0", 68.0, 68.09), _estimate("accuracy_1", 70.0, 70.05),
@@ -166,7 +168,8 @@ def write_summary_inputs(root) -> dict[str, Path]:
               "study2_primary": study2_primary(), "study2_crossed": study2_crossed(),
               "decision_label": decision_label(), "decision_criteria": decision_criteria(),
               "wikicontradict_rates": wikicontradict_rates(), "wikicontradict_detection": wikicontradict_detection(),
-              "diffgr": diffgr(), "provenance": provenance(), "invalid_rates": invalid_rates()}
+              "diffgr": diffgr(), "diffgr_files": diffgr().rename(columns={"model": "reader_set"}),
+              "provenance": provenance(), "invalid_rates": invalid_rates()}
     for name, frame in frames.items():
         write_report_tsv(frame, paths[name])
     forest_plot(study2_primary(), 2.0, paths["forest_plot"], paths["forest_plot"].with_suffix(".svg"))
