@@ -74,7 +74,7 @@ def study1_intervals() -> pd.DataFrame:
         _interval("gain", 9.614, 8.7712, 10.4251, 9.61, 8.77, 10.43),
         _interval("E0", -0.004, -1.25, 1.5, 7.92), _interval("A1", 2.118, 1.0, 3.0, 1.69),
         _interval("A0", 0.5, -0.5, 1.5, 0.53), _interval("E1", 9.114, 8.0, 10.0, 9.08),
-        _interval("interaction", 9.118, 7.5, 10.5, 1.15),
+        _interval("interaction", 9.118, 7.5, 10.5, 1.15), _interval("accuracy_diff", 2.0, 0.5, 3.5, 1.96),
         _interval("gain", 9.4, 8.5, 10.3, 9.42, 8.62, 10.25, population="resolved"),
     ])
 

@@ -150,7 +150,8 @@ def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp
     assert proc.returncode == 0, proc.stderr[-3000:]
     rules = planned_rules(proc.stdout)
     assert "study2_bootstrap" in rules
-    assert rules <= {"study2_bootstrap", "decision_labels", "study2_forest_plot", "provenance", "all"}, rules
+    assert rules <= {"study2_bootstrap", "decision_labels", "study2_forest_plot", "summary_page", "provenance",
+                     "all"}, rules
 
 
 def test_lint_is_clean():

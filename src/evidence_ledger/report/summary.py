@@ -164,6 +164,18 @@ def headline_section(s1_intervals: SourceTable | None, label: SourceTable | None
                    absent="" if blocks else "neither Study 1 intervals nor a Study 2 label in this run")
 
 
+def study1_run_and_paper(estimates: SourceTable, intervals: SourceTable | None, population: str,
+                         quantity: str) -> tuple[Cell, Cell]:
+    """(this run, paper) cells of a Study 1 quantity: from its intervals row (estimate
+    [lower, upper]) when the intervals table has one, else from its replicate-averaged
+    estimates row."""
+    r = find_row(intervals, population=population, quantity=quantity)
+    if r is not None:
+        return interval_cell(intervals, r, "estimate", "lower", "upper"), paper_cell(intervals, r)
+    r = find_row(estimates, population=population, quantity=quantity, part="", replicate="-1")
+    return cell(estimates, r, "value", "points"), paper_cell(estimates, r)
+
+
 def study1_section(estimates: SourceTable | None, intervals: SourceTable | None,
                    decomposition_png: bytes | None = None) -> Section:
     """Study 1 cells T00..T11 (estimates), components gain, E0, A1, A0, E1, interaction with
@@ -180,23 +192,17 @@ def study1_section(estimates: SourceTable | None, intervals: SourceTable | None,
         for quantity, meaning in STUDY1_COMPONENTS:
             if population == "resolved" and quantity != "gain":
                 continue
-            if intervals is not None:
-                r = find_row(intervals, population=population, quantity=quantity)
-                run, paper = interval_cell(intervals, r, "estimate", "lower", "upper"), paper_cell(intervals, r)
-            else:
-                r = find_row(estimates, population=population, quantity=quantity, part="", replicate="-1")
-                run, paper = cell(estimates, r, "value", "points"), paper_cell(estimates, r)
-            rows.append(((quantity + label,), (meaning,), run, paper))
+            rows.append(((quantity + label,), (meaning,)) + study1_run_and_paper(estimates, intervals, population,
+                                                                                  quantity))
     main = Table(("Quantity", "Definition", "This run [interval]", "Paper [interval]"), tuple(rows),
                  (False, False, True, True),
                  caption="Points (score × 100) on the FEVEROUS Study 1 claims, averaged over verifier checkpoints; "
                          "intervals: paired claim bootstrap, Bonferroni-adjusted over the Study 1 family.")
-    rate_rows = []
-    for quantity, meaning in STUDY1_RATES:
-        r = find_row(estimates, population="all", quantity=quantity, part="", replicate="-1")
-        rate_rows.append(((quantity,), (meaning,), cell(estimates, r, "value", "points"), paper_cell(estimates, r)))
-    rates = Table(("Quantity", "Definition", "This run", "Paper"), tuple(rate_rows), (False, False, True, True),
-                  caption="Accuracy, macro-F1 and evidence eligibility (points).")
+    rate_rows = tuple(((quantity,), (meaning,)) + study1_run_and_paper(estimates, intervals, "all", quantity)
+                      for quantity, meaning in STUDY1_RATES)
+    rates = Table(("Quantity", "Definition", "This run", "Paper"), rate_rows, (False, False, True, True),
+                  caption="Accuracy, macro-F1 and evidence eligibility (points; with its interval where the Study 1 "
+                          "intervals table has one).")
     blocks = (main,)
     if decomposition_png is not None:
         blocks += (Figure(decomposition_png, "Study 1 decomposition: gain, E0 + A1, A0 + E1",

@@ -119,7 +119,8 @@ def test_study1_components_with_intervals_beside_the_paper(page):
     """gain: estimate 9.614 [8.7712, 10.4251] -> '9.61 [8.77, 10.43]'; the paper's 9.61
     [8.77, 10.43] (reference columns of the same intervals row). E0 = -0.004 -> '0.00'.
     T01 has no paper value ('–'). The resolved population's gain 9.4 [8.5, 10.3] beside the
-    paper's 9.42 [8.62, 10.25]."""
+    paper's 9.42 [8.62, 10.25]. A rate with an intervals row (accuracy_diff 2.0 [0.5, 3.5])
+    is shown from it; one without (macro_f1_diff 1.42830157 -> '1.43') from the estimates."""
     parsed = parse(page)
     assert row_texts(parsed, "gain")[2:] == ["9.61 [8.77, 10.43]", "9.61 [8.77, 10.43]"]
     assert row_texts(parsed, "E0")[2:] == ["0.00 [-1.25, 1.50]", "7.92"]
@@ -127,7 +128,8 @@ def test_study1_components_with_intervals_beside_the_paper(page):
     assert row_texts(parsed, "T11")[2:] == ["42.11", "42.02"]
     assert row_texts(parsed, "gain (both-source-resolved claims)")[2:] == ["9.40 [8.50, 10.30]",
                                                                           "9.42 [8.62, 10.25]"]
-    assert row_texts(parsed, "macro_f1_diff")[2:] == ["1.43", "1.44"]
+    assert row_texts(parsed, "macro_f1_diff")[2:] == ["1.43", "1.44"]  # estimates row: no interval
+    assert row_texts(parsed, "accuracy_diff")[2:] == ["2.00 [0.50, 3.50]", "1.96"]  # the intervals row
 
 
 def test_eq4_terms_for_both_answer_sources(page):
