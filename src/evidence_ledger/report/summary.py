@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Sequence, Union
 
 from .decomposition import Bar
-from .sources import SourceTable, Value, find_row, find_rows, is_missing, value
+from .sources import MISSING_TEXT, SourceTable, Value, find_row, find_rows, is_missing, value
 
 Fragment = Union[Value, str]
 Cell = tuple  # of Fragment
@@ -100,7 +100,7 @@ def interval_cell(table: SourceTable, row: int | None, estimate: str, lower: str
     """``estimate [lower, upper]`` of one row (bounds left out when both are missing); ``('–',)``
     when there is no row."""
     if row is None:
-        return ("–",)
+        return (MISSING_TEXT,)
     point = value(table, row, estimate, kind)
     lo, hi = value(table, row, lower, kind), value(table, row, upper, kind)
     if is_missing(lo) and is_missing(hi):
@@ -112,18 +112,18 @@ def paper_cell(table: SourceTable, row: int | None) -> Cell:
     """The paper's value of a row (``reference`` with ``reference_lower`` / ``_upper`` where
     the table has them and the paper gives them); ``('–',)`` when the paper gives none."""
     if row is None or "reference" not in table.columns:
-        return ("–",)
+        return (MISSING_TEXT,)
     if {"reference_lower", "reference_upper"} <= set(table.columns):
         lo, hi = value(table, row, "reference_lower", "points"), value(table, row, "reference_upper", "points")
         point = value(table, row, "reference", "points")
         if not (is_missing(lo) and is_missing(hi)):
-            return (("–",) if is_missing(point) else (point,)) + (" [", lo, ", ", hi, "]")
+            return ((MISSING_TEXT,) if is_missing(point) else (point,)) + (" [", lo, ", ", hi, "]")
     point = value(table, row, "reference", "points")
-    return ("–",) if is_missing(point) else (point,)
+    return (MISSING_TEXT,) if is_missing(point) else (point,)
 
 
 def cell(table: SourceTable, row: int | None, column: str, kind: str) -> Cell:
-    return ("–",) if row is None else (value(table, row, column, kind),)
+    return (MISSING_TEXT,) if row is None else (value(table, row, column, kind),)
 
 
 # --- sections ----------------------------------------------------------------------------
@@ -253,7 +253,7 @@ def decision_section(label: SourceTable | None, criteria: SourceTable | None, pr
                 (value(criteria, i, "dataset", "text"),), (value(criteria, i, "system", "text"),),
                 (value(criteria, i, "factor", "text"),),
                 interval_cell(criteria, i, "estimate", "lower", "upper"),
-                ("–",) if primary is None else paper_cell(primary, p),
+                (MISSING_TEXT,) if primary is None else paper_cell(primary, p),
                 (value(criteria, i, "direction", "count"),),
                 (value(criteria, i, "magnitude_ok", "flag"),), (value(criteria, i, "interval_ok", "flag"),),
                 (value(criteria, i, "seeds_agreeing", "count"), " of ", value(criteria, i, "n_seeds", "count")),
@@ -287,7 +287,7 @@ def crossed_section(crossed: SourceTable | None) -> Section:
         for dataset, system in panels:
             r = find_row(crossed, dataset=dataset, system=system, quantity=quantity)
             run, paper = interval_cell(crossed, r, "estimate", "lower", "upper"), paper_cell(crossed, r)
-            cells.append(run if paper == ("–",) else run + ("\npaper ",) + paper)
+            cells.append(run if paper == (MISSING_TEXT,) else run + ("\npaper ",) + paper)
         rows.append(tuple(cells))
     header = ("Component",) + tuple(f"{d} / {s}" for d, s in panels)
     table = Table(header, tuple(rows), (False,) + (True,) * len(panels),
