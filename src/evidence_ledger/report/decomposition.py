@@ -13,7 +13,8 @@ from typing import Mapping
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+import matplotlib.patches  # noqa: E402  (after the backend is chosen)
+import matplotlib.pyplot as plt  # noqa: E402
 
 # (group label, components) in drawing order; the two groups are the two paths from T00 to T11
 DECOMPOSITION_GROUPS = (
@@ -66,7 +67,9 @@ def decomposition_figure(bars: Mapping[str, Bar], png_path, title: str = "") -> 
             ax.annotate(group, (centre, 0), xycoords=("data", "axes fraction"), xytext=(0, -18),
                         textcoords="offset points", ha="center", va="top", fontsize=8, color="0.3")
         ax.axhline(0, color="0.3", lw=0.8, zorder=1)
-        handles = [plt.Line2D([], [], color="black", marker="|", ls="none", ms=10, label="interval"),
+        handles = [matplotlib.patches.Patch(color=COLOURS["E0"], label="evidence change (E)"),
+                   matplotlib.patches.Patch(color=COLOURS["A0"], label="answer change (A)"),
+                   plt.Line2D([], [], color="black", marker="|", ls="none", ms=10, label="interval"),
                    plt.Line2D([], [], marker="D", mfc="white", mec="black", ls="none", label="paper")]
         ax.legend(handles=handles, fontsize=7, loc="best", framealpha=0.9)
     ax.set_ylabel("points")
