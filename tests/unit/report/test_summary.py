@@ -1,79 +1,12 @@
 """The summary page: every number on it is one cell of a report TSV (checked by parsing the
 HTML and reading the cited cell back), the paper's values sit beside the run's, sections
 of studies that did not run say so, and reruns give the same bytes."""
-import re
-from html.parser import HTMLParser
-from pathlib import Path
-
 import pytest
 
+from support.summary_page import PageParser, check_values_against_sources, parse
 from support.summary_tables import write_summary_inputs
 
-from evidence_ledger.report.sources import display_text, read_source_table
 from evidence_ledger.report.stage import summary_page
-
-TEXT_KINDS = {"text", "flag"}
-
-
-class PageParser(HTMLParser):
-    """Tagged values (span.v), table cells (text, text outside tagged values, class) and
-    paragraph texts of a summary page."""
-
-    def __init__(self):
-        super().__init__()
-        self.values, self.tables, self.paragraphs, self.images, self.headings = [], [], [], [], []
-        self._span = self._cell = self._row = self._para = self._heading = None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "span" and attrs.get("class") == "v":
-            self._span = dict(attrs, shown="")
-        elif tag == "table":
-            self.tables.append([])
-        elif tag == "tr":
-            self._row = []
-        elif tag in ("td", "th"):
-            self._cell = {"class": attrs.get("class", tag), "text": "", "outside": ""}
-        elif tag == "p":
-            self._para = ""
-        elif tag == "h2":
-            self._heading = ""
-        elif tag == "img":
-            self.images.append(attrs)
-
-    def handle_endtag(self, tag):
-        if tag == "span" and self._span is not None:
-            self.values.append(self._span)
-            self._span = None
-        elif tag in ("td", "th"):
-            self._row.append(self._cell)
-            self._cell = None
-        elif tag == "tr":
-            self.tables[-1].append(self._row)
-        elif tag == "p":
-            self.paragraphs.append(self._para)
-            self._para = None
-        elif tag == "h2":
-            self.headings.append(self._heading)
-            self._heading = None
-
-    def handle_data(self, data):
-        if self._span is not None:
-            self._span["shown"] += data
-        if self._cell is not None:
-            self._cell["text"] += data
-            if self._span is None:
-                self._cell["outside"] += data
-        if self._para is not None:
-            self._para += data
-        if self._heading is not None:
-            self._heading += data
-
-
-def parse(path) -> PageParser:
-    parser = PageParser()
-    parser.feed(Path(path).read_text(encoding="utf-8"))
-    return parser
 
 
 def row_texts(page: PageParser, first_cell: str) -> list[str]:
@@ -99,20 +32,9 @@ def test_every_number_on_the_page_equals_its_source_row(page):
     the value's text, and the shown text is that cell rounded for reading. Number cells hold
     nothing else with a digit in it (no number on the page comes from anywhere else)."""
     parsed = parse(page)
-    tables = {}
-    for v in parsed.values:
-        table = tables.setdefault(v["data-src"], read_source_table(v["data-src"]))
-        row = table.rows[table.lines.index(int(v["data-line"]))]
-        assert row[v["data-col"]] == v["data-text"], v
-        assert v["shown"] == display_text(v["data-text"], v["data-kind"]), v
-    numeric = [v for v in parsed.values if v["data-kind"] not in TEXT_KINDS]
-    assert len(numeric) > 100  # 128 on these inputs
-    assert len(tables) == 12  # every TSV input (the 11 curated ones and the extra table)
-    for table in parsed.tables:
-        for row in table:
-            for cell in row:
-                if cell["class"] == "num":
-                    assert not re.search(r"\d", cell["outside"]), cell
+    numeric, sources = check_values_against_sources(parsed)
+    assert numeric > 100  # 142 on these inputs
+    assert len(sources) == 12  # every TSV input (the 11 curated ones and the extra table)
 
 
 def test_study1_components_with_intervals_beside_the_paper(page):
