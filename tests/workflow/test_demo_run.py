@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from support.summary_page import check_values_against_sources
+from support.summary_page import parse as parse_summary_page
+
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.ingest import CLAIMS
 from evidence_ledger.tables.verifier import VERIFIER_ANSWERS
@@ -139,6 +142,16 @@ def test_report_html_renders(demo_run):
     html = (demo_run / "report.html").read_text(encoding="utf-8", errors="replace")
     assert "<html" in html.lower()
     assert "provenance.tsv" in html
+    assert "1 Summary (start here)" in html and "summary.html" in html
+
+
+def test_demo_summary_page_numbers_are_their_source_cells(demo_run):
+    """Every number on the demo's summary page is the cell of the report TSV it cites."""
+    page = parse_summary_page(demo_run / "results/report/summary.html")
+    numeric, sources = check_values_against_sources(page, root=demo_run)
+    assert numeric > 100
+    assert {"results/accounting/study1/intervals.tsv", "results/accounting/study2/decision_criteria.tsv",
+            "results/wikicontradict/rates.tsv", "results/diffgr/diffgr.tsv"} <= sources
 
 
 def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp_path):
@@ -150,7 +163,8 @@ def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp
     assert proc.returncode == 0, proc.stderr[-3000:]
     rules = planned_rules(proc.stdout)
     assert "study2_bootstrap" in rules
-    assert rules <= {"study2_bootstrap", "decision_labels", "study2_forest_plot", "provenance", "all"}, rules
+    assert rules <= {"study2_bootstrap", "decision_labels", "study2_forest_plot", "summary_page", "provenance",
+                     "all"}, rules
 
 
 def test_lint_is_clean():

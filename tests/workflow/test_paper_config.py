@@ -256,6 +256,7 @@ def expected_job_counts(cfg: dict) -> Counter:
         n["diffgr_score"] = 1
         n["diffgr_score_files"] = 1 if dg.get("reader_run_files") else 0
     n["provenance"] = 1
+    n["summary_page"] = 1
     n["all"] = 1
     return Counter({rule: count for rule, count in n.items() if count})
 
@@ -404,8 +405,8 @@ def test_dry_run_job_counts_by_hand(dry_run):
     assert counts["ingest_conflict_qa"] == 2
     assert not {"build_demo_models", "build_demo_reranker", "build_demo_verifier"} & set(counts)
     # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 24 + 6 + 6,
-    # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8, WikiContradict 8, DiffGR 5, report 2, all 1
-    assert counts["total"] == 119
+    # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8, WikiContradict 8, DiffGR 5, report 3, all 1
+    assert counts["total"] == 120
 
 
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):

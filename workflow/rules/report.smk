@@ -55,3 +55,33 @@ rule claim_traces:
         "../../envs/cpu.yaml"
     script:
         "../../scripts/claim_traces.py"
+
+
+rule summary_page:
+    input:
+        unpack(summary_page_inputs),
+    output:
+        html=report(
+            "results/report/summary.html",
+            caption="../report/summary_page.rst",
+            category=SUMMARY_CATEGORY,
+        ),
+        decomposition=report(
+            "results/report/study1_decomposition.png",
+            caption="../report/study1_decomposition.rst",
+            category=SUMMARY_CATEGORY,
+        ),
+    log:
+        "logs/report/summary_page.log",
+    benchmark:
+        "logs/report/summary_page.benchmark.tsv"
+    params:
+        extra_titles=[title for title, _ in summary_extra_tables()],
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/summary_page.py"

@@ -16,8 +16,48 @@ def claim_trace_inputs(wildcards):
     return inputs
 
 
+# The report category of the summary page. Snakemake lists categories in alphabetical order
+# (localeCompare) and a leading digit sorts before every letter, so the page comes first.
+SUMMARY_CATEGORY = "1 Summary (start here)"
+
+# Report TSVs shown whole on the summary page after its curated sections: one line per table,
+# (study switch, title, path). Adding a table to the page is adding a line here.
+SUMMARY_PAGE_EXTRA_TABLES = (
+    ("study2", "Study 2: observations with an INVALID response", "results/accounting/study2/invalid_rates.tsv"),
+)
+
+
+def summary_extra_tables():
+    """(title, path) of the SUMMARY_PAGE_EXTRA_TABLES whose study is enabled."""
+    return [(title, path) for study, title, path in SUMMARY_PAGE_EXTRA_TABLES if enabled(study)]
+
+
+def summary_page_inputs(wildcards):
+    """Named inputs of summary_page: the headline report tables of every enabled study, the
+    provenance table and the extra tables (``extra``, in SUMMARY_PAGE_EXTRA_TABLES order)."""
+    inputs = {"provenance": "results/report/provenance.tsv",
+              "extra": [path for _, path in summary_extra_tables()]}
+    if enabled("study1"):
+        inputs["study1_estimates"] = "results/accounting/study1/estimates.tsv"
+        inputs["study1_intervals"] = "results/accounting/study1/intervals.tsv"
+    if enabled("study2"):
+        inputs["study2_primary"] = "results/accounting/study2/intervals_primary.tsv"
+        inputs["study2_crossed"] = "results/accounting/study2/intervals_crossed.tsv"
+        inputs["decision_label"] = "results/accounting/study2/decision_label.tsv"
+        inputs["decision_criteria"] = "results/accounting/study2/decision_criteria.tsv"
+        inputs["forest_plot"] = "results/accounting/study2/forest_primary.png"
+    if enabled("wikicontradict"):
+        inputs["wikicontradict_rates"] = "results/wikicontradict/rates.tsv"
+        inputs["wikicontradict_detection"] = "results/wikicontradict/detection.tsv"
+    if enabled("diffgr"):
+        inputs["diffgr"] = "results/diffgr/diffgr.tsv"
+        if config["diffgr"].get("reader_run_files"):
+            inputs["diffgr_files"] = "results/diffgr/reader_files.tsv"
+    return inputs
+
+
 def report_final_outputs():
-    targets = ["results/report/provenance.tsv"]
+    targets = ["results/report/provenance.tsv", "results/report/summary.html"]
     if enabled("study2"):
         targets.append("results/report/claim_traces.tsv")
     return targets

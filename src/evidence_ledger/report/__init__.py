@@ -1,1 +1,2 @@
-"""Report inputs the stages do not produce themselves: provenance and per-claim traces."""
+"""Report inputs the stages do not produce themselves: provenance, per-claim traces and the
+summary page (built from the other stages' report TSVs)."""

@@ -3,6 +3,8 @@
   provenance    the resolved config + the repository -> provenance TSV (section, key, value)
   claim_traces  PATTERN_TRACES + per dataset the Study 2 sample (CLAIMS), EVIDENCE and UNITS
                 -> claim_traces TSV (one row per selected trace)
+  summary_page  the headline report TSVs (+ Figure 1 PNG) -> summary HTML page and the Study 1
+                decomposition PNG
 
 Each takes paths and plain values (keyword-only).
 """
@@ -19,7 +21,12 @@ from ..tables import read_frame
 from ..tables.accounting import PATTERN_TRACES
 from ..tables.evidence import EVIDENCE
 from ..tables.ingest import CLAIMS, UNITS
+from .decomposition import decomposition_figure
 from .provenance import provenance_rows, write_provenance_tsv
+from .sources import read_source_table
+from .summary import (crossed_section, decision_section, diffgr_section, eq4_section, headline_section,
+                      provenance_section, render_page, study1_bars, study1_section, whole_table_section,
+                      wikicontradict_section)
 from .traces import TRACE_COLUMNS, build_trace_rows, select_traces
 
 log = logging.getLogger(__name__)
@@ -60,3 +67,48 @@ def claim_traces(*, traces, claims: Mapping, evidence: Mapping, units: Mapping, 
         table[column] = table[column].str.replace("\n", " | ", regex=False)
     write_report_tsv(table, out)
     log.info("wrote %d trace rows", len(table))
+
+
+def _table(path):
+    return read_source_table(path) if path else None
+
+
+def summary_page(*, study1_estimates=None, study1_intervals=None, study2_primary=None, study2_crossed=None,
+                 decision_label=None, decision_criteria=None, forest_plot=None, wikicontradict_rates=None,
+                 wikicontradict_detection=None, diffgr=None, diffgr_files=None, provenance=None,
+                 extra_tables: Sequence = (), extra_titles: Sequence[str] = (), html_out, decomposition_out) -> None:
+    """The summary page a reader opens first, built only from report TSVs of the run (and
+    Figure 1's PNG): Study 1 cells, components, Eq. 4 and rates beside the paper; Study 2
+    decision label, criteria and Figure 1; crossed-budget components; WikiContradict and
+    DiffGR headline rates; provenance; then each of ``extra_tables`` whole under its title
+    from ``extra_titles``. Absent inputs (a study switched off) leave their section saying
+    so. Also writes the Study 1 decomposition figure (``decomposition_out``, PNG)."""
+    if len(extra_tables) != len(extra_titles):
+        raise ValueError(f"{len(extra_tables)} extra tables but {len(extra_titles)} titles")
+    s1_estimates, s1_intervals = _table(study1_estimates), _table(study1_intervals)
+    Path(decomposition_out).parent.mkdir(parents=True, exist_ok=True)
+    decomposition_figure(study1_bars(s1_estimates, s1_intervals), decomposition_out,
+                         title="Study 1: gain = E0 + A1 = A0 + E1 (points)")
+    with open(decomposition_out, "rb") as fh:
+        decomposition_png = fh.read() if s1_estimates is not None else None
+    forest_png = None
+    if forest_plot:
+        with open(forest_plot, "rb") as fh:
+            forest_png = fh.read()
+    label = _table(decision_label)
+    sections = [
+        headline_section(s1_intervals, label),
+        study1_section(s1_estimates, s1_intervals, decomposition_png),
+        eq4_section(s1_estimates),
+        decision_section(label, _table(decision_criteria), _table(study2_primary), forest_png),
+        crossed_section(_table(study2_crossed)),
+        wikicontradict_section(_table(wikicontradict_rates), _table(wikicontradict_detection)),
+        diffgr_section(_table(diffgr), _table(diffgr_files)),
+    ]
+    sections += [whole_table_section(f"extra{i}", title, read_source_table(path))
+                 for i, (path, title) in enumerate(zip(extra_tables, extra_titles), start=1)]
+    sections.append(provenance_section(_table(provenance)))
+    Path(html_out).parent.mkdir(parents=True, exist_ok=True)
+    Path(html_out).write_text(render_page(sections), encoding="utf-8")
+    log.info("summary page: %d sections (%d absent) -> %s", len(sections), sum(bool(s.absent) for s in sections),
+             html_out)

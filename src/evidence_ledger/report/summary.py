@@ -1,0 +1,454 @@
+"""The summary page: the run's headline results on one self-contained HTML page.
+
+In:  report TSVs read by ``sources.read_source_table`` (Study 1 estimates and intervals,
+     Study 2 primary and crossed intervals, decision criteria and label, WikiContradict
+     rates and detection, DiffGR, provenance; any of them may be absent) and PNG bytes.
+Out: :class:`Section` objects (tables of cells, paragraphs, figures) and the page HTML.
+
+Every number on the page is a :class:`sources.Value`: one cell of one source TSV, shown
+rounded and tagged with ``data-src`` / ``data-line`` / ``data-col`` / ``data-text`` (the
+cell's exact text) so it can be checked against its file. The paper's values are the
+``reference*`` columns of the same rows (joined by the accounting stage from
+``accounting.reference_values``); nothing on the page is a number written in code.
+"""
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+from typing import Sequence, Union
+
+from .decomposition import Bar
+from .sources import MISSING_TEXT, SourceTable, Value, find_row, find_rows, is_missing, value
+
+Fragment = Union[Value, str]
+Cell = tuple  # of Fragment
+
+
+@dataclass(frozen=True)
+class Table:
+    header: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    numeric: tuple[bool, ...]  # per column: right-aligned numbers
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    fragments: Cell
+
+
+@dataclass(frozen=True)
+class Figure:
+    png: bytes
+    alt: str
+    caption: str
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    title: str
+    nav: str = ""  # short name in the page's contents line (default: the title)
+    intro: str = ""
+    blocks: tuple = field(default_factory=tuple)
+    absent: str = ""  # why the section has no content in this run
+
+
+NOT_RUN = "{} is not part of this run (studies.{}: false)."
+DECOMPOSITION_COMPONENTS = ("gain", "E0", "A1", "A0", "E1")
+STUDY1_CELLS = (
+    ("T00", "source-0 answers scored with source-0 evidence"),
+    ("T01", "source-0 answers scored with source-1 evidence"),
+    ("T10", "source-1 answers scored with source-0 evidence"),
+    ("T11", "source-1 answers scored with source-1 evidence"),
+)
+STUDY1_COMPONENTS = (
+    ("gain", "T11 − T00: the whole change"),
+    ("E0", "T01 − T00: evidence change, source-0 answers"),
+    ("A1", "T11 − T01: answer change, source-1 evidence"),
+    ("A0", "T10 − T00: answer change, source-0 evidence"),
+    ("E1", "T11 − T10: evidence change, source-1 answers"),
+    ("interaction", "E1 − E0"),
+)
+STUDY1_RATES = (
+    ("accuracy_0", "label accuracy, source-0 input"),
+    ("accuracy_1", "label accuracy, source-1 input"),
+    ("accuracy_diff", "accuracy_1 − accuracy_0"),
+    ("macro_f1_0", "macro-F1, source-0 input"),
+    ("macro_f1_1", "macro-F1, source-1 input"),
+    ("macro_f1_diff", "macro_f1_1 − macro_f1_0"),
+    ("eligibility_0", "claims whose source-0 evidence is eligible"),
+    ("eligibility_1", "claims whose source-1 evidence is eligible"),
+    ("eligibility_diff", "eligibility_1 − eligibility_0"),
+)
+EQ4_TERMS = (
+    ("direct", "E_a computed directly: mean of c_a × ΔE"),
+    ("accuracy", "mean correctness c̄_a of source-a answers"),
+    ("eligibility_diff", "mean eligibility change ΔĒ (source 1 − source 0)"),
+    ("product", "c̄_a × ΔĒ"),
+    ("covariance", "cov(c_a, ΔE) over claims"),
+    ("sum", "product + covariance (= E_a)"),
+)
+
+
+# --- cells -------------------------------------------------------------------------------
+
+
+def interval_cell(table: SourceTable, row: int | None, estimate: str, lower: str, upper: str,
+                  kind: str = "points") -> Cell:
+    """``estimate [lower, upper]`` of one row (bounds left out when both are missing); ``('–',)``
+    when there is no row."""
+    if row is None:
+        return (MISSING_TEXT,)
+    point = value(table, row, estimate, kind)
+    lo, hi = value(table, row, lower, kind), value(table, row, upper, kind)
+    if is_missing(lo) and is_missing(hi):
+        return (point,)
+    return (point, " [", lo, ", ", hi, "]")
+
+
+def paper_cell(table: SourceTable, row: int | None) -> Cell:
+    """The paper's value of a row (``reference`` with ``reference_lower`` / ``_upper`` where
+    the table has them and the paper gives them); ``('–',)`` when the paper gives none."""
+    if row is None or "reference" not in table.columns:
+        return (MISSING_TEXT,)
+    if {"reference_lower", "reference_upper"} <= set(table.columns):
+        lo, hi = value(table, row, "reference_lower", "points"), value(table, row, "reference_upper", "points")
+        point = value(table, row, "reference", "points")
+        if not (is_missing(lo) and is_missing(hi)):
+            return ((MISSING_TEXT,) if is_missing(point) else (point,)) + (" [", lo, ", ", hi, "]")
+    point = value(table, row, "reference", "points")
+    return (MISSING_TEXT,) if is_missing(point) else (point,)
+
+
+def cell(table: SourceTable, row: int | None, column: str, kind: str) -> Cell:
+    return (MISSING_TEXT,) if row is None else (value(table, row, column, kind),)
+
+
+# --- sections ----------------------------------------------------------------------------
+
+
+def study1_bars(estimates: SourceTable | None, intervals: SourceTable | None) -> dict[str, Bar]:
+    """The decomposition figure's bars (population ``all``): from the intervals table when
+    there is one (estimate, lower, upper, reference), else the estimates (value, reference)."""
+    bars = {}
+    for name in DECOMPOSITION_COMPONENTS:
+        if intervals is not None:
+            r = find_row(intervals, population="all", quantity=name)
+            if r is not None:
+                row = intervals.rows[r]
+                bars[name] = Bar(float(row["estimate"]), float(row["lower"]), float(row["upper"]),
+                                 float(row["reference"]))
+        elif estimates is not None:
+            r = find_row(estimates, population="all", quantity=name, part="", replicate="-1")
+            if r is not None:
+                row = estimates.rows[r]
+                bars[name] = Bar(float(row["value"]), paper=float(row["reference"]))
+    return bars
+
+
+def headline_section(s1_intervals: SourceTable | None, label: SourceTable | None) -> Section:
+    """At a glance: the Study 1 gain with its interval beside the paper's, and the recorded
+    Study 2 label beside the paper's (whichever of the two studies ran)."""
+    blocks = []
+    r = find_row(s1_intervals, population="all", quantity="gain")
+    if r is not None:
+        blocks.append(Paragraph(("Study 1 gain T11 − T00: ",) + interval_cell(s1_intervals, r, "estimate", "lower",
+                                                                                "upper")
+                                + (" points; paper: ",) + paper_cell(s1_intervals, r) + (".",)))
+    if label is not None and label.rows:
+        blocks.append(Paragraph(("Study 2 decision: ", value(label, 0, "label", "text"), "; paper: ",
+                                 value(label, 0, "reference_label", "text"), ".")))
+    return Section("headline", "At a glance", blocks=tuple(blocks),
+                   absent="" if blocks else "neither Study 1 intervals nor a Study 2 label in this run")
+
+
+def study1_run_and_paper(estimates: SourceTable, intervals: SourceTable | None, population: str,
+                         quantity: str) -> tuple[Cell, Cell]:
+    """(this run, paper) cells of a Study 1 quantity: from its intervals row (estimate
+    [lower, upper]) when the intervals table has one, else from its replicate-averaged
+    estimates row."""
+    r = find_row(intervals, population=population, quantity=quantity)
+    if r is not None:
+        return interval_cell(intervals, r, "estimate", "lower", "upper"), paper_cell(intervals, r)
+    r = find_row(estimates, population=population, quantity=quantity, part="", replicate="-1")
+    return cell(estimates, r, "value", "points"), paper_cell(estimates, r)
+
+
+def study1_section(estimates: SourceTable | None, intervals: SourceTable | None,
+                   decomposition_png: bytes | None = None) -> Section:
+    """Study 1 cells T00..T11 (estimates), components gain, E0, A1, A0, E1, interaction with
+    their intervals (both populations' gain), accuracy / macro-F1 / eligibility, each beside
+    the paper's value, and the decomposition figure."""
+    title = "Study 1: the verifier's cells and components"
+    if estimates is None:
+        return Section("study1", title, nav="Study 1", absent=NOT_RUN.format("Study 1", "study1"))
+    rows = []
+    for quantity, meaning in STUDY1_CELLS:
+        r = find_row(estimates, population="all", quantity=quantity, part="", replicate="-1")
+        rows.append(((quantity,), (meaning,), cell(estimates, r, "value", "points"), paper_cell(estimates, r)))
+    for population, label in (("all", ""), ("resolved", " (both-source-resolved claims)")):
+        for quantity, meaning in STUDY1_COMPONENTS:
+            if population == "resolved" and quantity != "gain":
+                continue
+            rows.append(((quantity + label,), (meaning,)) + study1_run_and_paper(estimates, intervals, population,
+                                                                                  quantity))
+    main = Table(("Quantity", "Definition", "This run [interval]", "Paper [interval]"), tuple(rows),
+                 (False, False, True, True),
+                 caption="Points (score × 100) on the FEVEROUS Study 1 claims, averaged over verifier checkpoints; "
+                         "intervals: paired claim bootstrap, Bonferroni-adjusted over the Study 1 family.")
+    rate_rows = tuple(((quantity,), (meaning,)) + study1_run_and_paper(estimates, intervals, "all", quantity)
+                      for quantity, meaning in STUDY1_RATES)
+    rates = Table(("Quantity", "Definition", "This run", "Paper"), rate_rows, (False, False, True, True),
+                  caption="Accuracy, macro-F1 and evidence eligibility (points; with its interval where the Study 1 "
+                          "intervals table has one).")
+    blocks = (main,)
+    if decomposition_png is not None:
+        blocks += (Figure(decomposition_png, "Study 1 decomposition: gain, E0 + A1, A0 + E1",
+                          "The gain split both ways: E0 + A1 and A0 + E1 (bars: this run; black: interval; "
+                          "hollow diamond: the paper's value)."),)
+    return Section("study1", title, nav="Study 1", blocks=blocks + (rates,),
+                   intro="T_ab scores source-a answers with source-b evidence. The gain T11 − T00 splits two ways: "
+                         "E0 + A1 (change the evidence first) and A0 + E1 (change the answers first).")
+
+
+def eq4_section(estimates: SourceTable | None) -> Section:
+    """Eq. 4 (E_a = c̄_a ΔĒ + cov(c_a, ΔE)) for both answer sources, beside the paper."""
+    title = "Eq. 4: evidence gain = accuracy × eligibility change + covariance"
+    if estimates is None:
+        return Section("eq4", title, nav="Eq. 4", absent=NOT_RUN.format("Study 1", "study1"))
+    rows = []
+    for term, meaning in EQ4_TERMS:
+        cells = [(term,), (meaning,)]
+        for source in ("0", "1"):
+            r = find_row(estimates, population="all", quantity=f"eq4_{term}_{source}", part="", replicate="-1")
+            cells += [cell(estimates, r, "value", "points"), paper_cell(estimates, r)]
+        rows.append(tuple(cells))
+    table = Table(("Term", "Meaning", "a = 0: this run", "a = 0: paper", "a = 1: this run", "a = 1: paper"),
+                  tuple(rows), (False, False, True, True, True, True),
+                  caption="Points; c_a: a claim's checkpoint-averaged correctness with source-a answers; ΔE: its "
+                          "eligibility change from source-0 to source-1 evidence.")
+    return Section("eq4", title, nav="Eq. 4", blocks=(table,))
+
+
+def decision_section(label: SourceTable | None, criteria: SourceTable | None, primary: SourceTable | None,
+                     forest_png: bytes | None) -> Section:
+    """The recorded Study 2 label beside the paper's, its reason, the criteria table (each
+    primary contrast with its interval and the paper's value) and Figure 1."""
+    title = "Study 2: decision label and criteria"
+    if label is None:
+        return Section("study2", title, nav="Study 2 decision", absent=NOT_RUN.format("Study 2", "study2"))
+    blocks = []
+    for i in range(len(label.rows)):
+        blocks.append(Paragraph(("Recorded label: ", value(label, i, "label", "text"), ". The paper recorded: ",
+                                 value(label, i, "reference_label", "text"), ".")))
+        blocks.append(Paragraph(("Reason: ", value(label, i, "reason", "text"), ".")))
+    if criteria is not None:
+        rows = []
+        for i, row in enumerate(criteria.rows):
+            p = find_row(primary, dataset=row["dataset"], system=row["system"], factor=row["factor"],
+                         quantity="E0")
+            rows.append((
+                (value(criteria, i, "dataset", "text"),), (value(criteria, i, "system", "text"),),
+                (value(criteria, i, "factor", "text"),),
+                interval_cell(criteria, i, "estimate", "lower", "upper"),
+                (MISSING_TEXT,) if primary is None else paper_cell(primary, p),
+                (value(criteria, i, "direction", "count"),),
+                (value(criteria, i, "magnitude_ok", "flag"),), (value(criteria, i, "interval_ok", "flag"),),
+                (value(criteria, i, "seeds_agreeing", "count"), " of ", value(criteria, i, "n_seeds", "count")),
+                (value(criteria, i, "local_ok", "flag"),), (value(criteria, i, "within_bound", "flag"),),
+            ))
+        blocks.append(Table(
+            ("Dataset", "System", "Factor", "Effect on E0 [interval]", "Paper [interval]", "Sign",
+             "Magnitude met", "Interval excludes 0", "Seeds agreeing", "All local criteria", "Within bound"),
+            tuple(rows), (False, False, False, True, True, True, False, False, True, False, False),
+            caption="One row per primary contrast (format or context effect on E0, points, Bonferroni-adjusted "
+                    "over the primary family)."))
+    if forest_png is not None:
+        blocks.append(Figure(forest_png, "Figure 1: forest plot of the primary contrasts",
+                             "Figure 1: the primary contrasts with their adjusted intervals; the grey band is the "
+                             "stability bound."))
+    return Section("study2", title, nav="Study 2 decision", blocks=tuple(blocks))
+
+
+def crossed_section(crossed: SourceTable | None) -> Section:
+    """The crossed-budget components of the context contrast: one row per component (in the
+    table's order), one column per dataset x system, each cell the estimate [interval] and,
+    below it, the paper's value where it gives one."""
+    title = "Study 2: crossed-budget components of the context effect"
+    if crossed is None:
+        return Section("crossed", title, nav="Crossed budgets", absent=NOT_RUN.format("Study 2", "study2"))
+    components = list(dict.fromkeys(r["quantity"] for r in crossed.rows))
+    panels = list(dict.fromkeys((r["dataset"], r["system"]) for r in crossed.rows))
+    rows = []
+    for quantity in components:
+        cells = [(quantity.removeprefix("crossed."),)]
+        for dataset, system in panels:
+            r = find_row(crossed, dataset=dataset, system=system, quantity=quantity)
+            run, paper = interval_cell(crossed, r, "estimate", "lower", "upper"), paper_cell(crossed, r)
+            cells.append(run if paper == (MISSING_TEXT,) else run + ("\npaper ",) + paper)
+        rows.append(tuple(cells))
+    header = ("Component",) + tuple(f"{d} / {s}" for d, s in panels)
+    table = Table(header, tuple(rows), (False,) + (True,) * len(panels),
+                  caption="Points; input_first.input + input_first.scoring = scoring_first.scoring + "
+                          "scoring_first.input = context (the context effect on E0, split by which budget changes "
+                          "first); intervals Bonferroni-adjusted over the crossed family.")
+    return Section("crossed", title, nav="Crossed budgets", blocks=(table,))
+
+
+def wikicontradict_section(rates: SourceTable | None, detection: SourceTable | None) -> Section:
+    """Judged rates per model x template over all conflicts, and the 5.2 detection rate."""
+    title = "WikiContradict: judged answer rates"
+    if rates is None:
+        return Section("wikicontradict", title, nav="WikiContradict",
+                       absent=NOT_RUN.format("WikiContradict", "wikicontradict"))
+    rows = []
+    for i in find_rows(rates, conflict_type="all"):
+        rows.append(((value(rates, i, "model", "text"),), (value(rates, i, "template", "text"),),
+                     (value(rates, i, "n", "count"),)) + tuple(
+            (value(rates, i, c, "rate"),) for c in ("correct_rate", "partial_rate", "incorrect_rate",
+                                                    "unparseable_rate")))
+    blocks = [Table(("Model", "Template", "Responses", "Correct", "Partially correct", "Incorrect", "Unparseable"),
+                    tuple(rows), (False, False, True, True, True, True, True),
+                    caption="Shares of all judged responses (explicit and implicit conflicts pooled); the four "
+                            "shares sum to 1.")]
+    if detection is not None and detection.rows:
+        det = [((value(detection, i, "model", "text"),), (value(detection, i, "n", "count"),),
+                (value(detection, i, "detection_rate", "rate"),)) for i in find_rows(detection, conflict_type="all")]
+        blocks.append(Table(("Model", "Responses", "Conflict detected"), tuple(det), (False, True, True),
+                            caption="Template 5.2: share of responses that say the passages conflict."))
+    return Section("wikicontradict", title, nav="WikiContradict", blocks=tuple(blocks))
+
+
+def diffgr_section(diffgr: SourceTable | None, reader_files: SourceTable | None) -> Section:
+    """Per reader x dataset x order x subset: answer shares and DiffGR with its interval; the
+    same for scored official reader-output files when present."""
+    title = "DiffGR: generated vs retrieved context"
+    if diffgr is None and reader_files is None:
+        return Section("diffgr", title, nav="DiffGR", absent=NOT_RUN.format("DiffGR", "diffgr"))
+    blocks = []
+    for table, who in ((diffgr, "model"), (reader_files, "reader_set")):
+        if table is None or not table.rows:
+            continue
+        rows = []
+        for i in range(len(table.rows)):
+            rows.append(tuple((value(table, i, c, "text"),) for c in (who, "dataset", "order", "subset"))
+                        + ((value(table, i, "n", "count"),),)
+                        + tuple((value(table, i, c, "rate"),) for c in ("gen_ans", "ir_ans", "neither_rate"))
+                        + (interval_cell(table, i, "diffgr", "ci_low", "ci_high", kind="rate"),))
+        blocks.append(Table(("Reader" if who == "model" else "Reader-file set", "Dataset", "Order", "Subset", "n",
+                             "Gen-Ans", "IR-Ans", "Neither", "DiffGR [interval]"), tuple(rows),
+                            (False, False, False, False, True, True, True, True, True),
+                            caption="Shares of hybrid answers matching the generated-only or retrieved-only answer; "
+                                    "DiffGR = (Gen − IR) / (Gen + IR) with its percentile bootstrap interval."))
+    return Section("diffgr", title, nav="DiffGR", blocks=tuple(blocks))
+
+
+def provenance_section(provenance: SourceTable | None) -> Section:
+    """Config hash, commit (and dirty flag) and every model id with its revision."""
+    title = "Provenance of this run"
+    if provenance is None:
+        return Section("provenance", title, nav="Provenance", absent="no provenance table")
+    rows = [((value(provenance, i, "key", "text"),), (value(provenance, i, "value", "text"),))
+            for i, row in enumerate(provenance.rows) if row["section"] in ("run", "model")]
+    table = Table(("Item", "Value"), tuple(rows), (False, False),
+                  caption="From the provenance table (package versions and backend settings are listed there too).")
+    return Section("provenance", title, nav="Provenance", blocks=(table,))
+
+
+def whole_table_section(key: str, title: str, table: SourceTable) -> Section:
+    """Any report TSV shown whole: text cells as they are, numbers to 4 significant digits."""
+    kinds = {c: "text" if any(_not_number(r[c]) for r in table.rows) else "number" for c in table.columns}
+    rows = tuple(tuple((value(table, i, c, kinds[c]),) for c in table.columns) for i in range(len(table.rows)))
+    numeric = tuple(kinds[c] == "number" for c in table.columns)
+    return Section(key, title, nav=title, blocks=(Table(tuple(table.columns), rows, numeric),))
+
+
+def _not_number(text: str) -> bool:
+    try:
+        float(text)
+        return False
+    except ValueError:
+        return True
+
+
+# --- HTML --------------------------------------------------------------------------------
+
+STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0 auto;max-width:72rem;
+padding:1rem 1.5rem 3rem;color:#1d2330;line-height:1.4;font-size:14px}
+h1{font-size:1.5rem;margin:.4rem 0}h2{font-size:1.15rem;margin:2rem 0 .4rem;border-bottom:1px solid #d5d9e0;
+padding-bottom:.2rem}
+p.lede{color:#4a5263;margin:.2rem 0 .8rem}nav a{margin-right:.9rem;white-space:nowrap}
+table{border-collapse:collapse;margin:.6rem 0 .2rem;font-size:13px}caption{caption-side:bottom;text-align:left;
+color:#5a6273;font-size:12px;padding-top:.3rem;max-width:60rem}
+th,td{padding:.22rem .6rem;border-bottom:1px solid #e6e9ee;vertical-align:top}th{background:#f3f5f8;text-align:left}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.headline{background:#f3f6fb;border-left:4px solid #3a6fb0;padding:.5rem .9rem;margin:.8rem 0}
+.absent{color:#7a8190;font-style:italic}figure{margin:.8rem 0}
+figure img{max-width:min(100%,46rem);border:1px solid #e6e9ee}
+figcaption{color:#5a6273;font-size:12px}span.v[title]{cursor:help}
+"""
+
+
+def render_fragments(fragments: Cell) -> str:
+    """Fragments as HTML: a Value becomes a tagged span, a string is escaped (a newline in it
+    becomes a line break)."""
+    out = []
+    for frag in fragments:
+        if isinstance(frag, Value):
+            where = f"{frag.path}, line {frag.line}, column {frag.column}"
+            out.append(f'<span class="v" data-src="{html.escape(frag.path)}" data-line="{frag.line}" '
+                       f'data-col="{html.escape(frag.column)}" data-kind="{frag.kind}" '
+                       f'data-text="{html.escape(frag.text)}" title="{html.escape(where)}">'
+                       f'{html.escape(frag.display)}</span>')
+        else:
+            out.append(html.escape(frag).replace("\n", "<br>"))
+    return "".join(out)
+
+
+def render_table(table: Table) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.header)
+    body = []
+    for row in table.rows:
+        tds = "".join(f'<td class="{"num" if num else "key"}">{render_fragments(c)}</td>'
+                      for c, num in zip(row, table.numeric))
+        body.append(f"<tr>{tds}</tr>")
+    caption = f"<caption>{html.escape(table.caption)}</caption>" if table.caption else ""
+    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def render_block(block) -> str:
+    if isinstance(block, Table):
+        return render_table(block)
+    if isinstance(block, Paragraph):
+        return f'<p class="headline">{render_fragments(block.fragments)}</p>'
+    if isinstance(block, Figure):
+        data = base64.b64encode(block.png).decode("ascii")
+        return (f'<figure><img alt="{html.escape(block.alt)}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
+    raise TypeError(f"unknown block {type(block).__name__}")
+
+
+def render_page(sections: Sequence[Section], title: str = "Evidence Ledger: run summary") -> str:
+    """The whole page: a title, a contents line, then each section (or why it is absent).
+    Deterministic: the same sections give the same bytes."""
+    nav = " ".join(f'<a href="#{s.key}">{html.escape(s.nav or s.title)}</a>' for s in sections)
+    parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+             f"<style>{STYLE}</style></head><body>",
+             f"<h1>{html.escape(title)}</h1>",
+             '<p class="lede">Read this page first. Every number is read from a report table of this run '
+             "(hover over it for the file, line and column); the paper's values come from the same rows "
+             "(reference columns, joined from the configured reference-values file).</p>",
+             f"<nav>{nav}</nav>"]
+    for s in sections:
+        parts.append(f'<section id="{s.key}"><h2>{html.escape(s.title)}</h2>')
+        if s.intro:
+            parts.append(f"<p>{html.escape(s.intro)}</p>")
+        if s.absent:
+            parts.append(f'<p class="absent">{html.escape(s.absent)}</p>')
+        parts.extend(render_block(b) for b in s.blocks)
+        parts.append("</section>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
