@@ -30,7 +30,7 @@ def _claims(n):
 def _evidence(n):
     rows = []
     for i in range(n):
-        for source in ("bm25", "bge", "none", "swap", "gold", "reversed"):
+        for source in ("bm25", "bge", "none", "gold", "swap_bm25", "swap_bge", "reversed_bm25", "reversed_bge"):
             for budget in ("short", "long"):
                 text = "" if source == "none" else f"[P{i}] Person {i} was born in {source} {budget}."
                 rows.append({"dataset": "fever", "claim_id": str(i), "doc_id": "", "source": source, "budget": budget,
