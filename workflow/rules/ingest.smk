@@ -34,7 +34,9 @@ for _bench in benchmarks():
         conda:
             "../../envs/cpu.yaml"
         script:
-            _bench.script if os.path.isabs(_bench.script) else f"../../{_bench.script}"
+            # `rule` is the running job's rule name: the script expression is evaluated when the
+            # job runs, after this loop has moved on, so it must not read the loop variable
+            ingest_script(rule)
 
 
 rule ingest_wikicontradict:

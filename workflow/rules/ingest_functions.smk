@@ -44,6 +44,13 @@ def wikicontradict_standalone_fields():
     return config["data"]["wikicontradict"].get("standalone_fields", ["paragraph_A_clean", "paragraph_B_clean"])
 
 
+def ingest_script(rule_name):
+    """The ingest script of rule ``ingest_<benchmark>`` (the registry's ``script``), relative to
+    this file as Snakemake's ``script:`` expects."""
+    script = get_benchmark(rule_name.removeprefix("ingest_")).script
+    return script if os.path.isabs(script) else f"../../{script}"
+
+
 def ingest_final_outputs():
     """Every ingest table of the datasets named in ``data`` (conflict ones behind their study switch)."""
     targets = []
