@@ -34,9 +34,10 @@ for _bench in benchmarks():
         conda:
             "../../envs/cpu.yaml"
         script:
-            # `rule` is the running job's rule name: the script expression is evaluated when the
-            # job runs, after this loop has moved on, so it must not read the loop variable
-            ingest_script(rule)
+            # Snakemake evaluates this expression twice: at parse time (where `rule` does not
+            # exist yet and the loop variable is right) and when the job runs (after the loop has
+            # moved on; `rule` is then the job's rule name)
+            ingest_script(locals().get("rule") or f"ingest_{_bench.name}")
 
 
 rule ingest_wikicontradict:
