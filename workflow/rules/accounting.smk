@@ -467,3 +467,42 @@ rule study2_endpoints:
         "../../envs/cpu.yaml"
     script:
         "../../scripts/study2_endpoints.py"
+
+
+rule design_tables:
+    input:
+        requests=control_generation_inputs(),
+        sample_summaries=[f"results/sampling/{d}/sample_summary.tsv" for d in study2_panel_names()[0]],
+        samples=[f"results/sampling/{d}/sample.parquet" for d in study2_panel_names()[0]],
+        families=study2_accounting_inputs()["families"],
+        evidence=study2_accounting_inputs()["evidence"],
+        relevant=study2_accounting_inputs()["relevant"],
+        answers=study2_accounting_inputs()["answers"],
+    output:
+        design=report(
+            "results/accounting/study2/design.tsv",
+            caption="../report/accounting_design.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+        populations=report(
+            "results/accounting/study2/populations.tsv",
+            caption="../report/accounting_populations.rst",
+            category="Accounting",
+            subcategory="Study 2",
+        ),
+    log:
+        "logs/accounting/design_tables.log",
+    benchmark:
+        "logs/accounting/design_tables.benchmark.tsv"
+    params:
+        datasets=study2_panel_names()[0],
+        models=study2_panel_names()[1],
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/design_tables.py"

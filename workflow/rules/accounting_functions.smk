@@ -64,7 +64,8 @@ def study2_parsers():
 
 
 STUDY2_BOOTSTRAP_FAMILIES = ("primary", "exploratory", "crossed")
-STUDY2_ANALYSES = ("controls", "control_generations", "answer_accuracy", "parser_sensitivity", "endpoints")
+STUDY2_ANALYSES = ("controls", "control_generations", "answer_accuracy", "parser_sensitivity", "endpoints", "design",
+                   "populations")
 ACC1 = config["accounting"]["study1"]
 ACC2 = config["accounting"]["study2"]
 ACC_BOOT = config["accounting"]["bootstrap"]

@@ -14,6 +14,7 @@
   study2_parser_sensitivity  indicators + FAMILIES -> primary family under every parser (counts, TSV)
   study1_answer_metrics  Study 1 ANSWER_INDICATORS + RELEVANT -> accuracy / macro-F1 intervals (TSV)
   study2_endpoints    ESTIMATES + exploratory/primary INTERVALS -> Tables 6 and 7 (TSV)
+  design_tables       REQUESTS + sampling / families / indicators -> Tables 4 and 5 (TSVs)
 
 Each takes paths and plain values (keyword-only); ``reference`` is the optional paper
 reference-values file. Output paths end in ``_out``.
@@ -32,10 +33,12 @@ from ..tables.accounting import (CLUSTER_COUNTS, COVERAGE, DECISION_CRITERIA, DE
 from ..tables.sampling import FAMILIES
 from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
 from ..tables.generation import REQUESTS
+from ..tables.ingest import CLAIMS
 from ..tables.verifier import UNRESOLVED_FLAGS
 from .accuracy import study1_metric_rows, study2_accuracy_rows
 from .bootstrap import bonferroni_tail
 from .controls import control_rows
+from .populations import design_rows, population_rows
 from .decisions import DecisionRule, criteria_table, decide, forest_plot
 from .estimates import sort_estimates, study1_estimates, study2_panel_estimates
 from .intervals import draw_progress_logger, interval_table, panel_intervals
@@ -388,3 +391,29 @@ def study2_endpoints(*, estimates, exploratory, primary, parser: str, endpoints_
     out = pd.concat([t6[cols], t7[cols + ["family"]]], ignore_index=True).fillna({"family": ""})
     write_report_tsv(out.sort_values(["table", "dataset", "system", "quantity", "budget"], kind="stable"),
                      endpoints_out)
+
+
+def design_tables(*, requests: Sequence, sample_summaries: Sequence, samples: Sequence, families: Sequence,
+                  evidence: Sequence, relevant: Sequence, answers: Sequence, datasets: Sequence[str],
+                  models: Sequence[str], design_out, populations_out) -> None:
+    """The paper's Tables 4 (conditions and requests per model x dataset) and 5 (each
+    population's size through the joins). ``requests`` and ``answers`` are dataset-major over
+    ``datasets`` x ``models``; the other inputs follow ``datasets``."""
+    datasets, models = list(datasets), list(models)
+    req = pd.concat([tables.read_frame(p, REQUESTS, columns=["model", "dataset", "condition", "request_id"]
+                                       + ["source", "budget", "format", "code_mapping", "replicate"])
+                     for p in requests], ignore_index=True)
+    write_report_tsv(pd.DataFrame(design_rows(req)), design_out)
+    rows = []
+    for d_i, dataset in enumerate(datasets):
+        summary = pd.read_csv(sample_summaries[d_i], sep="\t", dtype=str, keep_default_na=False)
+        sample = tables.read_frame(samples[d_i], CLAIMS, columns=["claim_id"])
+        ans = {m: tables.read_frame(answers[d_i * len(models) + m_i], ANSWER_INDICATORS,
+                                    columns=["dataset", "claim_id", "parser"])
+               for m_i, m in enumerate(models)}
+        ans = {m: a[a["parser"] == a["parser"].iat[0]] if len(a) else a for m, a in ans.items()}
+        rows += population_rows(dataset, dict(zip(summary["key"], summary["value"])), list(sample["claim_id"]),
+                                tables.read_frame(families[d_i], FAMILIES),
+                                tables.read_frame(evidence[d_i], EVIDENCE_INDICATORS),
+                                tables.read_frame(relevant[d_i], RELEVANT), ans)
+    write_report_tsv(pd.DataFrame(rows), populations_out)

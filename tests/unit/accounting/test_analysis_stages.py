@@ -119,3 +119,34 @@ def test_endpoints_tables_6_and_7(tmp_path):
     t7 = {r["quantity"]: (float(r["estimate"]), float(r["lower"])) for r in rows if r["table"] == "7"}
     assert t7 == {"E0": (3.84, pytest.approx(2.84)), "E1": (2.04, pytest.approx(1.04)),
                   "Ebar": (2.94, pytest.approx(1.94))}
+
+
+def test_design_and_population_rows_by_hand():
+    """Requests of one model x dataset: primary asks r1 (bm25 short) and r2 (bge short); the none
+    control asks r3 at two budgets (one request) -> primary 2 cells / 2 rows / 2 requests, none
+    2 cells / 2 rows / 1 request, all 4 cells / 4 rows / 3 requests.
+    Populations: pool 10, 2 excluded by reserved families, 8 eligible, 3 sampled (claims a, b, c
+    in families f1, f1, f2 -> 2 families); evidence for a, b (c missing) -> 2 units; bm25
+    has an unresolved id on b -> 1; 3 scored claims; model m answered a and b (2 claims)."""
+    from evidence_ledger.accounting.populations import design_rows, population_rows
+
+    req = pd.DataFrame([{"model": "m", "dataset": "fever", "condition": c, "request_id": r, "source": s,
+                         "budget": b, "format": "labels", "code_mapping": "", "replicate": 0}
+                        for c, r, s, b in (("primary", "r1", "bm25", "short"), ("primary", "r2", "bge", "short"),
+                                           ("none", "r3", "none", "short"), ("none", "r3", "none", "long"))])
+    design = {r["condition"]: (r["conditions"], r["rows"], r["requests"]) for r in design_rows(req)}
+    assert design == {"primary": (2, 2, 2), "none": (2, 2, 1), "all": (4, 4, 3)}
+    families = pd.DataFrame({"dataset": "fever", "claim_id": list("abcz"), "family_id": ["f1", "f1", "f2", "f9"]})
+    ev = pd.DataFrame({"dataset": "fever", "evidence_source": ["bm25", "bm25"], "evidence_budget": "short",
+                       "claim_id": ["a", "b"], "doc_id": "", "eligible": True, "n_scored": 1, "unresolved": [0, 1]})
+    rel = pd.DataFrame({"dataset": "fever", "claim_id": list("abc"), "gold_label": "SUPPORTS", "n_relevant": 1})
+    ans = pd.DataFrame({"dataset": "fever", "claim_id": ["a", "b", "a"]})
+    rows = population_rows("fever", {"population": "10", "reserved_ids": "1", "excluded_by_reserved_families": "2",
+                                     "eligible": "8", "selected": "3", "requested": "-1"}, list("abc"), families,
+                           ev, rel, {"m": ans})
+    got = {(r["step"], r["system"]): r["count"] for r in rows}
+    assert got == {("sampling.population", ""): 10, ("sampling.reserved_ids", ""): 1,
+                   ("sampling.excluded_by_reserved_families", ""): 2, ("sampling.eligible", ""): 8,
+                   ("sampling.selected", ""): 3, ("families", ""): 2, ("evaluation_units", ""): 2,
+                   ("claims_with_evidence", ""): 2, ("claims_with_unresolved.bm25", ""): 1, ("scored_claims", ""): 3,
+                   ("answered_claims", "m"): 2, ("answer_rows", "m"): 3}
