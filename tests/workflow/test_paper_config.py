@@ -407,7 +407,7 @@ def test_dry_run_job_counts_by_hand(dry_run):
     assert not {"build_demo_models", "build_demo_reranker", "build_demo_verifier"} & set(counts)
     # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 24 + 6 + 6,
     # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8, WikiContradict 8, DiffGR 5, report 2, all 1
-    assert counts["total"] == 119
+    assert counts["total"] == 126  # + 7 analyses of issue 15
 
 
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):
