@@ -30,7 +30,7 @@ def _claims(n):
 def _evidence(n):
     rows = []
     for i in range(n):
-        for source in ("bm25", "bge", "none", "swap", "gold", "reversed"):
+        for source in ("bm25", "bge", "none", "gold", "swap_bm25", "swap_bge", "reversed_bm25", "reversed_bge"):
             for budget in ("short", "long"):
                 text = "" if source == "none" else f"[P{i}] Person {i} was born in {source} {budget}."
                 rows.append({"dataset": "fever", "claim_id": str(i), "doc_id": "", "source": source, "budget": budget,
@@ -75,15 +75,16 @@ def test_generation_rules_produce_one_parsed_row_per_request_and_a_failure_table
     requests = read_table(base / "requests.parquet", REQUESTS)
     responses = read_table(base / "responses.parquet", RESPONSES)
     parsed = read_table(base / "parsed.parquet", PARSED)
-    # 4 claims x (48 primary + 4 sources x 2 formats + 2 mappings x 2 sources) = 4 x 60
-    assert requests.num_rows == 240
+    # 4 claims x (48 primary + 6 control sources (none, gold, swap and reversed per ordering
+    # source) x 2 formats + 2 mappings x 2 sources) = 4 x 64
+    assert requests.num_rows == 256
     assert responses.num_rows == len(set(requests.column("request_id").to_pylist()))
     assert parsed.num_rows == requests.num_rows
     assert set(parsed.column("format").to_pylist()) == {"codes", "labels", "codes:rotated", "codes:reversed"}
     assert {r["shard"] for r in requests.select(["shard"]).to_pylist()} == {0, 1}
     tsv = (base / "parse_failures.tsv").read_text().splitlines()
     assert tsv[0].split("\t")[:4] == ["model", "dataset", "format", "n"]
-    assert sum(int(line.split("\t")[3]) for line in tsv[1:]) == 240
+    assert sum(int(line.split("\t")[3]) for line in tsv[1:]) == 256
     assert set(responses.column("backend").to_pylist()) == {"transformers"}
 
 

@@ -230,7 +230,9 @@ def expected_job_counts(cfg: dict) -> Counter:
             n[rule] = pairs
         n["generate"] = pairs * gen["shards"]
         n["score_evidence"] = len(gen["datasets"])
-        for rule in ("study2_accounting", "decision_labels", "study2_forest_plot", "claim_traces"):
+        for rule in ("study2_accounting", "decision_labels", "study2_forest_plot", "claim_traces", "study2_controls",
+                     "control_generations", "study2_answer_accuracy", "study2_parser_sensitivity",
+                     "study2_endpoints", "design_tables"):
             n[rule] = 1
         n["study2_bootstrap"] = 3  # primary, exploratory, crossed
     if on["study1"]:
@@ -242,7 +244,7 @@ def expected_job_counts(cfg: dict) -> Counter:
         n["serialise_verifier_inputs"] = 2  # train (source 0) and dev (both sources)
         n["train_verifier"] = len(ver["checkpoint_seeds"])
         for rule in ("predict_verifier", "study1_indicators", "verifier_summary", "study1_accounting",
-                     "study1_bootstrap"):
+                     "study1_bootstrap", "study1_answer_metrics"):
             n[rule] = 1
     if on["wikicontradict"]:
         wc = cfg["wikicontradict"]
@@ -405,8 +407,9 @@ def test_dry_run_job_counts_by_hand(dry_run):
     assert counts["ingest_conflict_qa"] == 2
     assert not {"build_demo_models", "build_demo_reranker", "build_demo_verifier"} & set(counts)
     # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 24 + 6 + 6,
-    # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8, WikiContradict 8, DiffGR 5, report 3, all 1
-    assert counts["total"] == 120
+    # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8 + 7 analyses (issue 15), WikiContradict 8,
+    # DiffGR 5, report 3, all 1
+    assert counts["total"] == 127
 
 
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):

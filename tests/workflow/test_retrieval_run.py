@@ -69,8 +69,9 @@ def test_demo_pools_orderings_and_evidence_tables(demo_run):
     assert sum(a["unit_ids"][:5] != b["unit_ids"][:5] for a, b in zip(bm25, bge)) >= 50  # orderings differ
     evidence = read_table(demo_run / "results/evidence/fever/evidence.parquet", EVIDENCE).to_pylist()
     sources = {(e["source"], e["budget"]) for e in evidence}
-    assert sources == {(s, b) for s in ("bm25", "bge", "none", "swap", "gold", "reversed") for b in ("short", "long")}
-    assert len(evidence) == 60 * 12
+    assert sources == {(s, b) for s in ("bm25", "bge", "none", "gold", "swap_bm25", "swap_bge", "reversed_bm25",
+                                        "reversed_bge") for b in ("short", "long")}
+    assert len(evidence) == 60 * 16
     for e in evidence:
         tokens = dict(e["tokens_by_tokenizer"])  # Arrow maps come back as (key, value) pairs
         assert set(tokens) == {"qwen3", "llama31"}

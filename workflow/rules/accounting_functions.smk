@@ -38,11 +38,39 @@ def study2_bootstrap_setting(family, key):
     return config["accounting"]["bootstrap"][family][key]
 
 
+def analysed_control_sources():
+    """Control evidence sources of ``generation.controls.sources`` (swap / reversed once per
+    primary source: ``swap_bm25``, ...)."""
+    from evidence_ledger.evidence.controls import control_sources
+
+    gen = config.get("generation") or {}
+    return control_sources((gen.get("controls") or {}).get("sources", []), gen.get("sources", []))
+
+
+def alternative_code_mappings():
+    """Names of ``generation.code_mappings.alternatives`` (config order)."""
+    return list(((config.get("generation") or {}).get("code_mappings") or {}).get("alternatives") or {})
+
+
+def control_generation_inputs():
+    """The REQUESTS table of every Study 2 model x dataset (dataset-major)."""
+    datasets, models = study2_panel_names()
+    return [f"results/generation/{m}/{d}/requests.parquet" for d in datasets for m in models]
+
+
+def study2_parsers():
+    """The primary parser, then the sensitivity parsers."""
+    return [ACC2["parser"]] + [p for p in ACC2.get("sensitivity_parsers", []) if p != ACC2["parser"]]
+
+
 STUDY2_BOOTSTRAP_FAMILIES = ("primary", "exploratory", "crossed")
+STUDY2_ANALYSES = ("controls", "control_generations", "answer_accuracy", "parser_sensitivity", "endpoints", "design",
+                   "populations")
 ACC1 = config["accounting"]["study1"]
 ACC2 = config["accounting"]["study2"]
 ACC_BOOT = config["accounting"]["bootstrap"]
 ACC_DECISION = config["accounting"]["decision"]
+ACC_CONTROLS = config["accounting"]["controls"]
 
 
 def accounting_final_outputs():
@@ -53,6 +81,9 @@ def accounting_final_outputs():
         targets += [f"results/accounting/study2/intervals_{f}.tsv" for f in STUDY2_BOOTSTRAP_FAMILIES]
         targets += ["results/accounting/study2/decision_label.tsv", "results/accounting/study2/forest_primary.png",
                     "results/accounting/study2/pattern_examples.tsv", "results/accounting/study2/invalid_rates.tsv"]
+        targets += [f"results/accounting/study2/{n}.tsv" for n in STUDY2_ANALYSES]
+    if enabled("study1"):
+        targets += ["results/accounting/study1/answer_metrics.tsv"]
     return targets
 
 

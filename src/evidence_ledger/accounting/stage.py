@@ -8,6 +8,13 @@
   study2_bootstrap    CLUSTER_COUNTS -> INTERVALS (+ TSV) of one comparison family
   decision_labels     primary INTERVALS + ESTIMATES -> DECISION_CRITERIA, DECISION_LABEL (+ TSVs)
   study2_forest_plot  primary INTERVALS -> Figure 1 (PNG, SVG)
+  study2_controls     indicators + FAMILIES -> controls TSV (Appendix F)
+  control_generations REQUESTS of every model x dataset -> control generations after reuse (TSV)
+  study2_answer_accuracy  ANSWER_INDICATORS + FAMILIES -> accuracy per cell with intervals (TSV)
+  study2_parser_sensitivity  indicators + FAMILIES -> primary family under every parser (counts, TSV)
+  study1_answer_metrics  Study 1 ANSWER_INDICATORS + RELEVANT -> accuracy / macro-F1 intervals (TSV)
+  study2_endpoints    ESTIMATES + exploratory/primary INTERVALS -> Tables 6 and 7 (TSV)
+  design_tables       REQUESTS + sampling / families / indicators -> Tables 4 and 5 (TSVs)
 
 Each takes paths and plain values (keyword-only); ``reference`` is the optional paper
 reference-values file. Output paths end in ``_out``.
@@ -25,12 +32,18 @@ from ..tables.accounting import (CLUSTER_COUNTS, COVERAGE, DECISION_CRITERIA, DE
                                  INTERVALS, INVALID_RATES, PATTERN_TRACES)
 from ..tables.sampling import FAMILIES
 from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
+from ..tables.generation import REQUESTS
+from ..tables.ingest import CLAIMS
 from ..tables.verifier import UNRESOLVED_FLAGS
+from .accuracy import study1_metric_rows, study2_accuracy_rows
 from .bootstrap import bonferroni_tail
+from .controls import control_rows
+from .populations import design_rows, population_rows
 from .decisions import DecisionRule, criteria_table, decide, forest_plot
 from .estimates import sort_estimates, study1_estimates, study2_panel_estimates
 from .intervals import draw_progress_logger, interval_table, panel_intervals
-from .panel import aggregate_to_families, build_claim_panel, panel_from_frame, panel_to_frame, replicate_subpanel
+from .panel import (aggregate_to_families, build_claim_panel, panel_from_frame, panel_to_frame, replicate_subpanel,
+                    sort_claims)
 from .patterns import invalid_rates, pattern_examples, pattern_traces
 from .reference import attach_reference, read_reference, reference_decision_label
 
@@ -235,3 +248,176 @@ def study2_forest_plot(*, intervals, bound: float, png_out, svg_out) -> None:
     forest_plot(primary, bound, png_out, svg_out,
                 title=f"Primary contrasts, percentile bounds at {tail:.5f} / {1 - tail:.5f}")
     log.info("forest plot written to %s and %s", png_out, svg_out)
+
+
+def study2_controls(*, answers: Sequence, evidence: Sequence, relevant: Sequence, families: Sequence,
+                    datasets: Sequence[str], models: Sequence[str], parser: str, budget: str,
+                    formats: Sequence[str], control_sources: Sequence[str], primary_sources: Sequence[str],
+                    mappings: Sequence[str], greedy_replicate: int, draws: int, alpha: float, family_size: int,
+                    seed: int, batch_size: int, controls_out) -> None:
+    """The greedy controls analysed (``accounting.controls``): per model x dataset x format x
+    control its units, feasibility, score, E-type contrasts against ``none`` and answer agreement
+    with ``none``, intervals by the primary draw protocol at tail ``alpha / (2 family_size)``.
+    Inputs are ordered as in :func:`study2_accounting`."""
+    datasets, models = list(datasets), list(models)
+    tail = bonferroni_tail(alpha, family_size)
+    rows = []
+    for d_i, dataset in enumerate(datasets):
+        ev = tables.read_frame(evidence[d_i], EVIDENCE_INDICATORS)
+        rel = tables.read_frame(relevant[d_i], RELEVANT)
+        fam = tables.read_frame(families[d_i], FAMILIES)
+        for m_i, model in enumerate(models):
+            ans = tables.read_frame(answers[d_i * len(models) + m_i], ANSWER_INDICATORS)
+            rows += control_rows(ans, ev, rel, fam, dataset=dataset, system=model, parser=parser, budget=budget,
+                                 replicate=greedy_replicate, formats=formats, control_sources=control_sources,
+                                 primary_sources=primary_sources, mappings=mappings, n_draws=draws, seed=seed,
+                                 batch_size=batch_size, tail=tail)
+            log.info("controls %s/%s: %d rows", dataset, model, len(rows))
+    write_report_tsv(pd.DataFrame(rows), controls_out)
+
+
+def control_generations(*, requests: Sequence, reference=None, requests_out) -> None:
+    """Control generations after reuse of identical requests, exactly: per model x dataset the
+    unique ``request_id`` values of control and alternative-mapping rows that no primary row of
+    the same model x dataset has, by condition, plus a ``total`` row beside the paper's value
+    (``quantity`` ``control_generations`` in the reference file)."""
+    rows = []
+    for path in requests:
+        req = tables.read_frame(path, REQUESTS, columns=["model", "dataset", "condition", "request_id"])
+        primary = set(req.loc[req["condition"] == "primary", "request_id"])
+        ctl = req[req["condition"] != "primary"]
+        seen: set = set(primary)
+        for cond in list(dict.fromkeys(ctl["condition"])):
+            ids = set(ctl.loc[ctl["condition"] == cond, "request_id"]) - seen
+            seen |= ids
+            rows.append({"system": str(req["model"].iat[0]), "dataset": str(req["dataset"].iat[0]),
+                         "condition": cond, "rows": int((ctl["condition"] == cond).sum()), "value": len(ids)})
+    frame = pd.DataFrame(rows)
+    total = pd.DataFrame([{"system": "*", "dataset": "*", "condition": "all", "rows": int(frame["rows"].sum()),
+                           "value": int(frame["value"].sum())}])
+    frame = pd.concat([frame, total], ignore_index=True).assign(study="study2", quantity="control_generations")
+    frame = attach_reference(frame, _reference(reference), value_cols=("reference",))
+    frame.loc[frame["condition"] != "all", "reference"] = float("nan")
+    write_report_tsv(frame[["study", "system", "dataset", "condition", "quantity", "rows", "value", "reference"]],
+                     requests_out)
+
+
+def study2_answer_accuracy(*, answers: Sequence, families: Sequence, datasets: Sequence[str], models: Sequence[str],
+                           sources: Sequence[str], budgets: Sequence[str], formats: Sequence[str],
+                           parsers: Sequence[str], greedy_replicate: int | None, seed_replicates: Sequence[int],
+                           draws: int, alpha: float, family_size: int, seed: int, batch_size: int,
+                           accuracy_out) -> None:
+    """Study 2 answer accuracy per cell (INVALID counted wrong) for every parser, seed mean with
+    primary-protocol intervals and the greedy value."""
+    tail = bonferroni_tail(alpha, family_size)
+    rows = []
+    for d_i, dataset in enumerate(datasets):
+        fam = tables.read_frame(families[d_i], FAMILIES)
+        for m_i, model in enumerate(models):
+            ans = tables.read_frame(answers[d_i * len(models) + m_i], ANSWER_INDICATORS)
+            for p in parsers:
+                rows += study2_accuracy_rows(ans, fam, dataset=dataset, system=model, parser=p, formats=formats,
+                                             sources=sources, budgets=budgets, seeds=seed_replicates,
+                                             greedy=greedy_replicate, n_draws=draws, seed=seed,
+                                             batch_size=batch_size, tail=tail)
+    write_report_tsv(pd.DataFrame(rows), accuracy_out)
+
+
+def study2_parser_sensitivity(*, answers: Sequence, evidence: Sequence, relevant: Sequence, families: Sequence,
+                              datasets: Sequence[str], models: Sequence[str], sources: Sequence[str],
+                              budgets: Sequence[str], formats: Sequence[str], parsers: Sequence[str],
+                              seed_replicates: Sequence[int], draws: int, alpha: float, family_size: int,
+                              seed: int, batch_size: int, counts_out, sensitivity_out) -> None:
+    """The primary family (format and context effects on E0) under every parser, with the
+    primary draws (a fresh ``PCG64(seed)`` per dataset and parser, so every parser gets the same
+    family and seed-index draws); the family counts of every parser are saved."""
+    tail = bonferroni_tail(alpha, family_size)
+    rows, count_parts = [], []
+    for d_i, dataset in enumerate(datasets):
+        ev = tables.read_frame(evidence[d_i], EVIDENCE_INDICATORS)
+        rel = tables.read_frame(relevant[d_i], RELEVANT)
+        fam = tables.read_frame(families[d_i], FAMILIES)
+        frames = [tables.read_frame(answers[d_i * len(models) + m_i], ANSWER_INDICATORS) for m_i in range(len(models))]
+        for p in parsers:
+            panels = []
+            for model, ans in zip(models, frames):
+                panel = build_claim_panel(ans, ev, rel, dataset=dataset, system=model, parser=p, formats=formats,
+                                          sources=sources, answer_budgets=budgets, evidence_budgets=budgets,
+                                          replicates=list(seed_replicates))
+                panels.append(aggregate_to_families(panel, fam))
+                count_parts.append(panel_to_frame(panels[-1], study="study2", population="all", parser=p))
+            for r in panel_intervals(panels, "primary", replicates=seed_replicates, resample_seeds=True,
+                                     n_draws=draws, seed=seed, batch_size=batch_size, tail=tail):
+                rows.append({"parser": p, **r})
+    tables.write_table(pd.concat(count_parts, ignore_index=True), counts_out, CLUSTER_COUNTS)
+    out = pd.DataFrame(rows)
+    base = out[out["parser"] == parsers[0]].set_index(["dataset", "system", "quantity", "factor"])["estimate"]
+    out["difference_from_" + parsers[0]] = out["estimate"] - out.set_index(
+        ["dataset", "system", "quantity", "factor"]).index.map(base).to_numpy()
+    write_report_tsv(out, sensitivity_out)
+
+
+def study1_answer_metrics(*, answers, relevant, dataset: str, system: str, parser: str, sources: Sequence[str],
+                          checkpoints: Sequence[int], classes: Sequence[str] | None, draws: int, alpha: float,
+                          family_size: int, seed: int, batch_size: int, reference=None, metrics_out) -> None:
+    """Study 1 accuracy and macro-F1 per source and their differences, with the paired claim
+    draws of the other Study 1 intervals (same seed, same claims). ``classes`` None: the gold
+    label set of the population (NOT ENOUGH INFO included when present)."""
+    ans = tables.read_frame(answers, ANSWER_INDICATORS)
+    rel = tables.read_frame(relevant, RELEVANT)
+    rel = rel[rel["dataset"] == dataset]
+    units = sort_claims(rel["claim_id"])
+    classes = list(classes) if classes else sort_claims(rel["gold_label"])
+    rows = study1_metric_rows(ans, units, dataset=dataset, system=system, parser=parser, sources=sources,
+                              replicates=checkpoints, classes=classes, n_draws=draws, seed=seed,
+                              batch_size=batch_size, tail=bonferroni_tail(alpha, family_size))
+    frame = pd.DataFrame(rows).assign(study="study1", population="all")
+    frame = attach_reference(frame, _reference(reference))
+    write_report_tsv(frame, metrics_out)
+
+
+def study2_endpoints(*, estimates, exploratory, primary, parser: str, endpoints_out) -> None:
+    """The paper's Table 6 analogue (format-averaged E0, S00, S11 and S11 - S00 per budget, seed
+    mean) and Table 7 (context effect on E0, E1 and their mean Ebar with their intervals) in one
+    table: ``table`` = 6 or 7."""
+    est = tables.read_frame(estimates, ESTIMATES)
+    est = est[(est["parser"] == parser) & (est["replicate"] == -1) & (est["part"] == "")]
+    cells = est[(est["factor"] == "") & est["quantity"].isin(["E0", "T00", "T11", "source_gain"])]
+    t6 = (cells.groupby(["dataset", "system", "budget", "quantity"], sort=True)["value"].mean().reset_index()
+          .rename(columns={"value": "estimate"}))
+    t6["quantity"] = t6["quantity"].replace({"T00": "S00", "T11": "S11"})
+    t6 = t6.assign(table=6, factor="", lower=float("nan"), upper=float("nan"))
+    iv = pd.concat([tables.read_frame(exploratory, INTERVALS), tables.read_frame(primary, INTERVALS)])
+    iv = iv[(iv["factor"] == "context") & iv["quantity"].isin(["E0", "E1", "Ebar"])]
+    t7 = iv[["dataset", "system", "quantity", "factor", "estimate", "lower", "upper", "family"]].assign(
+        table=7, budget="long-short")
+    cols = ["table", "dataset", "system", "budget", "quantity", "factor", "estimate", "lower", "upper"]
+    out = pd.concat([t6[cols], t7[cols + ["family"]]], ignore_index=True).fillna({"family": ""})
+    write_report_tsv(out.sort_values(["table", "dataset", "system", "quantity", "budget"], kind="stable"),
+                     endpoints_out)
+
+
+def design_tables(*, requests: Sequence, sample_summaries: Sequence, samples: Sequence, families: Sequence,
+                  evidence: Sequence, relevant: Sequence, answers: Sequence, datasets: Sequence[str],
+                  models: Sequence[str], design_out, populations_out) -> None:
+    """The paper's Tables 4 (conditions and requests per model x dataset) and 5 (each
+    population's size through the joins). ``requests`` and ``answers`` are dataset-major over
+    ``datasets`` x ``models``; the other inputs follow ``datasets``."""
+    datasets, models = list(datasets), list(models)
+    req = pd.concat([tables.read_frame(p, REQUESTS, columns=["model", "dataset", "condition", "request_id"]
+                                       + ["source", "budget", "format", "code_mapping", "replicate"])
+                     for p in requests], ignore_index=True)
+    write_report_tsv(pd.DataFrame(design_rows(req)), design_out)
+    rows = []
+    for d_i, dataset in enumerate(datasets):
+        summary = pd.read_csv(sample_summaries[d_i], sep="\t", dtype=str, keep_default_na=False)
+        sample = tables.read_frame(samples[d_i], CLAIMS, columns=["claim_id"])
+        ans = {m: tables.read_frame(answers[d_i * len(models) + m_i], ANSWER_INDICATORS,
+                                    columns=["dataset", "claim_id", "parser"])
+               for m_i, m in enumerate(models)}
+        ans = {m: a[a["parser"] == a["parser"].iat[0]] if len(a) else a for m, a in ans.items()}
+        rows += population_rows(dataset, dict(zip(summary["key"], summary["value"])), list(sample["claim_id"]),
+                                tables.read_frame(families[d_i], FAMILIES),
+                                tables.read_frame(evidence[d_i], EVIDENCE_INDICATORS),
+                                tables.read_frame(relevant[d_i], RELEVANT), ans)
+    write_report_tsv(pd.DataFrame(rows), populations_out)

@@ -9,19 +9,21 @@ Evaluation unit: the claim (``doc_id`` = '') for FEVER / FEVEROUS; claim x retri
 abstract for SciFact (``per_document=True``): each retrieved abstract gets its own row
 whose evidence is that abstract's sentences in the source's order.
 
-Controls (built from the ``bm25`` rows unless said otherwise, same budget):
+Controls (same budget; source names from ``controls``: ``swap`` and ``reversed`` are built
+from *each* ordering source's own rows and named ``swap_{source}`` / ``reversed_{source}``):
   none     - empty evidence.
-  swap     - the evidence of another claim: claims are sorted by sha256(f"{seed}:{claim_id}")
-             and each takes the evidence of the next one (cyclically), a derangement within
-             the dataset (SciFact: the donor's abstract of the same retrieval rank; empty if
-             the donor has fewer abstracts). Needs at least two claims.
+  swap     - the evidence of another claim under the same ordering source: claims are sorted
+             by sha256(f"{seed}:{claim_id}") and each takes the evidence of the next one
+             (cyclically), a derangement within the dataset shared by every source (SciFact:
+             the donor's abstract of the same retrieval rank; empty if the donor has fewer
+             abstracts). Needs at least two claims.
   gold     - a complete gold evidence group: the first group (annotation order) whose
              rendered text fits the budget under every tokenizer; when none fits, the first
              group whose ids all resolve (else the first group), shown whole with
              ``fits_budget=False``. Claims (SciFact: abstracts) without gold evidence get
              empty evidence. Gold ids that do not resolve to a unit are counted in
              ``unresolved`` and left out.
-  reversed - the bm25 visible units in reverse order; token counts are recomputed and
+  reversed - the source's visible units in reverse order; token counts are recomputed and
              ``fits_budget`` is False if the reversed text exceeds the budget.
 """
 from __future__ import annotations
@@ -32,10 +34,9 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from .budget import assemble_budgeted, render_counts
+from .controls import CONTROLS, control_source
 from .prefix import CELL_LIKE_KINDS, scored_prefix
 from .render import render_unit
-
-CONTROLS = ("none", "swap", "gold", "reversed")
 
 
 @dataclass
@@ -149,45 +150,52 @@ def assemble_evidence(b: EvidenceBuilder, orderings: dict[str, list[dict]], retr
     """EVIDENCE rows for every ordering source and control, sorted by (claim, doc, source, budget).
 
     ``orderings``: source -> ORDERING rows; ``retrieved_docs``: claim id -> ranked doc ids;
-    ``gold``: claim id -> gold evidence groups. Controls need a ``bm25`` ordering.
+    ``gold``: claim id -> gold evidence groups. ``none`` and ``gold`` rows are built once per
+    evaluation unit (from the first ordering source's units, sorted by name); ``swap`` and
+    ``reversed`` once per ordering source (``swap_{source}``, ``reversed_{source}``).
     """
     rows = []
-    per_claim_bm25: dict[str, list[dict]] = {}
+    per_source: dict[str, dict[str, list[dict]]] = {}
     for source in sorted(orderings):
         for o in tqdm(orderings[source], desc=f"assemble {source}", disable=not show_progress, mininterval=10):
             cid = o["claim_id"]
             for doc_id, ordered in evaluation_units(o, retrieved_docs.get(cid, []), b.per_document, b.units):
                 new = b.budgeted_rows(cid, doc_id, source, ordered)
                 rows.extend(new)
-                if source == "bm25":
-                    per_claim_bm25.setdefault(cid, []).extend(new)
+                per_source.setdefault(source, {}).setdefault(cid, []).extend(new)
     controls = list(controls)
-    if controls and "bm25" not in orderings:
-        raise ValueError("the controls are built from the bm25 ordering, which is missing")
+    if controls and not per_source:
+        raise ValueError("the controls are built from the ordering sources, and there are none")
     zero = {t: 0 for t in b.tokenizers}
-    donors = derangement(list(per_claim_bm25), swap_seed) if "swap" in controls else {}
-    for cid in sorted(per_claim_bm25):
-        own = per_claim_bm25[cid]
-        doc_rank = list(dict.fromkeys(r["doc_id"] for r in own))
-        for r in own:
-            doc_id, budget = r["doc_id"], r["budget"]
-            if "none" in controls:
-                rows.append(b.row(cid, doc_id, "none", budget, [], "", zero))
-            if "swap" in controls:
-                donor_rows = per_claim_bm25[donors[cid]]
-                donor_docs = list(dict.fromkeys(x["doc_id"] for x in donor_rows))
-                rank = doc_rank.index(doc_id)
-                vis = []
-                if rank < len(donor_docs):
-                    d = next(x for x in donor_rows if x["doc_id"] == donor_docs[rank] and x["budget"] == budget)
-                    vis = list(d["visible_unit_ids"])
-                text, tokens = b.counted(vis)
-                rows.append(b.row(cid, doc_id, "swap", budget, vis, text, tokens, 0, b.fits(tokens, budget)))
-            if "gold" in controls:
-                rows.append(gold_row(b, cid, doc_id, budget, gold_groups_for(gold.get(cid), doc_id, b.per_document, b.units)))
-            if "reversed" in controls:
-                vis = list(reversed(r["visible_unit_ids"]))
-                text, tokens = b.counted(vis)
-                rows.append(b.row(cid, doc_id, "reversed", budget, vis, text, tokens, 0, b.fits(tokens, budget)))
+    first = sorted(per_source)[0] if per_source else None
+    for source in sorted(per_source):
+        per_claim = per_source[source]
+        donors = derangement(list(per_claim), swap_seed) if "swap" in controls else {}
+        for cid in sorted(per_claim):
+            own = per_claim[cid]
+            doc_rank = list(dict.fromkeys(r["doc_id"] for r in own))
+            for r in own:
+                doc_id, budget = r["doc_id"], r["budget"]
+                if source == first and "none" in controls:
+                    rows.append(b.row(cid, doc_id, "none", budget, [], "", zero))
+                if source == first and "gold" in controls:
+                    rows.append(gold_row(b, cid, doc_id, budget,
+                                         gold_groups_for(gold.get(cid), doc_id, b.per_document, b.units)))
+                if "swap" in controls:
+                    donor_rows = per_claim[donors[cid]]
+                    donor_docs = list(dict.fromkeys(x["doc_id"] for x in donor_rows))
+                    rank = doc_rank.index(doc_id)
+                    vis = []
+                    if rank < len(donor_docs):
+                        d = next(x for x in donor_rows if x["doc_id"] == donor_docs[rank] and x["budget"] == budget)
+                        vis = list(d["visible_unit_ids"])
+                    text, tokens = b.counted(vis)
+                    rows.append(b.row(cid, doc_id, control_source("swap", source), budget, vis, text, tokens, 0,
+                                      b.fits(tokens, budget)))
+                if "reversed" in controls:
+                    vis = list(reversed(r["visible_unit_ids"]))
+                    text, tokens = b.counted(vis)
+                    rows.append(b.row(cid, doc_id, control_source("reversed", source), budget, vis, text, tokens,
+                                      0, b.fits(tokens, budget)))
     rows.sort(key=lambda r: (r["claim_id"], r["doc_id"], r["source"], r["budget"]))
     return rows

@@ -23,6 +23,14 @@ Two modes per dataset, stated in the output's ``basis`` column:
   ``planner.budget_tokens.{budget}``; 0 for ``none``). Budgets are upper bounds on evidence
   tokens, so this too is an upper bound.
 
+Each row carries ``exact`` (True for the ``evidence`` basis). Config-mode counts cannot be
+exact: a ``gold`` control with no annotated evidence (FEVER NEI claims, SciFact abstracts
+without a rationale) shows empty evidence and so *is* the ``none`` request (reused), gold
+evidence that does not fit the budget is not asked, and two orderings may show the same text;
+all of that is known only from the evidence tables. ``--exact`` refuses to print upper bounds.
+The pipeline's own exact count after reuse is rule ``control_generations`` (from the request
+tables); see docs/accounting.md for how it compares with the paper's 42,834.
+
 A condition's count is the number of *new* unique requests it adds after all earlier
 conditions (primary first), i.e. reuse of identical requests is credited to the first
 condition that needs them. Estimated GPU seconds =
@@ -115,7 +123,8 @@ def plan_from_config(config: Mapping[str, Any], dataset: str, model: str, workdi
         d = out.setdefault(name, {"requests": 0, "prompt_tokens": 0})
         d["requests"] += units
         d["prompt_tokens"] += units * (int(planner["prompt_tokens_overhead"]) + ev_tokens)
-    return [{"model": model, "dataset": dataset, "condition": k, "basis": "config", **v} for k, v in out.items()]
+    return [{"model": model, "dataset": dataset, "condition": k, "basis": "config", "exact": False, **v}
+            for k, v in out.items()]
 
 
 def _token_counter(config: Mapping[str, Any], model: str, workdir: Path):
@@ -176,7 +185,8 @@ def plan_from_evidence(config: Mapping[str, Any], dataset: str, model: str, work
         d = out[name(r)]
         d["requests"] += 1
         d["prompt_tokens"] += count_tokens(r["messages"])
-    return [{"model": model, "dataset": dataset, "condition": k, "basis": "evidence", **v} for k, v in out.items()]
+    return [{"model": model, "dataset": dataset, "condition": k, "basis": "evidence", "exact": True, **v}
+            for k, v in out.items()]
 
 
 def plan(config: Mapping[str, Any], workdir: Path) -> list[dict]:
@@ -208,9 +218,11 @@ def format_plan(rows: list[dict]) -> str:
     tot_t = sum(r["prompt_tokens"] for r in rows)
     tot_s = sum(r["gpu_seconds"] for r in rows)
     ctl = sum(r["requests"] for r in rows if r["condition"] != "primary")
+    exact = all(r.get("exact") for r in rows)
     lines.append("-" * len(head))
-    lines.append(f"total: {tot_r:,} requests ({ctl:,} control requests after reuse), {tot_t:,} prompt tokens, "
-                 f"estimated {tot_s / 3600:.2f} GPU hours")
+    lines.append(f"total: {tot_r:,} requests ({ctl:,} control requests after reuse, "
+                 f"{'exact' if exact else 'upper bound: some datasets counted from the config'}), {tot_t:,} prompt "
+                 f"tokens, estimated {tot_s / 3600:.2f} GPU hours")
     return "\n".join(lines)
 
 
@@ -220,6 +232,12 @@ def run(args: argparse.Namespace) -> int:
     with open(args.configfile) as fh:
         config = yaml.safe_load(fh)
     rows = plan(config, Path(args.workdir))
+    if args.exact:
+        missing = sorted({f"{r['model']}/{r['dataset']}" for r in rows if not r["exact"]})
+        if missing:
+            print(f"plan --exact: no evidence table for this config under {args.workdir}/results for "
+                  f"{', '.join(missing)}; run the pipeline up to assemble_evidence first", file=sys.stderr)
+            return 2
     if args.json:
         json.dump(rows, sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -233,4 +251,6 @@ def register(subparsers) -> None:
     p.add_argument("--configfile", required=True, help="workflow config YAML (e.g. config/paper.yaml)")
     p.add_argument("--workdir", default=".", help="directory holding results/ (default: current)")
     p.add_argument("--json", action="store_true", help="print rows as JSON instead of a table")
+    p.add_argument("--exact", action="store_true",
+                   help="fail unless every count is exact (built from the evidence tables, not the config)")
     p.set_defaults(func=run)

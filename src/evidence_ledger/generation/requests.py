@@ -7,8 +7,9 @@ Out: the REQUESTS table (``tables.generation.REQUESTS``) of one model x dataset.
 Conditions (:func:`enumerate_conditions`):
   * ``primary``: sources x budgets x formats x replicates (0 = greedy, then one replicate per
     configured seed), codes under the ``primary`` code mapping;
-  * greedy controls (replicate 0): evidence sources ``controls.sources`` (none, swap, gold,
-    reversed) x ``controls.budgets`` x ``controls.formats``; and every alternative code
+  * greedy controls (replicate 0): evidence sources of ``controls.sources`` (none, gold, and
+    swap / reversed once per primary source: ``swap_bm25``, ``swap_bge``, ...) x
+    ``controls.budgets`` x ``controls.formats``; and every alternative code
     mapping x primary sources x ``controls.code_mapping_budgets`` (codes format).
 Control evidence rows with ``fits_budget == False`` (e.g. gold evidence longer than the
 budget) are skipped and counted; a missing *primary* evidence row is an input error.
@@ -32,6 +33,7 @@ import pyarrow as pa
 
 from ..benchmark_registry import get_benchmark
 from ..errors import InputError
+from ..evidence.controls import control_sources
 from ..tables.generation import REQUESTS
 from . import prompts
 from .backends.base import SamplingSpec, canonical_json
@@ -81,10 +83,11 @@ def enumerate_conditions(gen: Mapping[str, Any]) -> list[Condition]:
                 for rep in range(n_rep + 1):
                     conds.append(Condition("primary", source, budget, fmt, mapping_for(fmt), rep))
     ctl = gen.get("controls") or {}
-    for source in ctl.get("sources", []):
-        for budget in ctl.get("budgets", []):
-            for fmt in ctl.get("formats", []):
-                conds.append(Condition(source, source, budget, fmt, mapping_for(fmt), 0))
+    for control in ctl.get("sources", []):
+        for source in control_sources([control], gen["sources"]):
+            for budget in ctl.get("budgets", []):
+                for fmt in ctl.get("formats", []):
+                    conds.append(Condition(control, source, budget, fmt, mapping_for(fmt), 0))
     alternatives = [n for n in code_mappings(gen) if n != PRIMARY_MAPPING]
     for name in alternatives:
         for source in gen["sources"]:

@@ -15,7 +15,7 @@ into ``(page, type, position)`` as the official evaluate.py does; SciFact
 Bad input raises ``ValueError`` naming the row: an evidence or answer row for a claim that
 is not in the claims table, a duplicated row, a label outside the dataset's label set (or
 INVALID), a FEVER/FEVEROUS primary (source, budget) that lacks some claim (controls none /
-swap / gold / reversed and 'codes:{mapping}' formats are exempt), a malformed unit id. A SciFact unit of another abstract
+gold / swap_{source} / reversed_{source} and 'codes:{mapping}' formats are exempt), a malformed unit id. A SciFact unit of another abstract
 (swap control) occupies one of the 3 slots and matches no rationale.
 
 Benchmark facts (label sets, NEI label, unit of evaluation) come from
@@ -33,6 +33,7 @@ from typing import Iterable, Mapping, Sequence
 import pandas as pd
 
 from ..benchmark_registry import Benchmark, benchmark_names, get_benchmark, is_benchmark
+from ..evidence.controls import control_of
 from ..report_tsv import write_report_tsv
 from ..tables import read_table, write_table
 from ..tables.evidence import EVIDENCE
@@ -45,7 +46,6 @@ INVALID = "INVALID"
 # Controls may legitimately lack claims (e.g. gold evidence that does not fit a budget); the
 # completeness check covers the primary sources and formats only (alternative code mappings
 # are formats 'codes:{mapping}').
-CONTROL_SOURCES = ("none", "swap", "gold", "reversed")
 PARSERS = ("strict", "lenient")
 
 
@@ -161,7 +161,7 @@ def _check_complete(rows: list[dict], by_id: Mapping, source_key: str, budget_ke
     """FEVER/FEVEROUS (per-claim units): each primary condition must have a row for every claim."""
     covered: dict[tuple, set] = {}
     for r in rows:
-        if not get_benchmark(r["dataset"]).per_document and r[source_key] not in CONTROL_SOURCES and ":" not in r.get("format", ""):
+        if not get_benchmark(r["dataset"]).per_document and control_of(r[source_key]) is None and ":" not in r.get("format", ""):
             cond = (r["dataset"], r[source_key], r[budget_key], *(r[k] for k in extra_keys))
             covered.setdefault(cond, set()).add(r["claim_id"])
     for cond, ids in sorted(covered.items(), key=lambda kv: tuple(map(str, kv[0]))):

@@ -12,7 +12,7 @@ EVIDENCE = TableSchema(
     version=2,
     doc="""One row per (dataset, claim_id, doc_id, source, budget). `source` is the ordering
 (e.g. bm25, bge) or an imported provider (e.g. dcuf, unifee) or a control
-(none, swap, gold, reversed). `budget` is the budget name (short, long; 'full' for
+(none, gold, and per ordering source swap_{source} / reversed_{source}, e.g. swap_bm25). `budget` is the budget name (short, long; 'full' for
 unbudgeted provider submissions). `visible_unit_ids` are the units shown to the model, in
 order; `visible_text` is the evidence text exactly as rendered in the prompt;
 `tokens_by_tokenizer` maps tokenizer name -> token count of `visible_text`;

@@ -109,7 +109,7 @@ primary-condition response. `replicate` 0 = greedy, 1..5 = the sampled seeds in 
 order. `raw_response` is kept verbatim. `strict_label` / `lenient_label` are canonical
 benchmark labels (FEVER/FEVEROUS SUPPORTS/REFUTES/NOT ENOUGH INFO; SciFact
 SUPPORT/CONTRADICT/NOINFO) or 'INVALID'. `request_key` is the sha256 cache key.
-Greedy controls are rows too: `source` none / swap / gold / reversed (formats codes,
+Greedy controls are rows too: `source` none / gold / swap_{source} / reversed_{source} (formats codes,
 labels), and alternative code mappings as `format` = 'codes:{mapping name}' (e.g.
 'codes:rotated'); primary rows have `format` exactly 'codes' or 'labels'.""",
     schema=pa.schema([

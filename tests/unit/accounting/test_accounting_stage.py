@@ -46,4 +46,6 @@ def test_study1_accounting_then_bootstrap_write_every_output(tmp_path):
 def test_every_accounting_rule_has_a_stage_function():
     found = {name for name, fn in stage_functions().items() if fn.__module__ == "evidence_ledger.accounting.stage"}
     assert found == {"study1_accounting", "study1_bootstrap", "study2_accounting", "study2_bootstrap",
-                     "decision_labels", "study2_forest_plot"}
+                     "decision_labels", "study2_forest_plot", "study2_controls", "control_generations",
+                     "study2_answer_accuracy", "study2_parser_sensitivity", "study1_answer_metrics",
+                     "study2_endpoints", "design_tables"}

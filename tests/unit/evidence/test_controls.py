@@ -39,7 +39,7 @@ def test_orderings_and_controls_rows(toks):
     gold = {"1": [["A::9"], ["A::3", "C::0"]], "2": []}
     rows = assemble_evidence(b, orderings, {}, gold, swap_seed=1)
     by = {(r["claim_id"], r["source"], r["budget"]): r for r in rows}
-    assert len(rows) == 2 * 6 * 2  # claims x (2 orderings + 4 controls) x budgets
+    assert len(rows) == 2 * 8 * 2  # claims x (2 orderings + none, gold + swap, reversed per ordering) x budgets
     short = by[("1", "bm25", "short")]
     assert short["visible_unit_ids"] == ["A::0", "A::1"]  # 3 tokens each: 6 fit, 9 do not
     assert short["visible_text"] == "A fact 0\nA fact 1"
@@ -48,11 +48,17 @@ def test_orderings_and_controls_rows(toks):
     assert by[("1", "bm25", "long")]["scored_unit_ids"] == ["A::0", "A::1"]  # cap 2
     assert by[("1", "bge", "short")]["visible_unit_ids"] == ["A::2", "A::0"]
     assert by[("1", "none", "long")]["visible_unit_ids"] == [] and by[("1", "none", "long")]["visible_text"] == ""
-    assert by[("1", "reversed", "long")]["visible_unit_ids"] == ["A::2", "A::1", "A::0"]
-    assert by[("1", "reversed", "long")]["scored_unit_ids"] == ["A::2", "A::1"]
-    # two claims: the derangement swaps them
-    assert by[("1", "swap", "short")]["visible_unit_ids"] == ["B::0", "B::1"]
-    assert by[("2", "swap", "long")]["visible_unit_ids"] == ["A::0", "A::1", "A::2"]
+    assert by[("1", "reversed_bm25", "long")]["visible_unit_ids"] == ["A::2", "A::1", "A::0"]
+    assert by[("1", "reversed_bm25", "long")]["scored_unit_ids"] == ["A::2", "A::1"]
+    # reversed is built from each source's own ordering: bge long shows A::2, A::0, A::1
+    assert by[("1", "reversed_bge", "long")]["visible_unit_ids"] == ["A::1", "A::0", "A::2"]
+    assert by[("1", "reversed_bge", "short")]["visible_unit_ids"] == ["A::0", "A::2"]
+    # two claims: the derangement swaps them, under each source's own evidence
+    assert by[("1", "swap_bm25", "short")]["visible_unit_ids"] == ["B::0", "B::1"]
+    assert by[("2", "swap_bm25", "long")]["visible_unit_ids"] == ["A::0", "A::1", "A::2"]
+    assert by[("1", "swap_bge", "short")]["visible_unit_ids"] == ["B::1", "B::0"]
+    assert by[("2", "swap_bge", "long")]["visible_unit_ids"] == ["A::2", "A::0", "A::1"]
+    assert ("1", "swap", "short") not in by and ("1", "reversed", "short") not in by
     # gold: the first group (10 tokens) fits neither budget; the second (6 tokens) fits both
     assert by[("1", "gold", "short")]["visible_unit_ids"] == ["A::3", "C::0"]
     assert by[("1", "gold", "short")]["fits_budget"] is True
@@ -85,11 +91,20 @@ def test_scifact_rows_are_per_retrieved_abstract_in_source_order(toks):
     assert by[("1", "22", "gold")]["visible_unit_ids"] == ["22:1", "22:3"]
     assert by[("1", "11", "gold")]["visible_unit_ids"] == []
     # swap: claim 1's first abstract gets claim 2's first abstract; its second has no donor
-    assert by[("1", "11", "swap")]["visible_unit_ids"] == ["11:1"]
-    assert by[("1", "22", "swap")]["visible_unit_ids"] == []
+    assert by[("1", "11", "swap_bm25")]["visible_unit_ids"] == ["11:1"]
+    assert by[("1", "22", "swap_bm25")]["visible_unit_ids"] == []
 
 
-def test_controls_need_the_bm25_ordering(toks):
+def test_controls_need_an_ordering(toks):
     b = fever_builder(toks, {"short": 6})
-    with pytest.raises(ValueError, match="bm25"):
-        assemble_evidence(b, {"bge": [ordering("1", ["A::0"])]}, {}, {}, controls=["none"])
+    with pytest.raises(ValueError, match="ordering"):
+        assemble_evidence(b, {}, {}, {}, controls=["none"])
+
+
+def test_control_source_names_round_trip():
+    from evidence_ledger.evidence.controls import control_of, control_source, control_sources
+    assert control_sources(["none", "swap", "gold", "reversed"], ["bm25", "bge"]) == [
+        "none", "swap_bm25", "swap_bge", "gold", "reversed_bm25", "reversed_bge"]
+    assert control_source("gold", "bge") == "gold"
+    assert [control_of(s) for s in ("swap_bge", "reversed_bm25", "none", "gold", "bm25", "provider_bm25")] == [
+        "swap", "reversed", "none", "gold", None, None]

@@ -143,6 +143,17 @@ def test_planner_counts_from_config_alone(tmp_path):
     r = by[("fever", "primary")]
     assert r["gpu_seconds"] == pytest.approx(r["prompt_tokens"] / 1000 + r["requests"] * 16 / 100, abs=0.1)
     assert "total:" in planner.format_plan(rows)
+    # config-mode counts are upper bounds (gold without annotated evidence is the none request)
+    assert not any(r["exact"] for r in rows) and "upper bound" in planner.format_plan(rows)
+
+
+def test_control_conditions_swap_and_reversed_are_asked_per_primary_source():
+    from evidence_ledger.generation.requests import enumerate_conditions
+
+    gen = {**GEN, "controls": {"sources": ["none", "swap", "reversed"], "formats": ["labels"], "budgets": ["short"]}}
+    ctl = [(c.condition, c.source) for c in enumerate_conditions(gen) if c.condition not in ("primary", "code_mapping")]
+    assert ctl == [("none", "none"), ("swap", "swap_bm25"), ("swap", "swap_bge"), ("reversed", "reversed_bm25"),
+                   ("reversed", "reversed_bge")]
 
 
 def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
@@ -166,6 +177,7 @@ def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
     assert by["control:none"]["requests"] == 2 * 2  # both budgets give the same request
     # 2 formats x (claim 1: same text at both budgets -> 1; claim 2: only long fits -> 1)
     assert by["control:gold"]["requests"] == 2 * (1 + 1)
+    assert all(r["exact"] for r in rows) and "exact)" in planner.format_plan(rows)
 
 
 def test_planner_ignores_results_sampled_for_another_config(tmp_path):
