@@ -15,6 +15,18 @@ the run's code version, which a restructure changes by definition).
 
 ``compare`` prints the counts, every file that differs, is missing or is new, and exits 1
 when anything differs.
+
+Two runs made in different checkout directories differ in the absolute paths a table records
+(a claim's ``source_file``). ``compare-content`` looks inside the files whose bytes differ:
+
+    python benchmarks/output_hashes.py compare-content OLD/results NEW/results \
+        --same-path /old/checkout=/new/checkout [--tsv-digits 6]
+
+A Parquet file matches when its schema, metadata and every value are equal once the old
+checkout path is replaced by the new one in its strings; a TSV matches when its header and text
+cells are equal the same way and its numbers agree to ``--tsv-digits`` decimals (a report table
+written with another float format); a PNG only byte for byte. It prints each file that still
+differs, with the first differing column, and exits 1 if any does.
 """
 from __future__ import annotations
 
@@ -71,6 +83,79 @@ def compare_fingerprints(before: dict[str, str], after: dict[str, str]) -> dict[
     }
 
 
+def _replace_path(value, old: str, new: str):
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, list):
+        return [_replace_path(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {k: _replace_path(v, old, new) for k, v in value.items()}
+    return value
+
+
+def parquet_difference(before: Path, after: Path, old: str, new: str) -> str | None:
+    """None when the two Parquet files hold the same table once ``old`` paths read ``new``;
+    else a short description of the first difference."""
+    import pyarrow.parquet as pq
+
+    a, b = pq.read_table(before), pq.read_table(after)
+    if a.schema != b.schema or a.schema.metadata != b.schema.metadata:
+        return "schema or metadata"
+    if a.num_rows != b.num_rows:
+        return f"rows {a.num_rows} != {b.num_rows}"
+    for name in a.schema.names:
+        if _replace_path(a.column(name).to_pylist(), old, new) != b.column(name).to_pylist():
+            return f"column {name}"
+    return None
+
+
+def _cell_equal(x: str, y: str, digits: int) -> bool:
+    if x == y:
+        return True
+    try:
+        fx, fy = float(x), float(y)
+    except ValueError:
+        return False
+    if fx != fx and fy != fy:  # NaN written as "" or "NaN"
+        return True
+    return abs(fx - fy) <= 0.5 * 10 ** -digits + 1e-12 * max(abs(fx), abs(fy))
+
+
+def tsv_difference(before: Path, after: Path, old: str, new: str, digits: int) -> str | None:
+    """None when the two TSVs have the same header and cells (paths replaced; numbers to
+    ``digits`` decimals; an empty cell and ``NaN`` both mean missing); else the first difference."""
+    rows_a = [line.split("\t") for line in before.read_text().replace(old, new).splitlines()]
+    rows_b = [line.split("\t") for line in after.read_text().splitlines()]
+    if len(rows_a) != len(rows_b):
+        return f"lines {len(rows_a)} != {len(rows_b)}"
+    for i, (ra, rb) in enumerate(zip(rows_a, rows_b), start=1):
+        ra = ["NaN" if c == "" else c for c in ra]
+        rb = ["NaN" if c == "" else c for c in rb]
+        if len(ra) != len(rb) or not all(_cell_equal(x, y, digits) for x, y in zip(ra, rb)):
+            return f"line {i}"
+    return None
+
+
+def content_differences(before_dir: Path, after_dir: Path, old: str, new: str, digits: int) -> dict[str, str]:
+    """``{relative path: what differs}`` for the fingerprinted files whose bytes and content differ
+    (missing or new files included)."""
+    before, after = output_fingerprint(before_dir), output_fingerprint(after_dir)
+    result = compare_fingerprints(before, after)
+    out = {name: "missing after" for name in result["missing"]}
+    out.update({name: "new after" for name in result["new"]})
+    for name in result["differ"]:
+        a, b = Path(before_dir) / name, Path(after_dir) / name
+        if name.endswith(".parquet"):
+            why = parquet_difference(a, b, old, new)
+        elif name.endswith(".tsv"):
+            why = tsv_difference(a, b, old, new, digits)
+        else:
+            why = "bytes"
+        if why is not None:
+            out[name] = why
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -79,7 +164,20 @@ def main(argv=None) -> int:
     cmp_ = sub.add_parser("compare", help="compare two recorded fingerprints")
     cmp_.add_argument("before", type=Path)
     cmp_.add_argument("after", type=Path)
+    content = sub.add_parser("compare-content", help="compare two results directories by content")
+    content.add_argument("before_dir", type=Path)
+    content.add_argument("after_dir", type=Path)
+    content.add_argument("--same-path", default="=", help="OLD=NEW: the two checkouts' directories")
+    content.add_argument("--tsv-digits", type=int, default=6, help="decimals TSV numbers must agree to")
     args = parser.parse_args(argv)
+    if args.command == "compare-content":
+        old, _, new = args.same_path.partition("=")
+        differences = content_differences(args.before_dir, args.after_dir, old, new, args.tsv_digits)
+        total = len(output_fingerprint(args.before_dir))
+        print(f"{total} files before; {len(differences)} differ in content")
+        for name, why in sorted(differences.items()):
+            print(f"differ: {name} ({why})")
+        return 1 if differences else 0
     if args.command == "record":
         json.dump(output_fingerprint(args.results_dir), sys.stdout, indent=1, sort_keys=True)
         sys.stdout.write("\n")

@@ -29,3 +29,21 @@ def test_compare_reports_differing_missing_and_new_files(tmp_path):
     (tmp_path / "after.json").write_text(json.dumps(after))
     assert output_hashes.main(["compare", str(tmp_path / "before.json"), str(tmp_path / "after.json")]) == 1
     assert output_hashes.main(["compare", str(tmp_path / "before.json"), str(tmp_path / "before.json")]) == 0
+
+
+def test_content_comparison_accepts_moved_checkouts_and_other_float_formats(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    before, after = tmp_path / "old" / "results", tmp_path / "new" / "results"
+    for root, checkout, number, missing in ((before, "/old/repo", "0.666667", ""), (after, "/new/repo", "0.6666666667", "NaN")):
+        root.mkdir(parents=True)
+        pq.write_table(pa.table({"source_file": [f"{checkout}/data/dev.jsonl"], "n": [3]}), root / "claims.parquet")
+        (root / "rates.tsv").write_text(f"name\trate\tgap\na\t{number}\t{missing}\n")
+        (root / "fig.png").write_bytes(b"png")
+    assert output_hashes.content_differences(before, after, "/old/repo", "/new/repo", 6) == {}
+    # a value that differs beyond the 6th decimal, or a path that is not the checkout's, is reported
+    (after / "rates.tsv").write_text("name\trate\tgap\na\t0.6667\tNaN\n")
+    pq.write_table(pa.table({"source_file": ["/elsewhere/data/dev.jsonl"], "n": [3]}), after / "claims.parquet")
+    assert output_hashes.content_differences(before, after, "/old/repo", "/new/repo", 6) == {
+        "rates.tsv": "line 2", "claims.parquet": "column source_file"}
