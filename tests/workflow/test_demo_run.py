@@ -4,6 +4,7 @@ Runs the default config end to end once (module fixture), then checks: every `ru
 target exists and is non-empty, the HTML report renders, a second run has nothing to do,
 changing one config value re-runs only the rules that depend on it, `snakemake --lint` is
 clean, and a dry run of config/paper.yaml against placeholder files lists the expected jobs.
+EVIDENCE_LEDGER_DEMO_RUN=<dir> checks an existing run's work directory instead of running the demo.
 """
 from __future__ import annotations
 
@@ -57,6 +58,14 @@ def planned_rules(dry_run_stdout: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory):
+    """A finished demo run: a fresh one in a temporary directory, or, with the environment
+    variable EVIDENCE_LEDGER_DEMO_RUN set, the work directory of a run made from this checkout
+    (e.g. by benchmarks/demo_time.py), checked as it is."""
+    reuse = os.environ.get("EVIDENCE_LEDGER_DEMO_RUN")
+    if reuse:
+        workdir = Path(reuse)
+        assert (workdir / "results").is_dir(), f"EVIDENCE_LEDGER_DEMO_RUN={reuse} holds no results/ directory"
+        return workdir
     workdir = tmp_path_factory.mktemp("demo")
     proc = run_snakemake(workdir, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-6000:]
@@ -109,7 +118,7 @@ def test_demo_verifier_beats_chance_on_demo_dev_claims(demo_run):
     """Study 1 on the demo: every checkpoint of the tiny verifier (random init, trained on the
     source-0 evidence of the demo training claims) answers the 80 SUPPORTS / REFUTES demo dev
     claims from source 0 above chance. Chance is 0.5 (two trained labels, balanced classes,
-    sd 0.056 over 80 claims); measured 0.70-0.71 per checkpoint."""
+    sd 0.056 over 80 claims); measured 0.66-0.73 per checkpoint (200 updates; 300 gave 0.70-0.71)."""
     gold = {r["claim_id"]: r["label"] for r in read_table(
         demo_run / "results/ingest/feverous/claims_dev.parquet", CLAIMS, columns=["claim_id", "label"]).to_pylist()}
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())

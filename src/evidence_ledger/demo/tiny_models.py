@@ -14,8 +14,8 @@ real models: Qwen3 renders ``<|im_start|>role\\n...<|im_end|>`` and, with
 assistant header; Llama 3.1 renders ``<|begin_of_text|>``, a system header with the
 knowledge-cutoff lines, ``<|start_header_id|>role<|end_header_id|>\\n\\n...<|eot_id|>``.
 
-So that demo numbers are not degenerate, each model is trained briefly (a few hundred
-AdamW steps, seconds on CPU) to answer the project's own prompts (both formats, every
+So that demo numbers are not degenerate, each model is trained briefly (about a thousand
+AdamW steps on length-bucketed batches, about a minute of CPU) to answer the project's own prompts (both formats, every
 configured code mapping) with the correct answer string followed by the end-of-turn token.
 The loss covers only the answer tokens. The result is a weak verifier whose outputs are
 mostly valid answers, depend on the evidence text, and vary across sampled seeds.
@@ -201,44 +201,82 @@ def answer_pairs(
     return pairs
 
 
+def encode_pairs(tokenizer, arch: TinyArch, pairs, chat_template_kwargs: Mapping | None = None,
+                 ) -> list[tuple[list[int], list[int]]]:
+    """(prompt ids, answer ids + end-of-turn id) per (messages, answer) pair, in input order.
+
+    Each distinct pair is rendered and tokenised once, in one batch call per side (the
+    mixture repeats pairs, and per-pair tokenizer calls were most of a build's setup time);
+    the ids are those a per-pair call gives.
+    """
+    kwargs = dict(chat_template_kwargs or {})
+    eos_id = tokenizer.convert_tokens_to_ids(arch.eos)
+    index: dict[tuple[str, str], int] = {}
+    keys = []
+    for messages, answer in pairs:
+        prompt = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **kwargs)
+        keys.append(index.setdefault((prompt, answer), len(index)))
+    distinct = list(index)
+    prompt_ids = tokenizer([p for p, _ in distinct], add_special_tokens=False)["input_ids"] if distinct else []
+    answer_ids = tokenizer([a for _, a in distinct], add_special_tokens=False)["input_ids"] if distinct else []
+    encoded = [(list(p), list(a) + [eos_id]) for p, a in zip(prompt_ids, answer_ids)]
+    return [encoded[k] for k in keys]
+
+
+def length_bucketed_order(lengths: Sequence[int], batch_size: int, rng: random.Random,
+                          bucket_batches: int = 16) -> list[list[int]]:
+    """One epoch of batches over ``range(len(lengths))``: shuffled, then length-bucketed.
+
+    The shuffled indices are cut into chunks of ``bucket_batches * batch_size``; each chunk is
+    sorted by length (stable, so ties keep the shuffled order) and cut into batches, and the
+    batches of the epoch are shuffled. Every index appears once; a batch pads to its longest
+    sequence, so grouping similar lengths removes most padding (a few very long conflict
+    prompts no longer stretch a whole batch of short ones). The last batch may be short.
+    Deterministic given ``rng``'s state.
+    """
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    chunk = max(1, bucket_batches) * batch_size
+    batches = []
+    for start in range(0, len(order), chunk):
+        part = sorted(order[start:start + chunk], key=lambda i: lengths[i])
+        batches += [part[k:k + batch_size] for k in range(0, len(part), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
 def train_answers(model, tokenizer, arch: TinyArch, pairs, steps: int, batch_size: int, lr: float, seed: int,
                   max_seconds: float = 60.0, chat_template_kwargs: Mapping | None = None) -> dict:
     """Fine-tune ``model`` in place on (messages, answer) pairs; loss on answer tokens only.
 
-    Stops after ``steps`` AdamW steps or ``max_seconds`` of wall time, whichever comes first
-    (the time cap keeps the demo fast on a loaded machine; the step count reached is returned).
+    Batches come from :func:`length_bucketed_order` (epochs of shuffled, length-bucketed
+    batches, seeded by ``seed``). Stops after ``steps`` AdamW steps or ``max_seconds`` of wall
+    time, whichever comes first (the time cap keeps the demo bounded on a loaded machine; the
+    step count reached is returned).
     """
     import torch
 
-    kwargs = dict(chat_template_kwargs or {})
-    eos_id = tokenizer.convert_tokens_to_ids(arch.eos)
-    encoded = []
-    for messages, answer in pairs:
-        prompt = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **kwargs)
-        p_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-        a_ids = tokenizer(answer, add_special_tokens=False)["input_ids"] + [eos_id]
-        encoded.append((p_ids, a_ids))
+    encoded = encode_pairs(tokenizer, arch, pairs, chat_template_kwargs)
     if not encoded:
         raise ValueError("no training examples for the demo model")
+    lengths = [len(p) + len(a) for p, a in encoded]
     rng = random.Random(seed)
     torch.manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
     pad = tokenizer.pad_token_id
     model.train()
-    order: list[int] = []
+    queue: list[list[int]] = []
     t0 = time.perf_counter()
     losses = []
     step = 0
     for step in range(1, steps + 1):
-        if len(order) < batch_size:
-            fresh = list(range(len(encoded)))
-            rng.shuffle(fresh)
-            order.extend(fresh)
-        batch = [encoded[order.pop()] for _ in range(batch_size)]
+        if not queue:
+            queue = length_bucketed_order(lengths, batch_size, rng)[::-1]
+        batch = [encoded[i] for i in queue.pop()]
         width = max(len(p) + len(a) for p, a in batch)
-        ids = torch.full((batch_size, width), pad, dtype=torch.long)
-        mask = torch.zeros((batch_size, width), dtype=torch.long)
+        ids = torch.full((len(batch), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
         rows, cols, targets = [], [], []
         for i, (p, a) in enumerate(batch):
             seq = p + a
