@@ -28,7 +28,7 @@ def build_demo_models(*, claims: list, units: list, wikicontradict: list = (), f
                       reader_records: list = (),
                       arch: str, chat_template_kwargs: dict, code_mappings: dict,
                       steps: int | None = None, batch_size: int | None = None, lr: float | None = None,
-                      seed: int | None = None, vocab_size: int | None = None, max_seconds: float | None = None,
+                      seed: int | None = None, vocab_size: int | None = None,
                       conflict_tasks: bool = False, conflict_steps: int = 0, conflict_weights: dict | None = None,
                       templates: list | None = None, passage_version: str | None = None,
                       reader_prompt: str | None = None, closed_book_prompt: str | None = None,
@@ -52,8 +52,7 @@ def build_demo_models(*, claims: list, units: list, wikicontradict: list = (), f
         log.info("%s: %d train claims -> %d training examples", dataset, len(claim_rows), len(ex))
         examples += ex
         texts += [u["text"] for u in unit_rows] + [c["claim"] for c in claim_rows]
-    settings = dict(steps=steps, batch_size=batch_size, lr=lr, seed=seed, vocab_size=vocab_size,
-                    max_seconds=max_seconds)
+    settings = dict(steps=steps, batch_size=batch_size, lr=lr, seed=seed, vocab_size=vocab_size)
     training = {k: v for k, v in settings.items() if v is not None}
     extra, extra_steps = [], 0
     if conflict_tasks:

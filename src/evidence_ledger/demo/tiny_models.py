@@ -246,13 +246,12 @@ def length_bucketed_order(lengths: Sequence[int], batch_size: int, rng: random.R
 
 
 def train_answers(model, tokenizer, arch: TinyArch, pairs, steps: int, batch_size: int, lr: float, seed: int,
-                  max_seconds: float = 60.0, chat_template_kwargs: Mapping | None = None) -> dict:
+                  chat_template_kwargs: Mapping | None = None) -> dict:
     """Fine-tune ``model`` in place on (messages, answer) pairs; loss on answer tokens only.
 
     Batches come from :func:`length_bucketed_order` (epochs of shuffled, length-bucketed
-    batches, seeded by ``seed``). Stops after ``steps`` AdamW steps or ``max_seconds`` of wall
-    time, whichever comes first (the time cap keeps the demo bounded on a loaded machine; the
-    step count reached is returned).
+    batches, seeded by ``seed``). Always runs exactly ``steps`` AdamW steps: a wall-clock cap
+    would make the weights, and every answer generated from them, depend on the machine's load.
     """
     import torch
 
@@ -298,9 +297,6 @@ def train_answers(model, tokenizer, arch: TinyArch, pairs, steps: int, batch_siz
         losses.append(loss.item())
         if step % 50 == 0:
             log.info("tiny %s step %d loss %.3f", arch.name, step, sum(losses[-50:]) / len(losses[-50:]))
-        if time.perf_counter() - t0 > max_seconds:
-            log.warning("tiny %s: stopped at step %d after %.0f s (time cap)", arch.name, step, max_seconds)
-            break
     model.eval()
     return {"steps": step, "final_loss": sum(losses[-20:]) / len(losses[-20:]), "seconds": time.perf_counter() - t0}
 
@@ -317,7 +313,6 @@ def build_demo_model(
     lr: float = 3e-3,
     seed: int = 0,
     vocab_size: int = 2048,
-    max_seconds: float = 60.0,
     extra_pairs: Sequence[tuple[list[dict[str, str]], str]] = (),
     extra_steps: int = 0,
 ) -> dict:
@@ -350,7 +345,7 @@ def build_demo_model(
     tokenizer = train_tokenizer(arch, list(tokenizer_texts) + template_texts, vocab_size)
     model = build_untrained_model(arch, tokenizer, seed)
     total_steps = steps + (extra_steps if extra else 0)
-    stats = train_answers(model, tokenizer, arch, pairs, total_steps, batch_size, lr, seed, max_seconds,
+    stats = train_answers(model, tokenizer, arch, pairs, total_steps, batch_size, lr, seed,
                           chat_template_kwargs)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
