@@ -23,7 +23,6 @@ build_demo_models(
     lr=snakemake.params.lr,
     seed=snakemake.params.seed,
     vocab_size=snakemake.params.vocab_size,
-    max_seconds=snakemake.params.max_seconds,
     conflict_tasks=snakemake.params.conflict_tasks,
     conflict_steps=snakemake.params.conflict_steps,
     conflict_weights=snakemake.params.conflict_weights,
