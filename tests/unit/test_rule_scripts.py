@@ -56,3 +56,30 @@ def test_script_logs_to_the_rule_log_then_calls_its_stage_function_once(script):
 
 def test_every_rule_function_is_found_by_the_call_command():
     assert set(SCRIPT_RULES) <= set(stage_functions())
+
+
+def declared_params_by_script() -> dict[str, set[str]]:
+    """``{script stem: names under params:}`` read from the rule files (every rule that runs the
+    script; the ingest loop's rules share one script and one params block)."""
+    out: dict[str, set[str]] = {}
+    for smk in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        for block in re.split(r"^\s*rule\b", smk.read_text(), flags=re.M)[1:]:
+            script = re.search(r"script:\s*\n\s*(?:#[^\n]*\n\s*)*\"[^\"]*/scripts/(\w+)\.py\"", block)
+            params = re.search(r"\n(\s+)params:\n((?:\1\s+.*\n|\s*#.*\n)+)", block)
+            if not script:
+                continue
+            names = set(re.findall(r"^\s+(\w+)=", params.group(2), re.M)) if params else set()
+            out.setdefault(script.group(1), set()).update(names)
+    return out
+
+
+def test_every_param_a_script_reads_is_declared_by_its_rule():
+    """A script reading ``snakemake.params.X`` that its rule no longer declares fails only when
+    the job runs; catch it here (a removed setting once broke build_demo_models this way)."""
+    declared = declared_params_by_script()
+    assert set(declared) == {p.stem for p in SCRIPTS}
+    for script in SCRIPTS:
+        used = set(re.findall(r"snakemake\.params\.(\w+)", script.read_text()))
+        used |= set(re.findall(r"snakemake\.params\.get\(\"(\w+)\"", script.read_text()))
+        used -= {"get"}
+        assert used <= declared[script.stem], f"{script.name} reads undeclared params {sorted(used - declared[script.stem])}"
