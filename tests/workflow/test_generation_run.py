@@ -36,7 +36,7 @@ def _evidence(n):
                 rows.append({"dataset": "fever", "claim_id": str(i), "doc_id": "", "source": source, "budget": budget,
                              "visible_unit_ids": [f"P{i}::0"], "visible_text": text,
                              "tokens_by_tokenizer": [("qwen3", 12)], "scored_unit_ids": [f"P{i}::0"],
-                             "unresolved": 0, "fits_budget": True})
+                             "unresolved": 0, "fits_budget": True, "submitted_unit_ids": None})
     return rows
 
 

@@ -23,15 +23,6 @@ SUMMARY_CATEGORY = "1 Summary (start here)"
 # Report TSVs shown whole on the summary page after its curated sections: one line per table,
 # (study switch, title, path). Adding a table to the page is adding a line here.
 SUMMARY_PAGE_EXTRA_TABLES = (
-    ("study1", "Study 1: answer accuracy and macro-F1 per source, paired-claim intervals",
-     "results/accounting/study1/answer_metrics.tsv"),
-    ("study1", "Study 1: unresolved and repeated ids in the verifier's window and in the whole list",
-     "results/study1/unresolved.tsv"),
-    ("study2", "Study 2: format-averaged E0 and the endpoints per budget (Tables 6 and 7)",
-     "results/accounting/study2/endpoints.tsv"),
-    ("study2", "Study 2: lenient-parser sensitivity", "results/accounting/study2/parser_sensitivity.tsv"),
-    ("study2", "Study 2: control generations after de-duplication",
-     "results/accounting/study2/control_generations.tsv"),
     ("study2", "Study 2: observations with an INVALID response", "results/accounting/study2/invalid_rates.tsv"),
 )
 
