@@ -6,7 +6,11 @@ outputs can be checked, e.g. with ``EVIDENCE_LEDGER_DEMO_RUN=<dir> pytest
 tests/workflow/test_demo_run.py``), then sums the per-job ``logs/**/*.benchmark.tsv`` of that
 run by rule and writes ``benchmarks/results/demo_time.json`` and ``demo_time.md``.
 
-Per rule: jobs, wall seconds (``s``) and CPU seconds (``cpu_time``) summed over its jobs.
+Per rule: jobs, wall seconds (``s``) and CPU seconds (``cpu_time``) of Snakemake's
+``benchmark:`` files summed over its jobs, and the job processes' own CPU seconds
+(``process CPU s``: the ``process resources:`` line :mod:`evidence_ledger.rule_log` writes
+last into each job's log - user + system from interpreter start, children included; the
+benchmark's ``cpu_time`` samples the process tree and misses much of a short job).
 The run as a whole: wall seconds of the ``snakemake`` call, the CPU seconds of its whole
 process tree (user + system of every finished child, ``RUSAGE_CHILDREN``: unlike wall time
 this hardly depends on what else the machine runs), and the machine's load average before and
@@ -34,6 +38,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+from evidence_ledger.rule_log import parse_resource_usage  # noqa: E402
 OUT = REPO / "benchmarks" / "results"
 
 
@@ -82,26 +88,43 @@ def read_benchmark(path: Path) -> tuple[float, float]:
     return wall, float(cpu)
 
 
+def job_process_cpu(benchmark: Path) -> float:
+    """CPU seconds the job of ``benchmark`` reported in its log (the sibling ``<job>.log``):
+    the last ``process resources:`` line's ``cpu_s``; 0 when the log or the line is missing
+    (a job that is not a rule script, or a run from before the line existed)."""
+    log = benchmark.with_name(benchmark.name[: -len(".benchmark.tsv")] + ".log")
+    if not log.exists():
+        return 0.0
+    usage = None
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        usage = parse_resource_usage(line) or usage
+    return usage["cpu_s"] if usage else 0.0
+
+
 def per_rule_table(logs: Path, rules: tuple[str, ...] = ()) -> list[dict]:
-    """One row per rule (``rule``, ``jobs``, ``wall_s``, ``cpu_s``) summed over the benchmark
-    files under ``logs`` (``rules``: see :func:`rule_of`), sorted by wall seconds (largest first, then rule name)."""
+    """One row per rule (``rule``, ``jobs``, ``wall_s``, ``cpu_s``, ``process_cpu_s``) summed
+    over the benchmark files under ``logs`` and their jobs' logs (``rules``: see
+    :func:`rule_of`), sorted by wall seconds (largest first, then rule name)."""
     totals: dict[str, list] = {}
     for path in sorted(logs.rglob("*.benchmark.tsv")):
         wall, cpu = read_benchmark(path)
-        row = totals.setdefault(rule_of(path, logs, rules), [0, 0.0, 0.0])
+        row = totals.setdefault(rule_of(path, logs, rules), [0, 0.0, 0.0, 0.0])
         row[0] += 1
         row[1] += wall
         row[2] += cpu
-    rows = [{"rule": r, "jobs": n, "wall_s": round(w, 2), "cpu_s": round(c, 2)} for r, (n, w, c) in totals.items()]
+        row[3] += job_process_cpu(path)
+    rows = [{"rule": r, "jobs": n, "wall_s": round(w, 2), "cpu_s": round(c, 2), "process_cpu_s": round(p, 2)}
+            for r, (n, w, c, p) in totals.items()]
     return sorted(rows, key=lambda r: (-r["wall_s"], r["rule"]))
 
 
 def markdown_table(rows: list[dict]) -> str:
     """The per-rule rows as a Markdown table with a total line."""
-    lines = ["| rule | jobs | wall s | CPU s |", "|---|---|---|---|"]
-    lines += [f"| {r['rule']} | {r['jobs']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} |" for r in rows]
+    lines = ["| rule | jobs | wall s | CPU s | process CPU s |", "|---|---|---|---|---|"]
+    lines += [f"| {r['rule']} | {r['jobs']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r.get('process_cpu_s', 0):.1f} |"
+              for r in rows]
     lines.append(f"| all ({sum(r['jobs'] for r in rows)} jobs) | | {sum(r['wall_s'] for r in rows):.1f} | "
-                 f"{sum(r['cpu_s'] for r in rows):.1f} |")
+                 f"{sum(r['cpu_s'] for r in rows):.1f} | {sum(r.get('process_cpu_s', 0) for r in rows):.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -175,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     result["jobs"] = sum(r["jobs"] for r in rows)
     result["sum_wall_s"] = round(sum(r["wall_s"] for r in rows), 1)
     result["sum_cpu_s"] = round(sum(r["cpu_s"] for r in rows), 1)
+    result["sum_process_cpu_s"] = round(sum(r["process_cpu_s"] for r in rows), 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     header = f"Demo pipeline, checkout {result['checkout']}, work directory {workdir}\n\n"

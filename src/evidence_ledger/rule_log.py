@@ -5,12 +5,18 @@ Out: the root logger writes ``time level logger: message`` lines to that file (t
 first, so a re-run's log holds only that run), Python warnings are captured, and an
 uncaught exception is written with its full traceback before the process exits non-zero.
 Snakemake and SLURM show a failed job's log, so the real error is where users look.
+When the process exits, one last line records what it cost (:func:`resource_usage_line`:
+CPU seconds of the process and its finished children, from interpreter start, and peak
+RSS), the figure ``benchmarks/demo_time.py`` sums per rule (Snakemake's own
+``benchmark:`` CPU column samples the process tree and misses short-lived work).
 
 Every ``scripts/<rule>.py`` calls :func:`log_to_rule_log` once and then one stage function.
 """
 from __future__ import annotations
 
+import atexit
 import logging
+import resource
 import sys
 from pathlib import Path
 
@@ -37,7 +43,37 @@ def log_to_rule_log(path) -> logging.Logger:
     root.setLevel(logging.INFO)
     logging.captureWarnings(True)
     sys.excepthook = _log_uncaught_exception
+    if not getattr(log_to_rule_log, "_usage_registered", False):
+        atexit.register(_log_resource_usage)
+        log_to_rule_log._usage_registered = True
     return root
+
+
+USAGE_PREFIX = "process resources:"
+
+
+def resource_usage_line(self_usage, children_usage) -> str:
+    """``process resources: cpu_s=C user_s=U system_s=S peak_rss_mib=M`` of two
+    ``resource.getrusage`` results (the process and its finished children; ``ru_maxrss`` is
+    in KiB on Linux, the larger of the two is the peak)."""
+    user = self_usage.ru_utime + children_usage.ru_utime
+    system = self_usage.ru_stime + children_usage.ru_stime
+    peak = max(self_usage.ru_maxrss, children_usage.ru_maxrss) / 1024
+    return f"{USAGE_PREFIX} cpu_s={user + system:.2f} user_s={user:.2f} system_s={system:.2f} peak_rss_mib={peak:.1f}"
+
+
+def parse_resource_usage(line: str) -> dict[str, float] | None:
+    """The numbers of a :func:`resource_usage_line` found in ``line`` (None if it holds none)."""
+    at = line.find(USAGE_PREFIX)
+    if at < 0:
+        return None
+    fields = dict(part.split("=", 1) for part in line[at + len(USAGE_PREFIX):].split())
+    return {key: float(value) for key, value in fields.items()}
+
+
+def _log_resource_usage() -> None:
+    logging.getLogger("evidence_ledger").info(
+        resource_usage_line(resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
 def _log_uncaught_exception(exc_type, exc, tb):

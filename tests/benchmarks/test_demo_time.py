@@ -17,17 +17,24 @@ def write(logs: Path, rel: str, wall: float, cpu: str) -> None:
 
 
 def test_per_rule_table_sums_jobs_of_both_log_layouts(tmp_path):
-    """generate: 2 jobs, 10.5 + 20.0 = 30.5 s wall, 8 + 12 = 20 CPU s; provenance (a rule
-    without wildcards): 1 job; an empty cpu_time counts as 0."""
+    """generate: 2 jobs, 10.5 + 20.0 = 30.5 s wall, 8 + 12 = 20 CPU s, 9.5 + 14.25 process CPU
+    s from the jobs' logs (the last resource line of a log counts); provenance (a rule without
+    wildcards): 1 job; an empty cpu_time and a log without the line count as 0."""
     logs = tmp_path / "logs"
     write(logs, "generation/generate/qwen3_fever_0.benchmark.tsv", 10.5, "8")
     write(logs, "generation/generate/qwen3_fever_1.benchmark.tsv", 20.0, "12")
     write(logs, "report/provenance.benchmark.tsv", 0.5, "")
+    (logs / "generation/generate/qwen3_fever_0.log").write_text(
+        "x INFO evidence_ledger: process resources: cpu_s=1.00 user_s=1.00 system_s=0.00 peak_rss_mib=1.0\n"
+        "x INFO evidence_ledger: process resources: cpu_s=9.50 user_s=9.00 system_s=0.50 peak_rss_mib=300.0\n")
+    (logs / "generation/generate/qwen3_fever_1.log").write_text(
+        "x INFO evidence_ledger: process resources: cpu_s=14.25 user_s=14.00 system_s=0.25 peak_rss_mib=310.0\n")
+    (logs / "report/provenance.log").write_text("x INFO provenance: done\n")
     rows = demo_time.per_rule_table(logs)
-    assert rows == [{"rule": "generate", "jobs": 2, "wall_s": 30.5, "cpu_s": 20.0},
-                    {"rule": "provenance", "jobs": 1, "wall_s": 0.5, "cpu_s": 0.0}]
+    assert rows == [{"rule": "generate", "jobs": 2, "wall_s": 30.5, "cpu_s": 20.0, "process_cpu_s": 23.75},
+                    {"rule": "provenance", "jobs": 1, "wall_s": 0.5, "cpu_s": 0.0, "process_cpu_s": 0.0}]
     table = demo_time.markdown_table(rows)
-    assert "| generate | 2 | 30.5 | 20.0 |" in table and "| all (3 jobs) | | 31.0 | 20.0 |" in table
+    assert "| generate | 2 | 30.5 | 20.0 | 23.8 |" in table and "| all (3 jobs) | | 31.0 | 20.0 | 23.8 |" in table
 
 
 def test_flat_logs_of_older_runs_map_to_rule_names(tmp_path):

@@ -39,3 +39,27 @@ def test_python_warnings_are_captured_in_the_log(tmp_path):
               f"log_to_rule_log({str(log)!r}); warnings.warn('zero denominator')")
     subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
     assert "UserWarning: zero denominator" in log.read_text()
+
+
+def test_the_last_log_line_records_the_process_cpu_seconds_and_peak_rss(tmp_path):
+    log = tmp_path / "rule.log"
+    script = (f"from evidence_ledger.rule_log import log_to_rule_log; log_to_rule_log({str(log)!r})\n"
+              "x = sum(i * i for i in range(3_000_000))\n"
+              "buf = bytearray(200 * 1024 * 1024)\n")
+    subprocess.run([sys.executable, "-c", script], check=True)
+    from evidence_ledger.rule_log import parse_resource_usage
+    usage = parse_resource_usage(log.read_text().splitlines()[-1])
+    assert usage is not None and usage["cpu_s"] > 0.05
+    assert abs(usage["cpu_s"] - usage["user_s"] - usage["system_s"]) < 0.02
+    assert usage["peak_rss_mib"] >= 200
+
+
+def test_resource_usage_line_sums_process_and_children_and_takes_the_larger_peak():
+    from types import SimpleNamespace
+    from evidence_ledger.rule_log import parse_resource_usage, resource_usage_line
+    line = resource_usage_line(SimpleNamespace(ru_utime=1.5, ru_stime=0.25, ru_maxrss=2048),
+                               SimpleNamespace(ru_utime=3.0, ru_stime=0.5, ru_maxrss=4096))
+    assert line == "process resources: cpu_s=5.25 user_s=4.50 system_s=0.75 peak_rss_mib=4.0"
+    assert parse_resource_usage("2026-12-01 INFO evidence_ledger: " + line) == {
+        "cpu_s": 5.25, "user_s": 4.5, "system_s": 0.75, "peak_rss_mib": 4.0}
+    assert parse_resource_usage("INFO stage: done") is None
