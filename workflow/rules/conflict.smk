@@ -58,7 +58,7 @@ rule wikicontradict_generate:
         backend_options=lambda wc: generation_backend_options(wc.wc_model),
         batch_size=lambda wc: conflict_batch_size(wc.wc_model),
         cache_dir=lambda wc: generation_cache_dir(wc.wc_model),
-    threads: 2
+    threads: 1
     resources:
         mem_mb=16000,
         runtime=240,
@@ -90,7 +90,7 @@ rule wikicontradict_judge:
         cache_dir=generation_cache_dir(WC["judge"]["model"]),
         max_new_tokens=WC["judge"]["max_new_tokens"],
         seed=WC["seed"],
-    threads: 2
+    threads: 1
     resources:
         mem_mb=16000,
         runtime=240,
@@ -122,7 +122,7 @@ rule wikicontradict_judge_human:
         cache_dir=generation_cache_dir(WC["judge"]["model"]),
         max_new_tokens=WC["judge"]["max_new_tokens"],
         seed=WC["seed"],
-    threads: 2
+    threads: 1
     resources:
         mem_mb=16000,
         runtime=120,
@@ -217,7 +217,7 @@ rule diffgr_generate:
         backend_options=lambda wc: generation_backend_options(wc.dg_model),
         batch_size=lambda wc: conflict_batch_size(wc.dg_model),
         cache_dir=lambda wc: generation_cache_dir(wc.dg_model),
-    threads: 2
+    threads: 1
     resources:
         mem_mb=16000,
         runtime=120,

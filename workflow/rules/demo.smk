@@ -40,6 +40,7 @@ rule build_demo_models:
     wildcard_constraints:
         model=DEMO_MODEL_RE,
     threads: 1
+    priority: 70
     resources:
         mem_mb=2000,
         runtime=10,
@@ -65,6 +66,7 @@ rule build_demo_reranker:
         pool_kinds=config["retrieval"]["pool_kinds"],
         train=demo_reranker_train_settings(),
     threads: 1
+    priority: 90
     resources:
         mem_mb=4000,
         runtime=30,

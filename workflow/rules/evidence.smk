@@ -32,6 +32,7 @@ rule assemble_evidence:
         controls=list(config["evidence"]["controls"]),
         swap_seed=config["evidence"]["swap_seed"],
     threads: 1
+    priority: 60
     resources:
         mem_mb=8000,
         runtime=120,
@@ -54,6 +55,7 @@ rule export_provider_submissions:
     params:
         max_ids=config["evidence"].get("export_max_ids"),
     threads: 1
+    priority: 85
     resources:
         mem_mb=2000,
         runtime=10,
@@ -84,6 +86,7 @@ rule import_evidence_source:
         prefix_cell=lambda wc: scored_prefix_cell(wc.dataset),
         cell_like_kinds=list(config["evidence"]["cell_like_kinds"]),
     threads: 1
+    priority: 85
     resources:
         mem_mb=8000,
         runtime=60,

@@ -41,6 +41,7 @@ rule plan_requests:
     wildcard_constraints:
         model=GEN_MODEL_RE,
     threads: 1
+    priority: 30
     resources:
         mem_mb=4000,
         runtime=30,
@@ -69,6 +70,7 @@ rule generate:
         model=GEN_MODEL_RE,
         shard=r"\d+",
     threads: 1
+    priority: 30
     resources:
         mem_mb=16000,
         runtime=240,

@@ -29,6 +29,7 @@ for _bench in benchmarks():
             on_unresolved=ingest_on_unresolved(_bench.name),
             data_root=data_path("."),
         threads: 1
+        priority: 85
         resources:
             mem_mb=rule_resources.ingest_resource(_bench.ingest_resources, "mem_mb"),
             runtime=rule_resources.ingest_resource(_bench.ingest_resources, "runtime"),

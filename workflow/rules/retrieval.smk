@@ -21,6 +21,7 @@ rule index_corpus:
         k1=config["retrieval"]["corpus_bm25"]["k1"],
         b=config["retrieval"]["corpus_bm25"]["b"],
     threads: 1
+    priority: 85
     resources:
         mem_mb=rule_resources.resource("index_corpus", "mem_mb"),
         runtime=rule_resources.resource("index_corpus", "runtime"),
@@ -45,6 +46,7 @@ rule retrieve:
     params:
         k=lambda wc: retrieval_k(wc.dataset),
     threads: 1
+    priority: 85
     resources:
         mem_mb=rule_resources.resource("retrieve", "mem_mb"),
         runtime=rule_resources.resource("retrieve", "runtime"),
@@ -69,6 +71,7 @@ rule build_pools:
         max_units=config["retrieval"]["max_pool_units"],
         pool_kinds=config["retrieval"]["pool_kinds"],
     threads: 1
+    priority: 85
     resources:
         mem_mb=rule_resources.resource("build_pools", "mem_mb"),
         runtime=rule_resources.resource("build_pools", "runtime"),
@@ -95,6 +98,7 @@ rule order_bm25:
         b=config["retrieval"]["pool_bm25"]["b"],
         epsilon=config["retrieval"]["pool_bm25"]["epsilon"],
     threads: 1
+    priority: 85
     resources:
         mem_mb=4000,
         runtime=60,
@@ -120,6 +124,7 @@ rule order_bge:
         reranker=reranker_spec(),
         claims_per_call=config["retrieval"]["reranker"]["claims_per_call"],
     threads: 1
+    priority: 80
     resources:
         mem_mb=16000,
         runtime=240,

@@ -27,6 +27,7 @@ rule build_families:
         top_k=config["families"]["top_k"],
         threshold=config["families"]["near_duplicate_threshold"],
     threads: 1
+    priority: 85
     resources:
         mem_mb=4000,
         runtime=60,
@@ -56,6 +57,7 @@ rule sample_claims:
         salt=lambda wc: config["sampling"][wc.dataset].get("salt", ""),
         n=lambda wc: config["sampling"][wc.dataset].get("n"),
     threads: 1
+    priority: 85
     resources:
         mem_mb=2000,
         runtime=10,

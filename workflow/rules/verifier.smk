@@ -29,6 +29,7 @@ rule serialise_verifier_inputs:
     wildcard_constraints:
         split="train|dev",
     threads: 1
+    priority: 50
     resources:
         mem_mb=8000,
         runtime=60,
@@ -64,6 +65,7 @@ rule train_verifier:
     wildcard_constraints:
         k=r"[1-9][0-9]*",
     threads: 1
+    priority: 40
     resources:
         mem_mb=16000,
         runtime=240,
@@ -89,6 +91,7 @@ rule predict_verifier:
         batch_size=VERIFIER_CFG["predict_batch_size"],
         precision=VERIFIER_CFG["precision"],
     threads: 1
+    priority: 30
     resources:
         mem_mb=8000,
         runtime=120,
