@@ -72,8 +72,10 @@ def test_demo_feverous_sample_excludes_reserved_families(demo_run):
     assert int(summary["excluded_by_reserved_families"]) > 4
 
 
-def test_demo_scifact_sample_is_all_dev_claims_and_citation_links_exist(demo_run):
-    assert read_table(demo_run / "results/sampling/scifact/sample.parquet", CLAIMS).num_rows == 40
+def test_demo_scifact_sample_is_24_of_the_40_dev_claims_and_citation_links_exist(demo_run):
+    sample = read_table(demo_run / "results/sampling/scifact/sample.parquet", CLAIMS).column("claim_id").to_pylist()
+    dev = read_table(demo_run / "results/ingest/scifact/claims_dev.parquet", CLAIMS).column("claim_id").to_pylist()
+    assert len(sample) == 24 and len(set(sample)) == 24 and set(sample) <= set(dev) and len(dev) == 40
     links = read_table(demo_run / "results/families/scifact/family_links.parquet", FAMILY_LINKS)
     assert "citation" in set(links.column("reason").to_pylist())
 
