@@ -14,8 +14,8 @@ real models: Qwen3 renders ``<|im_start|>role\\n...<|im_end|>`` and, with
 assistant header; Llama 3.1 renders ``<|begin_of_text|>``, a system header with the
 knowledge-cutoff lines, ``<|start_header_id|>role<|end_header_id|>\\n\\n...<|eot_id|>``.
 
-So that demo numbers are not degenerate, each model is trained briefly (about a thousand
-AdamW steps on length-bucketed batches, about a minute of CPU) to answer the project's own prompts (both formats, every
+So that demo numbers are not degenerate, each model is trained briefly (several hundred
+AdamW steps on length-bucketed batches, under a minute of CPU) to answer the project's own prompts (both formats, every
 configured code mapping) with the correct answer string followed by the end-of-turn token.
 The loss covers only the answer tokens. The result is a weak verifier whose outputs are
 mostly valid answers, depend on the evidence text, and vary across sampled seeds.
