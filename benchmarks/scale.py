@@ -49,6 +49,20 @@ def tree_mb(path) -> float:
     return path.stat().st_size / 1e6 if path.exists() else 0.0
 
 
+def cached_release(writer, corpus: str, pages: int, claims: int, seed: int, cache) -> dict:
+    """The release dict of ``writer(dir, pages, n_claims=claims, seed=seed)``, generated into
+    ``cache/<corpus>-<pages>-c<claims>-s<seed>/`` once and reused afterwards (generation is
+    deterministic; ``release.json``, written last, marks a finished one)."""
+    where = Path(cache) / f"{corpus}-{pages}-c{claims}-s{seed}"
+    done = where / "release.json"
+    if done.exists():
+        return json.loads(done.read_text())
+    shutil.rmtree(where, ignore_errors=True)
+    release = writer(where / "release", pages, n_claims=claims, seed=seed)
+    done.write_text(json.dumps(release) + "\n")
+    return release
+
+
 def step_calls(corpus: str, release: dict, work: Path) -> dict:
     """Per step: (stage function path, keyword arguments, input paths) for one generated release."""
     out = work / "tables"
@@ -58,7 +72,7 @@ def step_calls(corpus: str, release: dict, work: Path) -> dict:
         "ingest": ("evidence_ledger.datasets.stage:ingest_claim_benchmark",
                    {"benchmark": corpus, "claim_files": [release["claims"]], "corpus": release["wiki"],
                     "claim_tables": [str(claims)], "units": str(units), "documents": str(documents),
-                    "splits": ["dev"], "on_unresolved": "error", "data_root": str(work / "release")},
+                    "splits": ["dev"], "on_unresolved": "error", "data_root": str(Path(release["claims"]).parent)},
                    [release["wiki"], release["claims"]]),
         "index": ("evidence_ledger.retrieval.stage:index_corpus",
                   {"documents": str(documents), "index": str(index), "method": "lucene", "k1": 1.5, "b": 0.75},
@@ -177,6 +191,8 @@ def main() -> None:
     ap.add_argument("--work", default="/tmp/evidence_ledger_scale")
     ap.add_argument("--out", default=str(HERE / "results" / "scale.json"))
     ap.add_argument("--keep", action="store_true", help="keep each size's generated release and tables")
+    ap.add_argument("--release-cache", default=None,
+                    help="generate each release once into this directory and reuse it (kept)")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import synthetic_wiki
@@ -192,7 +208,10 @@ def main() -> None:
             work = Path(args.work) / f"{corpus}-{pages}"
             shutil.rmtree(work, ignore_errors=True)
             t0 = time.monotonic()
-            release = writers[corpus](work / "release", pages, n_claims=args.claims, seed=args.seed)
+            if args.release_cache:
+                release = cached_release(writers[corpus], corpus, pages, args.claims, args.seed, args.release_cache)
+            else:
+                release = writers[corpus](work / "release", pages, n_claims=args.claims, seed=args.seed)
             run = {"pages": pages, "units": release["units"], "claims": args.claims,
                    "generate_s": round(time.monotonic() - t0, 1), "steps": {}}
             runs = [r for r in results["runs"].get(corpus, []) if r["pages"] != pages]

@@ -13,7 +13,8 @@ Tokenisation: :func:`evidence_ledger.retrieval.text.bm25_tokens` (case-folded ``
 English stop words removed, no stemming) of ``title + "\\n" + text``.
 Document order in the index is the sorted ``doc_id`` order, so ties in score are broken
 by ``doc_id``. The index is built by :mod:`.lean_index` from documents read in batches (flat
-integer arrays, no per-document lists): the same files ``bm25s.BM25.index`` writes. A document scoring 0 (no query term in common) is never retrieved, so a
+integer arrays spilled to disk, then the score matrix filled from the spill; no per-document
+lists): the same files ``bm25s.BM25.index`` + ``save`` write. A document scoring 0 (no query term in common) is never retrieved, so a
 claim can retrieve fewer than k documents (e.g. a claim whose words all are stop words).
 """
 from __future__ import annotations
@@ -77,20 +78,19 @@ class CorpusIndex:
 
 
 def _save_index(batches, out_dir, k1: float, b: float, method: str) -> dict:
-    """Build the index of ``batches`` (ascending doc id) with :mod:`.lean_index`, save it to
-    ``out_dir`` (bm25s files, ``doc_ids.json``, ``meta.json``); return the meta dict."""
+    """Build the index of ``batches`` (ascending doc id) with :mod:`.lean_index`, which writes
+    bm25s' files to ``out_dir``, plus ``doc_ids.json`` and ``meta.json``; return the meta dict."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with (out_dir / DOC_IDS_FILE).open("w", encoding="utf-8") as handle:
-        retriever, _ = build_bm25_index(batches, handle, k1=k1, b=b, method=method)
-    retriever.save(str(out_dir), show_progress=False)
+        n_docs, n_vocab, _nnz = build_bm25_index(batches, handle, out_dir, k1=k1, b=b, method=method)
     meta = {
         "engine": f"bm25s {bm25s.__version__}",
         "method": method, "k1": k1, "b": b,
         "tokenisation": TOKENISATION,
         "text": "title + '\\n' + text",
         # as bm25s counts it (and as this meta always did): the terms plus bm25s' empty token ""
-        "n_docs": int(retriever.scores["num_docs"]), "vocab_size": len(retriever.vocab_dict),
+        "n_docs": n_docs, "vocab_size": n_vocab + 1,
     }
     (out_dir / META_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return meta

@@ -1,7 +1,8 @@
-"""The lean page index (retrieval.lean_index, read from the DOCUMENTS table in batches) is
-byte for byte the index bm25s builds from per-document token-id lists (the reference below,
-the pipeline's builder before the lean one): same score matrix, vocabulary, parameters and
-doc ids, on the demo corpora and on a synthetic corpus, for every bm25s method."""
+"""The lean page index (retrieval.lean_index: read from the DOCUMENTS table in batches, pairs
+spilled to disk in pass 1, score matrix filled from the spill in pass 2) is byte for byte the
+index bm25s builds from per-document token-id lists (the reference below, the pipeline's
+builder before the lean one): same score matrix, vocabulary, parameters and doc ids, on the
+demo corpora and on a synthetic corpus, for every bm25s method; its spill files never outlive it."""
 import filecmp
 import json
 
@@ -9,12 +10,14 @@ import bm25s
 import numpy as np
 import pyarrow as pa
 import pytest
+from bm25s.utils import json_functions
 
 from evidence_ledger.datasets.fever import read_fever_claims, read_fever_wiki
 from evidence_ledger.datasets.feverous import read_feverous_wiki
 from evidence_ledger.datasets.scifact import read_scifact_corpus
 from evidence_ledger.retrieval.corpus import (build_corpus_index_from_table, load_corpus_index, read_vocab_subset,
                                               retrieve_top_k)
+from evidence_ledger.retrieval.lean_index import SPILL_PREFIX, build_bm25_index, write_vocab_json
 from evidence_ledger.retrieval.text import TOKENISATION, bm25_tokens
 from evidence_ledger.tables import write_table
 from evidence_ledger.tables.ingest import DOCUMENTS
@@ -108,3 +111,40 @@ def test_index_loaded_with_the_claims_terms_only_retrieves_the_same(tmp_path):
     assert 0 < len(lean.retriever.vocab_dict) < len(full.retriever.vocab_dict)
     assert [retrieve_top_k(lean, c, 5) for c in claims] == [retrieve_top_k(full, c, 5) for c in claims]
     assert read_vocab_subset(tmp_path / "lean" / "vocab.index.json", {""}) == {"": len(full.retriever.vocab_dict) - 1}
+
+
+def test_spill_directory_is_removed_after_success_and_after_an_error(tmp_path):
+    """Pass 1 spills its pairs under ``<index>/.lean_index-*``; nothing of it is left once the
+    index is saved, nor when indexing fails part way (a repeated doc id in the second batch)."""
+    documents = synthetic_documents(n_docs=200)
+    path = tmp_path / "documents.parquet"
+    write_table(documents, path, DOCUMENTS)
+    build_corpus_index_from_table(path, tmp_path / "ok", batch_rows=64)
+    assert sorted(p.name for p in (tmp_path / "ok").iterdir()) == [
+        "data.csc.index.npy", "doc_ids.json", "indices.csc.index.npy", "indptr.csc.index.npy", "meta.json",
+        "params.index.json", "vocab.index.json"]
+    out = tmp_path / "bad"
+    out.mkdir()
+    seen = []
+
+    def batches():
+        yield ["a", "b"], ["", ""], ["alpha beta", "gamma"]
+        seen.extend(p.name for p in out.glob(SPILL_PREFIX + "*/*"))  # the first batch is spilled by now
+        yield ["b"], [""], ["delta"]
+
+    with open(out / "doc_ids.json", "w", encoding="utf-8") as handle, \
+            pytest.raises(ValueError, match="duplicate doc_id 'b'"):
+        build_bm25_index(batches(), handle, out, k1=1.5, b=0.75, method="lucene")
+    assert seen == ["pairs.npy"]
+    assert not list(out.glob(SPILL_PREFIX + "*"))
+
+
+def test_vocab_written_in_chunks_is_bm25s_json(tmp_path):
+    """``write_vocab_json`` writes, a few entries at a time, exactly the text bm25s' ``save``
+    writes for the whole dict (``json_functions.dumps(vocab, ensure_ascii=False)``), escapes and
+    non-ASCII terms included, whatever the chunk size."""
+    vocab = {"alpha": 0, 'quo"te': 1, "back\\slash": 2, "über": 3, "日本": 4, "tab\there": 5, "": 6}
+    expected = json_functions.dumps(vocab, ensure_ascii=False)
+    for chunk in (1, 2, 3, 100):
+        write_vocab_json(vocab, tmp_path / f"v{chunk}.json", chunk=chunk)
+        assert (tmp_path / f"v{chunk}.json").read_text(encoding="utf-8") == expected
