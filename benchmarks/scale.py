@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -88,8 +89,12 @@ def step_calls(corpus: str, release: dict, work: Path) -> dict:
     }
 
 
+PASS_PEAKS = re.compile(r"(pass [12]): .*peak RSS(?: so far)? (\d+) MiB")
+
+
 def run_step(function: str, kwargs: dict) -> dict:
-    """Run one stage function in a child process; its CPU seconds, wall seconds, peak RSS (MiB)."""
+    """Run one stage function in a child process; its CPU seconds, wall seconds, peak RSS (MiB),
+    and the peak RSS its log reports at the end of the index's passes (``pass_peak_rss_mib``)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]))
     start = time.monotonic()
     proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "step", function, json.dumps(kwargs)],
@@ -100,14 +105,29 @@ def run_step(function: str, kwargs: dict) -> dict:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"{function} failed ({proc.returncode}):\n{stderr.decode(errors='replace')[-3000:]}")
-    return {"cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "wall_s": round(wall, 2),
-            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1)}
+    out = {"cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "wall_s": round(wall, 2),
+           "peak_rss_mib": round(usage.ru_maxrss / 1024, 1)}
+    passes = {m.group(1).replace(" ", ""): float(m.group(2)) for m in PASS_PEAKS.finditer(stderr.decode(errors="replace"))}
+    if passes:
+        out["pass_peak_rss_mib"] = passes
+    return out
+
+
+def index_size(index_dir) -> dict:
+    """Vocabulary size (bm25s' count, as in ``meta.json``) and non-zeros of a saved index."""
+    import numpy as np
+
+    meta = json.loads((Path(index_dir) / "meta.json").read_text())
+    indptr = np.load(Path(index_dir) / "indptr.csc.index.npy", mmap_mode="r")
+    return {"vocab_size": meta["vocab_size"], "index_nnz": int(indptr[-1])}
 
 
 def child(function: str, kwargs_json: str) -> None:
     """The ``step`` subcommand: import and call ``module:function(**kwargs)``."""
     import importlib
+    import logging
 
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
     module, _, name = function.partition(":")
     getattr(importlib.import_module(module), name)(**json.loads(kwargs_json))
 
@@ -220,6 +240,8 @@ def main() -> None:
                 measured = run_step(function, kwargs)
                 measured["input_mb"] = round(sum(tree_mb(p) for p in inputs), 2)
                 run["steps"][step] = measured
+                if step == "index":
+                    run.update(index_size(work / "tables" / "index"))
                 print(f"{corpus} {pages} pages {step}: {measured}", flush=True)
                 save(results, out)
             run["output_mb"] = {p.name: round(tree_mb(p), 2) for p in (work / "tables").iterdir()}

@@ -11,25 +11,28 @@ Out: in that directory, the files ``bm25s.BM25.save`` writes for the retriever
 How, in memory that is the larger of two phases rather than their sum:
 
 1. Pass 1 tokenises each batch (:func:`evidence_ledger.retrieval.text.bm25_tokens` of
-   ``title + "\\n" + text``, vocabulary ids in order of first occurrence) into one flat int32
-   array, reduces it to (token, term frequency) pairs per document with ``numpy.unique`` and
-   appends those pairs and the document lengths to a spill file (a temporary directory inside
-   the output directory, removed afterwards, also on error). Only the vocabulary dict, the
-   document frequencies and the total length stay in memory. When the pass ends the
-   vocabulary is written as ``vocab.index.json`` (bm25s' own JSON, in chunks) and freed.
+   ``title + "\\n" + text``, vocabulary ids in order of first occurrence, looked up in a
+   pandas hash table of the terms: :class:`Vocabulary`) into one flat int32 array, reduces it
+   to (token, term frequency) pairs per document with ``numpy.unique`` and appends those pairs
+   and the document lengths to a spill file (a temporary directory inside the output
+   directory, removed afterwards, also on error). Only the vocabulary, the document
+   frequencies and the total length stay in memory. When the pass ends the vocabulary is
+   written as ``vocab.index.json`` (bm25s' own JSON, in chunks) and freed.
 2. Pass 2 allocates the CSC arrays (8 bytes a non-zero) and reads the spilled batches back
    one at a time: bm25s' own idf / tf-component functions score each batch's pairs (the same
    float64 -> float32 arithmetic) and scatter them column by column, rows ascending within a
    column - the order bm25s' CSC builder sorts into. The arrays and parameters are then saved
    as ``bm25s.BM25.save`` saves them.
 
-Peak memory: max(vocabulary dict ~130 bytes a term, ~8 bytes a non-zero + ~40 bytes a term),
-plus one batch.
+Peak memory: max(pass 1: the vocabulary, ~100 bytes a term; pass 2: ~8 bytes a non-zero +
+~30 bytes a term), plus one batch and the interpreter.
 """
 from __future__ import annotations
 
 import itertools
 import json
+import logging
+import resource
 import shutil
 import tempfile
 from array import array
@@ -40,8 +43,11 @@ import bm25s
 import numpy as np
 from bm25s.scoring import _build_nonoccurrence_array, _select_idf_scorer, _select_tfc_scorer
 from bm25s.utils import json_functions
+from pandas._libs import hashtable
 
 from .text import bm25_tokens
+
+log = logging.getLogger(__name__)
 
 NONOCCURRENCE_METHODS = ("bm25l", "bm25+")
 # bm25s.BM25.save's file names
@@ -49,6 +55,7 @@ DATA_FILE, INDICES_FILE, INDPTR_FILE = "data.csc.index.npy", "indices.csc.index.
 VOCAB_FILE, PARAMS_FILE, NONOCCURRENCE_FILE = "vocab.index.json", "params.index.json", "nonoccurrence_array.index.npy"
 SPILL_PREFIX = ".lean_index-"
 VOCAB_CHUNK = 100_000  # vocabulary entries per JSON piece written
+TOKENS_PER_LOOKUP = 1 << 18  # tokens looked up in the vocabulary at a time
 
 
 class _Pairs:
@@ -83,26 +90,55 @@ class _Pairs:
         return cls(tokens, tfs, nnz, lengths.astype(np.int64))
 
 
+class Vocabulary:
+    """Term ids in order of first occurrence, kept in a pandas hash table of the term strings
+    (``pandas._libs.hashtable.PyObjectHashTable``, the table ``pandas.factorize`` uses:
+    ~95 bytes a short term against ~140 for a ``dict``) plus, per call of :meth:`ids`, an
+    object array of the terms it added (in id order; they also keep the table's keys alive)."""
+
+    def __init__(self):
+        self.table = hashtable.PyObjectHashTable()
+        self.added: list[np.ndarray] = []
+        self.size = 0
+
+    def ids(self, tokens: list[str]) -> np.ndarray:
+        """The id (int32) of each of ``tokens``; unseen terms get the next ids, in order."""
+        new = hashtable.ObjectVector()
+        labels = self.table.get_labels(np.array(tokens, dtype=object), new, self.size, -1)
+        added = new.to_array()
+        if added.size:
+            self.added.append(added)
+            self.size += added.size
+        return labels.astype(np.int32)
+
+    def items(self) -> Iterator[tuple[str, int]]:
+        """(term, id) in id order."""
+        first = 0
+        for added in self.added:
+            yield from zip(added.tolist(), range(first, first + added.size))
+            first += added.size
+
+
 class Pass1:
     """What pass 1 keeps in memory: vocabulary, document frequencies, counts.
 
-    ``vocab`` maps each term to its id (order of first occurrence); ``df[:len(vocab)]`` are the
-    document frequencies (int64); ``n_docs`` / ``n_batches`` / ``total_length`` count what was
+    ``vocab``: the :class:`Vocabulary`; ``df[:vocab.size]``: the document frequencies (int32,
+    at most the document count); ``n_docs`` / ``n_batches`` / ``total_length`` count what was
     spilled."""
 
     def __init__(self):
-        self.vocab: dict[str, int] = {}
-        self.df = np.zeros(1024, dtype=np.int64)
+        self.vocab = Vocabulary()
+        self.df = np.zeros(1024, dtype=np.int32)
         self.n_docs = self.n_batches = self.total_length = 0
 
     def add_document_frequencies(self, tokens: np.ndarray) -> None:
         """Count one batch's pairs (each (document, token) once) into ``df``, growing it to the vocabulary."""
-        if self.df.size < len(self.vocab):
-            grown = np.zeros(max(len(self.vocab), 2 * self.df.size), dtype=np.int64)
+        if self.df.size < self.vocab.size:
+            grown = np.zeros(max(self.vocab.size, 2 * self.df.size), dtype=np.int32)
             grown[:self.df.size] = self.df
             self.df = grown
         uniq, counts = np.unique(tokens, return_counts=True)
-        self.df[uniq] += counts
+        self.df[uniq] += counts.astype(np.int32)
 
 
 def _write_doc_ids_json(handle, ids: Sequence[str], first: bool) -> None:
@@ -121,33 +157,37 @@ def tokenise_batches(batches: Iterable[tuple[Sequence, Sequence, Sequence]], doc
     collection raises ``ValueError``.
     """
     state = Pass1()
-    vocab, last = state.vocab, None
+    last = None
     doc_ids_handle.write("[")
     for doc_ids, titles, texts in batches:
-        flat, lengths = array("i"), array("q")
+        flat, lengths, pending = [], array("q"), []
         for doc_id, title, text in zip(doc_ids, titles, texts):
             if last is not None and doc_id <= last:
                 if doc_id == last:
                     raise ValueError(f"duplicate doc_id {doc_id!r} in the documents table")
                 raise ValueError(f"documents are not in doc_id order at {doc_id!r}")
             last = doc_id
-            ids = [vocab.setdefault(t, len(vocab)) for t in bm25_tokens(f"{title}\n{text}")]
-            flat.extend(ids)
-            lengths.append(len(ids))
+            tokens = bm25_tokens(f"{title}\n{text}")
+            pending += tokens
+            lengths.append(len(tokens))
+            if len(pending) >= TOKENS_PER_LOOKUP:
+                flat.append(state.vocab.ids(pending))
+                pending = []
+        flat.append(state.vocab.ids(pending))
         _write_doc_ids_json(doc_ids_handle, doc_ids, first=state.n_docs == 0)
         if not len(lengths):
             continue
-        pairs = _Pairs.of_batch(np.frombuffer(flat, np.int32) if len(flat) else np.zeros(0, np.int32),
-                                np.frombuffer(lengths, np.int64))
+        flat = np.concatenate(flat)
+        pairs = _Pairs.of_batch(flat, np.frombuffer(lengths, np.int64))
         pairs.write(spill)
         state.add_document_frequencies(pairs.tokens)
         state.n_docs += len(lengths)
         state.n_batches += 1
-        state.total_length += len(flat)
+        state.total_length += flat.size
     doc_ids_handle.write("]\n")
     if not state.n_docs:
         raise ValueError("cannot index an empty document collection")
-    state.df = state.df[:len(vocab)].copy()
+    state.df = state.df[:state.vocab.size].copy()
     return state
 
 
@@ -158,12 +198,12 @@ def json_item_separator() -> str:
     return text[text.index("0") + 1:text.index('"b"')]
 
 
-def write_vocab_json(vocab: dict, path, chunk: int = VOCAB_CHUNK) -> None:
-    """Write ``vocab`` to ``path`` byte for byte as ``bm25s.BM25.save`` does
-    (``json_functions.dumps(vocab, ensure_ascii=False)``), ``chunk`` entries at a time, so no
-    string of the whole vocabulary is built."""
+def write_vocab_json(items: Iterable[tuple[str, int]], path, chunk: int = VOCAB_CHUNK) -> None:
+    """Write the (term, id) ``items`` (a dict's ``items()``) to ``path`` byte for byte as
+    ``bm25s.BM25.save`` writes that dict (``json_functions.dumps(vocab, ensure_ascii=False)``),
+    ``chunk`` entries at a time, so no dict or string of the whole vocabulary is built."""
     sep = json_item_separator()
-    items = iter(vocab.items())
+    items = iter(items)
     with open(path, "wt", encoding="utf-8") as f:
         f.write("{")
         first = True
@@ -212,7 +252,7 @@ def score_matrix(retriever: bm25s.BM25, spill: BinaryIO, state: Pass1) -> dict:
     idf = idf_array(df, n_docs, _select_idf_scorer(retriever.idf_method), retriever.dtype)
     tfc_fn = _select_tfc_scorer(retriever.method)
     indptr = np.zeros(df.size + 1, dtype=np.int64)
-    np.cumsum(df, out=indptr[1:])
+    np.cumsum(df, dtype=np.int64, out=indptr[1:])
     nnz = int(indptr[-1])
     data = np.empty(nnz, dtype=retriever.dtype)
     indices = np.empty(nnz, dtype=retriever.int_dtype)
@@ -267,9 +307,11 @@ def build_bm25_index(batches: Iterator[tuple[Sequence, Sequence, Sequence]], doc
     try:
         with open(spill_dir / "pairs.npy", "w+b") as spill:
             state = tokenise_batches(batches, doc_ids_handle, spill)
-            n_vocab = len(state.vocab)
-            state.vocab[""] = n_vocab  # bm25s.BM25.index(create_empty_token=True): max id + 1
-            write_vocab_json(state.vocab, out_dir / VOCAB_FILE)
+            n_vocab = state.vocab.size
+            log.info("pass 1: %d documents, %d terms, spill %.0f MB; peak RSS so far %.0f MiB", state.n_docs,
+                     n_vocab, spill.tell() / 1e6, peak_rss_mib())
+            # bm25s.BM25.index(create_empty_token=True) adds "" as max id + 1
+            write_vocab_json(itertools.chain(state.vocab.items(), [("", n_vocab)]), out_dir / VOCAB_FILE)
             state.vocab = None  # freed before pass 2 allocates the score matrix
             spill.flush()
             retriever = bm25s.BM25(k1=k1, b=b, method=method)
@@ -277,4 +319,11 @@ def build_bm25_index(batches: Iterator[tuple[Sequence, Sequence, Sequence]], doc
     finally:
         shutil.rmtree(spill_dir, ignore_errors=True)
     save_without_vocab(retriever, out_dir)
-    return state.n_docs, n_vocab, int(retriever.scores["indptr"][-1])
+    nnz = int(retriever.scores["indptr"][-1])
+    log.info("pass 2: %d non-zeros; peak RSS %.0f MiB", nnz, peak_rss_mib())
+    return state.n_docs, n_vocab, nnz
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set so far, MiB (Linux ``ru_maxrss`` is in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -18,7 +18,8 @@ from evidence_ledger.datasets.scifact import read_scifact_corpus
 from evidence_ledger.retrieval.corpus import (CorpusIndex, DocIds, build_corpus_index_from_table, iter_vocab_entries,
                                               load_corpus_index, read_vocab_subset, retrieve_for_claims,
                                               retrieve_top_k)
-from evidence_ledger.retrieval.lean_index import SPILL_PREFIX, build_bm25_index, write_vocab_json
+from evidence_ledger.retrieval import lean_index
+from evidence_ledger.retrieval.lean_index import SPILL_PREFIX, Vocabulary, build_bm25_index, write_vocab_json
 from evidence_ledger.retrieval.text import TOKENISATION, bm25_tokens
 from evidence_ledger.tables import write_table
 from evidence_ledger.tables.ingest import DOCUMENTS
@@ -147,7 +148,7 @@ def test_vocab_written_in_chunks_is_bm25s_json(tmp_path):
     vocab = {"alpha": 0, 'quo"te': 1, "back\\slash": 2, "über": 3, "日本": 4, "tab\there": 5, "": 6}
     expected = json_functions.dumps(vocab, ensure_ascii=False)
     for chunk in (1, 2, 3, 100):
-        write_vocab_json(vocab, tmp_path / f"v{chunk}.json", chunk=chunk)
+        write_vocab_json(vocab.items(), tmp_path / f"v{chunk}.json", chunk=chunk)
         assert (tmp_path / f"v{chunk}.json").read_text(encoding="utf-8") == expected
 
 
@@ -177,7 +178,7 @@ def test_vocab_read_in_chunks_equals_the_full_read(chunk_chars, tmp_path):
     whole file, escaped terms included; the subset read keeps only the asked terms."""
     vocab = {t: i for i, t in enumerate(["alpha", 'q"uote', "back\\", 'x": 1, "y', "tab\there", "日本", "a, ", ""])}
     path = tmp_path / "vocab.index.json"
-    write_vocab_json(vocab, path)
+    write_vocab_json(vocab.items(), path)
     assert json.loads(path.read_text(encoding="utf-8")) == vocab
     assert list(iter_vocab_entries(path, chunk_chars)) == list(vocab.items())
     assert read_vocab_subset(path, {'x": 1, "y', "back\\", "absent"}, chunk_chars) == {"back\\": 2, 'x": 1, "y': 3}
@@ -201,3 +202,21 @@ def test_retrieval_with_offset_doc_ids_and_released_pages_is_unchanged(tmp_path)
     expected = retrieve_for_claims(before, claims, gold, {}, k=5)
     assert retrieve_for_claims(now, claims, gold, {}, k=5, release_every=3) == expected
     assert sum(len(r["doc_ids"]) for r in expected) > 4 * len(claims)
+
+
+def test_vocabulary_ids_follow_first_occurrence_across_lookups():
+    """Term ids are given in order of first occurrence over all lookups (as bm25s' vocabulary
+    dict of the reference gives them); ``items`` lists them in id order."""
+    vocab = Vocabulary()
+    assert vocab.ids(["b", "a", "b"]).tolist() == [0, 1, 0]
+    assert vocab.ids([]).tolist() == []
+    assert vocab.ids(["c", "a", "d", "c"]).tolist() == [2, 1, 3, 2]
+    assert vocab.ids(["d", "b"]).dtype == np.int32 and vocab.size == 4
+    assert list(vocab.items()) == [("b", 0), ("a", 1), ("c", 2), ("d", 3)]
+
+
+def test_index_is_byte_identical_when_lookups_split_documents(monkeypatch, tmp_path):
+    """Tokens are looked up in the vocabulary a few at a time (every 5 tokens here, so lookups
+    split documents and batches): the index is still bm25s' own."""
+    monkeypatch.setattr(lean_index, "TOKENS_PER_LOOKUP", 5)
+    assert_same_index(synthetic_documents(n_docs=300), tmp_path, batch_rows=64)
