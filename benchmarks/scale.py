@@ -169,8 +169,52 @@ def fits(results: dict) -> dict:
     return out
 
 
+def least_squares(rows: list[list[float]], ys: list[float]) -> list[float]:
+    """Coefficients ``c`` minimising ``sum((rows @ c - ys) ** 2)`` (``numpy.linalg.lstsq``)."""
+    import numpy as np
+
+    return [float(c) for c in np.linalg.lstsq(np.asarray(rows, float), np.asarray(ys, float), rcond=None)[0]]
+
+
+def power_fit(xs: list[float], ys: list[float]) -> dict:
+    """``y = c x^alpha`` by least squares on logarithms (``c``, ``alpha``)."""
+    import math
+
+    f = linear_fit([math.log(x) for x in xs], [math.log(y) for y in ys])
+    return {"c": math.exp(f["a"]), "alpha": f["b"]}
+
+
+def component_fits(results: dict) -> dict:
+    """The index's peak RSS as ``floor + per_nnz x non-zeros + per_term x terms`` (MiB; one
+    least-squares fit over every run of both corpora that recorded its index size), and per
+    corpus the vocabulary (power law in pages) and non-zeros (linear in pages) extrapolated to
+    the real page count with the RSS they predict. ``{}`` with fewer than three such runs."""
+    runs = [(corpus, r) for corpus, rs in results["runs"].items() for r in rs
+            if "index_nnz" in r and "index" in r["steps"]]
+    if len(runs) < 3:
+        return {}
+    floor, per_nnz, per_term = least_squares([[1.0, r["index_nnz"], r["vocab_size"]] for _, r in runs],
+                                             [r["steps"]["index"]["peak_rss_mib"] for _, r in runs])
+    out = {"index_rss_mib": {"floor_mib": floor, "bytes_per_nnz": per_nnz * 2**20, "bytes_per_term": per_term * 2**20,
+                             "runs": len(runs)}}
+    for corpus in results["runs"]:
+        mine = sorted((r for c, r in runs if c == corpus), key=lambda r: r["pages"])
+        if len(mine) < 2:
+            continue
+        pages = [r["pages"] for r in mine]
+        vocab = power_fit(pages, [r["vocab_size"] for r in mine])
+        nnz = linear_fit(pages, [r["index_nnz"] for r in mine])
+        real = REAL_PAGES[corpus]
+        v_real, n_real = vocab["c"] * real ** vocab["alpha"], nnz["a"] + nnz["b"] * real
+        out[corpus] = {"vocab_vs_pages": vocab, "nnz_vs_pages": nnz, "real_pages": real,
+                       "extrapolated_vocab": round(v_real), "extrapolated_nnz": round(n_real),
+                       "extrapolated_index_rss_gib": round((floor + per_nnz * n_real + per_term * v_real) / 1024, 2)}
+    return out
+
+
 def save(results: dict, out: Path) -> None:
     results["fits"] = fits(results)
+    results["component_fits"] = component_fits(results)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
@@ -178,7 +222,8 @@ def save(results: dict, out: Path) -> None:
 
 
 def markdown_table(results: dict) -> str:
-    """The measured peak RSS (MiB) / CPU (s) per step and size, then the extrapolations."""
+    """The measured peak RSS (MiB) / CPU (s) per step and size, the index's size, then the
+    extrapolations (linear in pages, and the index's component fit)."""
     lines = ["| corpus | pages | units | " + " | ".join(f"{s} RSS MiB / CPU s" for s in STEPS) + " |",
              "|---|---:|---:|" + "---:|" * len(STEPS)]
     for corpus, runs in results["runs"].items():
@@ -186,12 +231,35 @@ def markdown_table(results: dict) -> str:
             cells = [f"{r['steps'][s]['peak_rss_mib']:.0f} / {r['steps'][s]['cpu_s']:.1f}" if s in r["steps"] else "-"
                      for s in STEPS]
             lines.append(f"| {corpus} | {r['pages']:,} | {r['units']:,} | " + " | ".join(cells) + " |")
+    lines += ["", "| corpus | pages | vocabulary (terms) | index non-zeros | index pass 1 peak MiB | index MB on disk |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for corpus, runs in results["runs"].items():
+        for r in sorted(runs, key=lambda r: r["pages"]):
+            if "index_nnz" in r:
+                pass1 = r["steps"]["index"].get("pass_peak_rss_mib", {}).get("pass1")
+                disk = r.get("output_mb", {}).get("index")
+                lines.append(f"| {corpus} | {r['pages']:,} | {r['vocab_size']:,} | {r['index_nnz']:,} | "
+                             f"{'-' if pass1 is None else f'{pass1:.0f}'} | {'-' if disk is None else f'{disk:,.0f}'} |")
     lines += ["", "| corpus | step | RSS slope KiB/page | extrapolated peak RSS GiB | extrapolated CPU min |",
               "|---|---|---:|---:|---:|"]
     for corpus, per_step in results.get("fits", {}).items():
         for step, f in per_step.items():
             lines.append(f"| {corpus} ({f['real_pages']:,} pages) | {step} | {f['rss_mib_vs_pages']['b'] * 1024:.3f} | "
                          f"{f['extrapolated_peak_rss_gib']} | {f['extrapolated_cpu_min']} |")
+    comp = results.get("component_fits", {})
+    if comp:
+        c = comp["index_rss_mib"]
+        lines += ["", f"Index peak RSS = {c['floor_mib']:.0f} MiB + {c['bytes_per_nnz']:.1f} B x non-zeros + "
+                      f"{c['bytes_per_term']:.1f} B x terms (least squares over {c['runs']} runs).", "",
+                  "| corpus | vocabulary fit (terms) | non-zeros fit | extrapolated terms | extrapolated non-zeros | "
+                  "extrapolated index peak RSS GiB |", "|---|---|---|---:|---:|---:|"]
+        for corpus, f in comp.items():
+            if corpus == "index_rss_mib":
+                continue
+            lines.append(f"| {corpus} ({f['real_pages']:,} pages) | {f['vocab_vs_pages']['c']:.1f} x pages^"
+                         f"{f['vocab_vs_pages']['alpha']:.3f} | {f['nnz_vs_pages']['b']:.1f} x pages "
+                         f"{f['nnz_vs_pages']['a']:+,.0f} | {f['extrapolated_vocab']:,} | {f['extrapolated_nnz']:,} | "
+                         f"{f['extrapolated_index_rss_gib']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -201,7 +269,9 @@ def main() -> None:
         return
     if len(sys.argv) > 1 and sys.argv[1] == "table":
         path = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "results" / "scale.json"
-        sys.stdout.write(markdown_table(json.loads(path.read_text())))
+        results = json.loads(path.read_text())
+        results["fits"], results["component_fits"] = fits(results), component_fits(results)
+        sys.stdout.write(markdown_table(results))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fever-pages", type=int, nargs="*", default=[10_000, 50_000, 200_000])
