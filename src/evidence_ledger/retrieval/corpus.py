@@ -329,11 +329,13 @@ def retrieve_top_k(index: CorpusIndex, text: str, k: int) -> tuple[list[str], li
 
 def retrieve_for_claims(index: CorpusIndex, claims: list[dict], gold_docs: dict[str, list[str]],
                         unresolved_gold: dict[str, int], k: int, show_progress: bool = False,
-                        release_every: int = 100) -> list[dict]:
+                        release_every: int = 1) -> list[dict]:
     """RETRIEVED rows for ``claims`` (dicts with dataset, claim_id, claim).
 
-    Every ``release_every`` claims the pages of the memory-mapped index read so far are
-    released (:meth:`CorpusIndex.release_pages`), so memory does not grow with the columns read.
+    Every ``release_every`` claims (default: after each) the pages of the memory-mapped index
+    read so far are released (:meth:`CorpusIndex.release_pages`), so memory holds the columns
+    of one claim's terms, not of every term read so far (a common term's column is 8 bytes a
+    document that holds it).
 
     ``gold_docs[claim_id]`` are the claim's gold documents and ``unresolved_gold[claim_id]``
     the count of gold unit ids whose document is unknown (see
