@@ -24,8 +24,8 @@ How, in memory that is the larger of two phases rather than their sum:
    column - the order bm25s' CSC builder sorts into. The arrays and parameters are then saved
    as ``bm25s.BM25.save`` saves them.
 
-Peak memory: max(pass 1: the vocabulary, ~100 bytes a term; pass 2: ~8 bytes a non-zero +
-~30 bytes a term), plus one batch and the interpreter.
+Peak memory: max(pass 1: the vocabulary, ~170 bytes a term measured with everything else of
+the pass; pass 2: ~8 bytes a non-zero + ~30 bytes a term), plus the interpreter (docs/scale.md).
 """
 from __future__ import annotations
 
