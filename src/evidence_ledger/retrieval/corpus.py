@@ -323,8 +323,8 @@ def retrieve_top_k(index: CorpusIndex, text: str, k: int) -> tuple[list[str], li
     """Top-k documents for query ``text``: (doc ids in rank order, their scores)."""
     scores = index.scores(text)
     top = top_k_indices(scores, k)
-    return index.doc_ids.take(top) if isinstance(index.doc_ids, DocIds) else [index.doc_ids[i] for i in top], \
-        [float(scores[i]) for i in top]
+    ids = index.doc_ids.take(top) if isinstance(index.doc_ids, DocIds) else [index.doc_ids[i] for i in top]
+    return ids, [float(scores[i]) for i in top]
 
 
 def retrieve_for_claims(index: CorpusIndex, claims: list[dict], gold_docs: dict[str, list[str]],
