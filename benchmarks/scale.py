@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -49,6 +50,20 @@ def tree_mb(path) -> float:
     return path.stat().st_size / 1e6 if path.exists() else 0.0
 
 
+def cached_release(writer, corpus: str, pages: int, claims: int, seed: int, cache) -> dict:
+    """The release dict of ``writer(dir, pages, n_claims=claims, seed=seed)``, generated into
+    ``cache/<corpus>-<pages>-c<claims>-s<seed>/`` once and reused afterwards (generation is
+    deterministic; ``release.json``, written last, marks a finished one)."""
+    where = Path(cache) / f"{corpus}-{pages}-c{claims}-s{seed}"
+    done = where / "release.json"
+    if done.exists():
+        return json.loads(done.read_text())
+    shutil.rmtree(where, ignore_errors=True)
+    release = writer(where / "release", pages, n_claims=claims, seed=seed)
+    done.write_text(json.dumps(release) + "\n")
+    return release
+
+
 def step_calls(corpus: str, release: dict, work: Path) -> dict:
     """Per step: (stage function path, keyword arguments, input paths) for one generated release."""
     out = work / "tables"
@@ -58,7 +73,7 @@ def step_calls(corpus: str, release: dict, work: Path) -> dict:
         "ingest": ("evidence_ledger.datasets.stage:ingest_claim_benchmark",
                    {"benchmark": corpus, "claim_files": [release["claims"]], "corpus": release["wiki"],
                     "claim_tables": [str(claims)], "units": str(units), "documents": str(documents),
-                    "splits": ["dev"], "on_unresolved": "error", "data_root": str(work / "release")},
+                    "splits": ["dev"], "on_unresolved": "error", "data_root": str(Path(release["claims"]).parent)},
                    [release["wiki"], release["claims"]]),
         "index": ("evidence_ledger.retrieval.stage:index_corpus",
                   {"documents": str(documents), "index": str(index), "method": "lucene", "k1": 1.5, "b": 0.75},
@@ -74,8 +89,12 @@ def step_calls(corpus: str, release: dict, work: Path) -> dict:
     }
 
 
+PASS_PEAKS = re.compile(r"(pass [12]): .*peak RSS(?: so far)? (\d+) MiB")
+
+
 def run_step(function: str, kwargs: dict) -> dict:
-    """Run one stage function in a child process; its CPU seconds, wall seconds, peak RSS (MiB)."""
+    """Run one stage function in a child process; its CPU seconds, wall seconds, peak RSS (MiB),
+    and the peak RSS its log reports at the end of the index's passes (``pass_peak_rss_mib``)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]))
     start = time.monotonic()
     proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "step", function, json.dumps(kwargs)],
@@ -86,14 +105,29 @@ def run_step(function: str, kwargs: dict) -> dict:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"{function} failed ({proc.returncode}):\n{stderr.decode(errors='replace')[-3000:]}")
-    return {"cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "wall_s": round(wall, 2),
-            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1)}
+    out = {"cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "wall_s": round(wall, 2),
+           "peak_rss_mib": round(usage.ru_maxrss / 1024, 1)}
+    passes = {m.group(1).replace(" ", ""): float(m.group(2)) for m in PASS_PEAKS.finditer(stderr.decode(errors="replace"))}
+    if passes:
+        out["pass_peak_rss_mib"] = passes
+    return out
+
+
+def index_size(index_dir) -> dict:
+    """Vocabulary size (bm25s' count, as in ``meta.json``) and non-zeros of a saved index."""
+    import numpy as np
+
+    meta = json.loads((Path(index_dir) / "meta.json").read_text())
+    indptr = np.load(Path(index_dir) / "indptr.csc.index.npy", mmap_mode="r")
+    return {"vocab_size": meta["vocab_size"], "index_nnz": int(indptr[-1])}
 
 
 def child(function: str, kwargs_json: str) -> None:
     """The ``step`` subcommand: import and call ``module:function(**kwargs)``."""
     import importlib
+    import logging
 
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
     module, _, name = function.partition(":")
     getattr(importlib.import_module(module), name)(**json.loads(kwargs_json))
 
@@ -135,8 +169,56 @@ def fits(results: dict) -> dict:
     return out
 
 
+def least_squares(rows: list[list[float]], ys: list[float]) -> list[float]:
+    """Coefficients ``c`` minimising ``sum((rows @ c - ys) ** 2)`` (``numpy.linalg.lstsq``)."""
+    import numpy as np
+
+    return [float(c) for c in np.linalg.lstsq(np.asarray(rows, float), np.asarray(ys, float), rcond=None)[0]]
+
+
+def power_fit(xs: list[float], ys: list[float]) -> dict:
+    """``y = c x^alpha`` by least squares on logarithms (``c``, ``alpha``)."""
+    import math
+
+    f = linear_fit([math.log(x) for x in xs], [math.log(y) for y in ys])
+    return {"c": math.exp(f["a"]), "alpha": f["b"]}
+
+
+def component_fits(results: dict) -> dict:
+    """The index's peak RSS as ``floor + per_nnz x non-zeros + per_term x terms`` (MiB; one
+    least-squares fit over every run of both corpora that recorded its index size), and per
+    corpus the vocabulary (power law in pages) and non-zeros (linear in pages) extrapolated to
+    the real page count with the RSS they predict. ``{}`` with fewer than three such runs."""
+    runs = [(corpus, r) for corpus, rs in results["runs"].items() for r in rs
+            if "index_nnz" in r and "index" in r["steps"]]
+    if len(runs) < 3:
+        return {}
+    floor, per_nnz, per_term = least_squares([[1.0, r["index_nnz"], r["vocab_size"]] for _, r in runs],
+                                             [r["steps"]["index"]["peak_rss_mib"] for _, r in runs])
+    # pass 1 (the larger phase on these corpora) holds the vocabulary: peak against terms alone
+    by_terms = linear_fit([r["vocab_size"] for _, r in runs], [r["steps"]["index"]["peak_rss_mib"] for _, r in runs])
+    out = {"index_rss_mib": {"floor_mib": floor, "bytes_per_nnz": per_nnz * 2**20, "bytes_per_term": per_term * 2**20,
+                             "runs": len(runs)},
+           "index_rss_mib_vs_terms": {"floor_mib": by_terms["a"], "bytes_per_term": by_terms["b"] * 2**20}}
+    for corpus in results["runs"]:
+        mine = sorted((r for c, r in runs if c == corpus), key=lambda r: r["pages"])
+        if len(mine) < 2:
+            continue
+        pages = [r["pages"] for r in mine]
+        vocab = power_fit(pages, [r["vocab_size"] for r in mine])
+        nnz = linear_fit(pages, [r["index_nnz"] for r in mine])
+        real = REAL_PAGES[corpus]
+        v_real, n_real = vocab["c"] * real ** vocab["alpha"], nnz["a"] + nnz["b"] * real
+        out[corpus] = {"vocab_vs_pages": vocab, "nnz_vs_pages": nnz, "real_pages": real,
+                       "extrapolated_vocab": round(v_real), "extrapolated_nnz": round(n_real),
+                       "extrapolated_index_rss_gib": round((floor + per_nnz * n_real + per_term * v_real) / 1024, 2),
+                       "extrapolated_index_rss_gib_vs_terms": round((by_terms["a"] + by_terms["b"] * v_real) / 1024, 2)}
+    return out
+
+
 def save(results: dict, out: Path) -> None:
     results["fits"] = fits(results)
+    results["component_fits"] = component_fits(results)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
@@ -144,7 +226,8 @@ def save(results: dict, out: Path) -> None:
 
 
 def markdown_table(results: dict) -> str:
-    """The measured peak RSS (MiB) / CPU (s) per step and size, then the extrapolations."""
+    """The measured peak RSS (MiB) / CPU (s) per step and size, the index's size, then the
+    extrapolations (linear in pages, and the index's component fit)."""
     lines = ["| corpus | pages | units | " + " | ".join(f"{s} RSS MiB / CPU s" for s in STEPS) + " |",
              "|---|---:|---:|" + "---:|" * len(STEPS)]
     for corpus, runs in results["runs"].items():
@@ -152,12 +235,38 @@ def markdown_table(results: dict) -> str:
             cells = [f"{r['steps'][s]['peak_rss_mib']:.0f} / {r['steps'][s]['cpu_s']:.1f}" if s in r["steps"] else "-"
                      for s in STEPS]
             lines.append(f"| {corpus} | {r['pages']:,} | {r['units']:,} | " + " | ".join(cells) + " |")
+    lines += ["", "| corpus | pages | vocabulary (terms) | index non-zeros | index pass 1 peak MiB | index MB on disk |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for corpus, runs in results["runs"].items():
+        for r in sorted(runs, key=lambda r: r["pages"]):
+            if "index_nnz" in r:
+                pass1 = r["steps"]["index"].get("pass_peak_rss_mib", {}).get("pass1")
+                disk = r.get("output_mb", {}).get("index")
+                lines.append(f"| {corpus} | {r['pages']:,} | {r['vocab_size']:,} | {r['index_nnz']:,} | "
+                             f"{'-' if pass1 is None else f'{pass1:.0f}'} | {'-' if disk is None else f'{disk:,.0f}'} |")
     lines += ["", "| corpus | step | RSS slope KiB/page | extrapolated peak RSS GiB | extrapolated CPU min |",
               "|---|---|---:|---:|---:|"]
     for corpus, per_step in results.get("fits", {}).items():
         for step, f in per_step.items():
             lines.append(f"| {corpus} ({f['real_pages']:,} pages) | {step} | {f['rss_mib_vs_pages']['b'] * 1024:.3f} | "
                          f"{f['extrapolated_peak_rss_gib']} | {f['extrapolated_cpu_min']} |")
+    comp = results.get("component_fits", {})
+    if comp:
+        c = comp["index_rss_mib"]
+        t = comp["index_rss_mib_vs_terms"]
+        lines += ["", f"Index peak RSS = {c['floor_mib']:.0f} MiB + {c['bytes_per_nnz']:.1f} B x non-zeros + "
+                      f"{c['bytes_per_term']:.1f} B x terms (least squares over {c['runs']} runs); against terms "
+                      f"alone: {t['floor_mib']:.0f} MiB + {t['bytes_per_term']:.1f} B x terms.", "",
+                  "| corpus | vocabulary fit (terms) | non-zeros fit | extrapolated terms | extrapolated non-zeros | "
+                  "index peak RSS GiB (nnz + terms fit) | index peak RSS GiB (terms fit) |",
+                  "|---|---|---|---:|---:|---:|---:|"]
+        for corpus, f in comp.items():
+            if corpus.startswith("index_rss_mib"):
+                continue
+            lines.append(f"| {corpus} ({f['real_pages']:,} pages) | {f['vocab_vs_pages']['c']:.1f} x pages^"
+                         f"{f['vocab_vs_pages']['alpha']:.3f} | {f['nnz_vs_pages']['b']:.1f} x pages "
+                         f"{f['nnz_vs_pages']['a']:+,.0f} | {f['extrapolated_vocab']:,} | {f['extrapolated_nnz']:,} | "
+                         f"{f['extrapolated_index_rss_gib']} | {f['extrapolated_index_rss_gib_vs_terms']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -167,7 +276,9 @@ def main() -> None:
         return
     if len(sys.argv) > 1 and sys.argv[1] == "table":
         path = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "results" / "scale.json"
-        sys.stdout.write(markdown_table(json.loads(path.read_text())))
+        results = json.loads(path.read_text())
+        results["fits"], results["component_fits"] = fits(results), component_fits(results)
+        sys.stdout.write(markdown_table(results))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fever-pages", type=int, nargs="*", default=[10_000, 50_000, 200_000])
@@ -177,6 +288,8 @@ def main() -> None:
     ap.add_argument("--work", default="/tmp/evidence_ledger_scale")
     ap.add_argument("--out", default=str(HERE / "results" / "scale.json"))
     ap.add_argument("--keep", action="store_true", help="keep each size's generated release and tables")
+    ap.add_argument("--release-cache", default=None,
+                    help="generate each release once into this directory and reuse it (kept)")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import synthetic_wiki
@@ -192,7 +305,10 @@ def main() -> None:
             work = Path(args.work) / f"{corpus}-{pages}"
             shutil.rmtree(work, ignore_errors=True)
             t0 = time.monotonic()
-            release = writers[corpus](work / "release", pages, n_claims=args.claims, seed=args.seed)
+            if args.release_cache:
+                release = cached_release(writers[corpus], corpus, pages, args.claims, args.seed, args.release_cache)
+            else:
+                release = writers[corpus](work / "release", pages, n_claims=args.claims, seed=args.seed)
             run = {"pages": pages, "units": release["units"], "claims": args.claims,
                    "generate_s": round(time.monotonic() - t0, 1), "steps": {}}
             runs = [r for r in results["runs"].get(corpus, []) if r["pages"] != pages]
@@ -201,6 +317,8 @@ def main() -> None:
                 measured = run_step(function, kwargs)
                 measured["input_mb"] = round(sum(tree_mb(p) for p in inputs), 2)
                 run["steps"][step] = measured
+                if step == "index":
+                    run.update(index_size(work / "tables" / "index"))
                 print(f"{corpus} {pages} pages {step}: {measured}", flush=True)
                 save(results, out)
             run["output_mb"] = {p.name: round(tree_mb(p), 2) for p in (work / "tables").iterdir()}

@@ -17,17 +17,18 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from ..report_tsv import write_report_tsv
-from ..tables import read_frame
+from ..tables import read_filtered, read_frame
 from ..tables.accounting import PATTERN_TRACES
 from ..tables.evidence import EVIDENCE
-from ..tables.ingest import CLAIMS, UNITS
+from ..tables.ingest import CLAIMS
+from ..tables.ingest_readers import read_units
 from .decomposition import decomposition_figure
 from .provenance import provenance_rows, write_provenance_tsv
 from .sources import read_source_table
 from .summary import (crossed_section, decision_section, diffgr_section, eq4_section, headline_section,
                       provenance_section, render_page, study1_bars, study1_section, whole_table_section,
                       wikicontradict_section)
-from .traces import TRACE_COLUMNS, build_trace_rows, select_traces
+from .traces import TRACE_COLUMNS, build_trace_rows, select_traces, trace_unit_ids
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +55,15 @@ def claim_traces(*, traces, claims: Mapping, evidence: Mapping, units: Mapping, 
         chosen = selected[selected["dataset"] == dataset]
         if chosen.empty:
             continue
+        # only the rows of the chosen claims and the units they show (the UNITS table is the corpus)
+        claim_ids = set(chosen["claim_id"])
+        evidence_rows = read_filtered(evidence[dataset], EVIDENCE, "claim_id", claim_ids).to_pandas()
+        unit_ids = trace_unit_ids(chosen, evidence_rows, tuple(sources))
         parts.append(build_trace_rows(
             chosen,
-            read_frame(claims[dataset], CLAIMS),
-            read_frame(evidence[dataset], EVIDENCE),
-            read_frame(units[dataset], UNITS),
+            read_filtered(claims[dataset], CLAIMS, "claim_id", claim_ids, columns=["claim_id", "claim"]).to_pandas(),
+            evidence_rows,
+            read_units(units[dataset], unit_ids=unit_ids, columns=["unit_id", "text"]),
             tuple(sources),
         ))
         log.info("%s: %d traces selected of %d", dataset, len(chosen), int((trace_rows["dataset"] == dataset).sum()))

@@ -51,6 +51,14 @@ def render_units(unit_ids: Iterable[str], unit_text: dict[str, str]) -> str:
     return "\n".join(f"[{uid}] {unit_text.get(uid, '<not in corpus>')}" for uid in unit_ids)
 
 
+def trace_unit_ids(selected: pd.DataFrame, evidence: pd.DataFrame, sources: tuple[str, str]) -> set[str]:
+    """The unit ids whose text :func:`build_trace_rows` shows for ``selected``: the scored units of
+    each trace's (claim, document, budget) under both ``sources`` (so a stage reads only those)."""
+    wanted = {(t.claim_id, t.doc_id, source, t.budget) for t in selected.itertuples(index=False) for source in sources}
+    return {u for row in evidence.itertuples(index=False)
+            if (row.claim_id, row.doc_id, row.source, row.budget) in wanted for u in row.scored_unit_ids}
+
+
 def build_trace_rows(selected: pd.DataFrame, claims: pd.DataFrame, evidence: pd.DataFrame,
                      units: pd.DataFrame, sources: tuple[str, str]) -> pd.DataFrame:
     """Join selected traces with claim text and both sources' scored evidence at the trace's budget."""

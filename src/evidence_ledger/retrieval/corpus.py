@@ -13,17 +13,20 @@ Tokenisation: :func:`evidence_ledger.retrieval.text.bm25_tokens` (case-folded ``
 English stop words removed, no stemming) of ``title + "\\n" + text``.
 Document order in the index is the sorted ``doc_id`` order, so ties in score are broken
 by ``doc_id``. The index is built by :mod:`.lean_index` from documents read in batches (flat
-integer arrays, no per-document lists): the same files ``bm25s.BM25.index`` writes. A document scoring 0 (no query term in common) is never retrieved, so a
+integer arrays spilled to disk, then the score matrix filled from the spill; no per-document
+lists): the same files ``bm25s.BM25.index`` + ``save`` write. A document scoring 0 (no query term in common) is never retrieved, so a
 claim can retrieve fewer than k documents (e.g. a claim whose words all are stop words).
 """
 from __future__ import annotations
 
 import json
 import logging
+import mmap
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import bm25s
 import numpy as np
@@ -46,8 +49,18 @@ class CorpusIndex:
     """A loaded corpus index: the bm25s retriever and the doc id of each column."""
 
     retriever: bm25s.BM25
-    doc_ids: list[str]
+    doc_ids: Sequence[str]
     meta: dict
+
+    def release_pages(self) -> None:
+        """Drop the pages of the memory-mapped score arrays from this process's memory
+        (``madvise(MADV_DONTNEED)``; they stay in the page cache and are read again when
+        touched), so the columns of past queries do not accumulate in its resident set.
+        Arrays loaded into memory (``mmap=False``) are left as they are."""
+        for name in ("data", "indices", "indptr"):
+            array = self.retriever.scores[name]
+            if isinstance(array, np.memmap) and array._mmap is not None:
+                array._mmap.madvise(mmap.MADV_DONTNEED)
 
     def query_token_ids(self, text: str) -> np.ndarray:
         vocab = self.retriever.vocab_dict
@@ -77,20 +90,19 @@ class CorpusIndex:
 
 
 def _save_index(batches, out_dir, k1: float, b: float, method: str) -> dict:
-    """Build the index of ``batches`` (ascending doc id) with :mod:`.lean_index`, save it to
-    ``out_dir`` (bm25s files, ``doc_ids.json``, ``meta.json``); return the meta dict."""
+    """Build the index of ``batches`` (ascending doc id) with :mod:`.lean_index`, which writes
+    bm25s' files to ``out_dir``, plus ``doc_ids.json`` and ``meta.json``; return the meta dict."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with (out_dir / DOC_IDS_FILE).open("w", encoding="utf-8") as handle:
-        retriever, _ = build_bm25_index(batches, handle, k1=k1, b=b, method=method)
-    retriever.save(str(out_dir), show_progress=False)
+        n_docs, n_vocab, _nnz = build_bm25_index(batches, handle, out_dir, k1=k1, b=b, method=method)
     meta = {
         "engine": f"bm25s {bm25s.__version__}",
         "method": method, "k1": k1, "b": b,
         "tokenisation": TOKENISATION,
         "text": "title + '\\n' + text",
         # as bm25s counts it (and as this meta always did): the terms plus bm25s' empty token ""
-        "n_docs": int(retriever.scores["num_docs"]), "vocab_size": len(retriever.vocab_dict),
+        "n_docs": n_docs, "vocab_size": n_vocab + 1,
     }
     (out_dir / META_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return meta
@@ -123,6 +135,7 @@ def _table_batches(parquet: pq.ParquetFile, batch_rows: int, show_progress: bool
                mininterval=10)
     columns = ["doc_id", "title", "text"]
     if in_order:
+        del order  # 8 bytes a document, not needed while streaming
         source = (pa.Table.from_batches([rb]) for rb in parquet.iter_batches(batch_size=batch_rows, columns=columns))
     else:
         table = parquet.read(columns=columns)
@@ -145,21 +158,137 @@ def build_corpus_index_from_table(documents_path, out_dir, k1: float = 1.5, b: f
 
 
 VOCAB_FILE = "vocab.index.json"
-_VOCAB_ENTRY = re.compile(r'"([^"\\]*)": (\d+)')
+# one '"term": id' entry of a JSON object and the ',' or '}' after it (escapes allowed in the term)
+_VOCAB_ENTRY = re.compile(r'\s*"([^"\\]*(?:\\.[^"\\]*)*)"\s*:\s*(-?\d+)\s*[,}]', re.S)
+READ_CHARS = 1 << 22  # characters of a JSON file read at a time
 
 
-def read_vocab_subset(path, terms) -> dict[str, int]:
+def iter_vocab_entries(path, chunk_chars: int = READ_CHARS) -> Iterator[tuple[str, int]]:
+    """(term, id) of every entry of a bm25s ``vocab.index.json`` (a JSON object of ints), in
+    file order, reading ``chunk_chars`` characters at a time: memory follows the chunk, not the
+    vocabulary. Escaped terms are decoded as ``json`` decodes them; a file that is not such an
+    object raises ``ValueError``."""
+    with open(path, encoding="utf-8") as f:
+        buf, started, done = "", False, False
+        while not done:
+            more = f.read(chunk_chars)
+            done = more == ""
+            buf += more
+            if not started:
+                if not buf.strip() and not done:
+                    continue
+                if not buf.lstrip().startswith("{"):
+                    raise ValueError(f"{path}: not a JSON object")
+                buf, started = buf.lstrip()[1:], True
+            pos = 0
+            for m in _VOCAB_ENTRY.finditer(buf):
+                if m.start() != pos:
+                    break
+                term = m.group(1)
+                yield (json.loads(f'"{term}"') if "\\" in term else term), int(m.group(2))
+                pos = m.end()
+            buf = buf[pos:]
+        if buf.strip() not in ("", "}"):
+            raise ValueError(f"{path}: malformed vocabulary entry near {buf[:80]!r}")
+
+
+def read_vocab_subset(path, terms, chunk_chars: int = READ_CHARS) -> dict[str, int]:
     """The entries of a bm25s ``vocab.index.json`` whose token is in ``terms``, without building
-    the whole vocabulary as a dict (for the real wikis it holds millions of terms). The file is
-    ``json.dumps`` of ``{token: id}``; a file with escapes in it is parsed with ``json``."""
-    text = Path(path).read_text(encoding="utf-8")
-    if "\\" in text:
-        return {t: i for t, i in json.loads(text).items() if t in terms}
-    return {m.group(1): int(m.group(2)) for m in _VOCAB_ENTRY.finditer(text) if m.group(1) in terms}
+    the whole vocabulary as a dict or its text as one string (for the real wikis it holds
+    millions of terms): the file is read ``chunk_chars`` characters at a time."""
+    return {t: i for t, i in iter_vocab_entries(path, chunk_chars) if t in terms}
+
+
+def _string_quotes(b: np.ndarray, backslashes_before: int) -> np.ndarray:
+    """Positions in the bytes ``b`` of the ``"`` that open or close a JSON string: those preceded
+    by an even number of backslashes (``backslashes_before``: the run of ``\\`` ending just
+    before ``b``)."""
+    quotes = np.flatnonzero(b == ord('"'))
+    prev_bs = np.zeros(quotes.size, dtype=bool)
+    inside = quotes > 0
+    prev_bs[inside] = b[quotes[inside] - 1] == ord("\\")
+    if quotes.size and quotes[0] == 0:
+        prev_bs[0] = backslashes_before > 0
+    keep = ~prev_bs
+    for j in np.flatnonzero(prev_bs):  # rare: count the run of backslashes before the quote
+        q, run = int(quotes[j]), 0
+        while q - run - 1 >= 0 and b[q - run - 1] == ord("\\"):
+            run += 1
+        if q - run == 0:
+            run += backslashes_before
+        keep[j] = run % 2 == 0
+    return quotes[keep]
+
+
+def _trailing_backslashes(b: np.ndarray, before: int) -> int:
+    """Length of the run of ``\\`` at the end of ``b`` (continuing a run of ``before``)."""
+    not_bs = np.flatnonzero(b != ord("\\"))
+    return int(b.size - 1 - not_bs[-1]) if not_bs.size else before + int(b.size)
+
+
+def json_string_starts(path: Path, chunk_bytes: int = READ_CHARS) -> tuple[np.ndarray, int]:
+    """(byte offset of the opening ``"`` of every string of a JSON list of strings, byte offset
+    just past the last string's closing ``"``), from one scan of ``path`` in chunks of
+    ``chunk_bytes``: a quote opens or closes a string unless an odd run of backslashes precedes
+    it, and the strings' quotes alternate open, close."""
+    starts, offset, n_quotes, backslashes, last_close = [], 0, 0, 0, 1
+    with path.open("rb") as f:
+        while chunk := f.read(chunk_bytes):
+            b = np.frombuffer(chunk, dtype=np.uint8)
+            quotes = _string_quotes(b, backslashes).astype(np.int64) + offset
+            first_open = n_quotes % 2  # index within ``quotes`` of the first opening quote
+            starts.append(quotes[first_open::2])
+            closes = quotes[1 - first_open::2]
+            if closes.size:
+                last_close = int(closes[-1]) + 1
+            n_quotes += quotes.size
+            backslashes = _trailing_backslashes(b, backslashes)
+            offset += len(chunk)
+    if n_quotes % 2:
+        raise ValueError(f"{path}: unterminated JSON string")
+    return (np.concatenate(starts) if starts else np.zeros(0, np.int64)), last_close
+
+
+class DocIds(Sequence):
+    """The doc ids of an index (``doc_ids.json``: ``json.dumps`` of a list of strings) as a
+    read-only sequence that holds only each id's byte offset in the file (8 bytes a document),
+    not the ids; ``ids[i]`` / :meth:`take` read the requested ids from the file."""
+
+    def __init__(self, path, chunk_bytes: int = READ_CHARS):
+        self.path = Path(path)
+        self.starts, self.end = json_string_starts(self.path, chunk_bytes)
+
+    def __len__(self) -> int:
+        return int(self.starts.size)
+
+    def _span(self, i: int) -> tuple[int, int]:
+        """Byte range of item ``i``'s JSON string (items are separated by ``", "``)."""
+        stop = self.starts[i + 1] - 2 if i + 1 < self.starts.size else self.end
+        return int(self.starts[i]), int(stop)
+
+    def take(self, indices) -> list[str]:
+        """The ids at ``indices`` (ints in ``range(len(self))``), in that order, from one open file."""
+        out = []
+        with self.path.open("rb") as f:
+            for i in indices:
+                start, stop = self._span(range(len(self))[int(i)])
+                f.seek(start)
+                out.append(json.loads(f.read(stop - start).decode("utf-8")))
+        return out
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.take(range(len(self))[i])
+        return self.take([i])[0]
+
+    def __iter__(self) -> Iterator[str]:
+        for first in range(0, len(self), 10_000):
+            yield from self.take(range(first, min(first + 10_000, len(self))))
 
 
 def load_corpus_index(index_dir, mmap: bool = True, terms=None) -> CorpusIndex:
-    """Load an index written by :func:`build_corpus_index` (arrays memory-mapped by default).
+    """Load an index written by :func:`build_corpus_index` (arrays memory-mapped by default; the
+    doc ids as a :class:`DocIds`, read from the file when asked for).
 
     ``terms``: when given, only these vocabulary entries are loaded (the query terms of the
     claims to retrieve for: scores of those queries are unchanged, memory no longer grows
@@ -168,7 +297,7 @@ def load_corpus_index(index_dir, mmap: bool = True, terms=None) -> CorpusIndex:
     retriever = bm25s.BM25.load(str(index_dir), mmap=mmap, load_vocab=terms is None, show_progress=False)
     if terms is not None:
         retriever.vocab_dict = read_vocab_subset(index_dir / VOCAB_FILE, set(terms))
-    doc_ids = json.loads((index_dir / DOC_IDS_FILE).read_text(encoding="utf-8"))
+    doc_ids = DocIds(index_dir / DOC_IDS_FILE)
     meta = json.loads((index_dir / META_FILE).read_text(encoding="utf-8"))
     return CorpusIndex(retriever=retriever, doc_ids=doc_ids, meta=meta)
 
@@ -194,19 +323,28 @@ def retrieve_top_k(index: CorpusIndex, text: str, k: int) -> tuple[list[str], li
     """Top-k documents for query ``text``: (doc ids in rank order, their scores)."""
     scores = index.scores(text)
     top = top_k_indices(scores, k)
-    return [index.doc_ids[i] for i in top], [float(scores[i]) for i in top]
+    ids = index.doc_ids.take(top) if isinstance(index.doc_ids, DocIds) else [index.doc_ids[i] for i in top]
+    return ids, [float(scores[i]) for i in top]
 
 
 def retrieve_for_claims(index: CorpusIndex, claims: list[dict], gold_docs: dict[str, list[str]],
-                        unresolved_gold: dict[str, int], k: int, show_progress: bool = False) -> list[dict]:
+                        unresolved_gold: dict[str, int], k: int, show_progress: bool = False,
+                        release_every: int = 1) -> list[dict]:
     """RETRIEVED rows for ``claims`` (dicts with dataset, claim_id, claim).
+
+    Every ``release_every`` claims (default: after each) the pages of the memory-mapped index
+    read so far are released (:meth:`CorpusIndex.release_pages`), so memory holds the columns
+    of one claim's terms, not of every term read so far (a common term's column is 8 bytes a
+    document that holds it).
 
     ``gold_docs[claim_id]`` are the claim's gold documents and ``unresolved_gold[claim_id]``
     the count of gold unit ids whose document is unknown (see
     :func:`evidence_ledger.retrieval.pools.gold_documents`).
     """
     rows = []
-    for c in tqdm(claims, desc="retrieve", disable=not show_progress, mininterval=10):
+    for n, c in enumerate(tqdm(claims, desc="retrieve", disable=not show_progress, mininterval=10)):
+        if n and n % release_every == 0:
+            index.release_pages()
         doc_ids, scores = retrieve_top_k(index, c["claim"], k)
         gold = sorted(gold_docs.get(c["claim_id"], []))
         got = set(doc_ids)

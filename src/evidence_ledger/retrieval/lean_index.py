@@ -1,49 +1,144 @@
-"""The bm25s page index built in bounded passes over flat integer arrays.
+"""The bm25s page index built in two bounded passes over flat integer arrays spilled to disk.
 
 In:  documents ``(doc_id, title, text)`` in ascending ``doc_id`` order, as an iterator of
-     batches (three parallel sequences each), and the BM25 parameters.
-Out: a ``bm25s.BM25`` whose score matrix, vocabulary, non-occurrence array and parameters are
-     exactly those ``bm25s.BM25.index`` computes from per-document token-id lists (the
-     reference; ``tests/unit/retrieval/test_lean_index.py`` compares the saved files byte for
-     byte), plus the doc ids, written as ``doc_ids.json`` while they pass.
+     batches (three parallel sequences each), the BM25 parameters and the output directory.
+Out: in that directory, the files ``bm25s.BM25.save`` writes for the retriever
+     ``bm25s.BM25.index`` builds from per-document token-id lists (score matrix as CSC ``.npy``
+     arrays, ``vocab.index.json``, ``params.index.json``, the non-occurrence array where the
+     method needs one), byte for byte (``tests/unit/retrieval/test_lean_index.py`` compares
+     them), plus the doc ids, written as ``doc_ids.json`` while they pass.
 
-How, without a Python list per document: each batch is tokenised
-(:func:`evidence_ledger.retrieval.text.bm25_tokens` of ``title + "\\n" + text``, vocabulary ids
-in order of first occurrence) into one flat int32 array, reduced to (token, term frequency)
-pairs per document with ``numpy.unique``; only those pairs (8 bytes each) and the document
-lengths are kept. Document frequencies and the average length then give bm25s' idf array,
-and a second pass over the kept pairs scores them (bm25s' own idf / tf-component functions,
-the same float64 -> float32 arithmetic) and scatters them into the CSC arrays column by
-column, rows ascending within a column - the order bm25s' CSC builder sorts into.
-Peak memory: about 16 bytes per non-zero of the index plus the vocabulary dictionary.
+How, in memory that is the larger of two phases rather than their sum:
+
+1. Pass 1 tokenises each batch (:func:`evidence_ledger.retrieval.text.bm25_tokens` of
+   ``title + "\\n" + text``, vocabulary ids in order of first occurrence, looked up in a
+   pandas hash table of the terms: :class:`Vocabulary`) into one flat int32 array, reduces it
+   to (token, term frequency) pairs per document with ``numpy.unique`` and appends those pairs
+   and the document lengths to a spill file (a temporary directory inside the output
+   directory, removed afterwards, also on error). Only the vocabulary, the document
+   frequencies and the total length stay in memory. When the pass ends the vocabulary is
+   written as ``vocab.index.json`` (bm25s' own JSON, in chunks) and freed.
+2. Pass 2 allocates the CSC arrays (8 bytes a non-zero) and reads the spilled batches back
+   one at a time: bm25s' own idf / tf-component functions score each batch's pairs (the same
+   float64 -> float32 arithmetic) and scatter them column by column, rows ascending within a
+   column - the order bm25s' CSC builder sorts into. The arrays and parameters are then saved
+   as ``bm25s.BM25.save`` saves them.
+
+Peak memory: max(pass 1: the vocabulary, ~170 bytes a term measured with everything else of
+the pass; pass 2: ~8 bytes a non-zero + ~30 bytes a term), plus the interpreter (docs/scale.md).
 """
 from __future__ import annotations
 
+import itertools
 import json
+import logging
+import resource
+import shutil
+import tempfile
 from array import array
-from typing import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import BinaryIO, Iterable, Iterator, Sequence
 
 import bm25s
 import numpy as np
 from bm25s.scoring import _build_nonoccurrence_array, _select_idf_scorer, _select_tfc_scorer
+from bm25s.utils import json_functions
+from pandas._libs import hashtable
 
 from .text import bm25_tokens
 
+log = logging.getLogger(__name__)
+
 NONOCCURRENCE_METHODS = ("bm25l", "bm25+")
+# bm25s.BM25.save's file names
+DATA_FILE, INDICES_FILE, INDPTR_FILE = "data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy"
+VOCAB_FILE, PARAMS_FILE, NONOCCURRENCE_FILE = "vocab.index.json", "params.index.json", "nonoccurrence_array.index.npy"
+SPILL_PREFIX = ".lean_index-"
+VOCAB_CHUNK = 100_000  # vocabulary entries per JSON piece written
+TOKENS_PER_LOOKUP = 1 << 18  # tokens looked up in the vocabulary at a time
 
 
 class _Pairs:
-    """(token id, term frequency) pairs per document of one batch, documents in order."""
+    """(token id, term frequency) pairs per document of one batch, documents in order:
+    ``tokens`` / ``tfs`` (int32, one per pair, tokens ascending within a document), ``nnz``
+    (pairs per document, int32) and ``lengths`` (tokens per document, int64)."""
 
     __slots__ = ("tokens", "tfs", "nnz", "lengths")
 
-    def __init__(self, flat: np.ndarray, lengths: np.ndarray):
+    def __init__(self, tokens: np.ndarray, tfs: np.ndarray, nnz: np.ndarray, lengths: np.ndarray):
+        self.tokens, self.tfs, self.nnz, self.lengths = tokens, tfs, nnz, lengths
+
+    @classmethod
+    def of_batch(cls, flat: np.ndarray, lengths: np.ndarray) -> "_Pairs":
+        """The pairs of a batch given as one flat token-id array and each document's length."""
         rows = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
         keys, counts = np.unique((rows << 32) | flat.astype(np.int64), return_counts=True)
-        self.tokens = (keys & 0xFFFFFFFF).astype(np.int32)
-        self.tfs = counts.astype(np.int32)
-        self.nnz = np.bincount((keys >> 32).astype(np.int64), minlength=lengths.size).astype(np.int64)
-        self.lengths = lengths
+        nnz = np.bincount((keys >> 32).astype(np.int64), minlength=lengths.size).astype(np.int32)
+        return cls((keys & 0xFFFFFFFF).astype(np.int32), counts.astype(np.int32), nnz, lengths)
+
+    def write(self, handle: BinaryIO) -> None:
+        """Append the four arrays to ``handle`` as ``.npy`` records (lengths stored as int32)."""
+        if self.lengths.size and int(self.lengths.max()) > np.iinfo(np.int32).max:
+            raise ValueError("a document has more than 2**31 - 1 tokens")
+        for a in (self.tokens, self.tfs, self.nnz, self.lengths.astype(np.int32)):
+            np.save(handle, a, allow_pickle=False)
+
+    @classmethod
+    def read(cls, handle: BinaryIO) -> "_Pairs":
+        """The next batch :meth:`write` appended to ``handle``."""
+        tokens, tfs, nnz, lengths = (np.load(handle, allow_pickle=False) for _ in range(4))
+        return cls(tokens, tfs, nnz, lengths.astype(np.int64))
+
+
+class Vocabulary:
+    """Term ids in order of first occurrence, kept in a pandas hash table of the term strings
+    (``pandas._libs.hashtable.PyObjectHashTable``, the table ``pandas.factorize`` uses:
+    ~95 bytes a short term against ~140 for a ``dict``) plus, per call of :meth:`ids`, an
+    object array of the terms it added (in id order; they also keep the table's keys alive)."""
+
+    def __init__(self):
+        self.table = hashtable.PyObjectHashTable()
+        self.added: list[np.ndarray] = []
+        self.size = 0
+
+    def ids(self, tokens: list[str]) -> np.ndarray:
+        """The id (int32) of each of ``tokens``; unseen terms get the next ids, in order."""
+        new = hashtable.ObjectVector()
+        labels = self.table.get_labels(np.array(tokens, dtype=object), new, self.size, -1)
+        added = new.to_array()
+        if added.size:
+            self.added.append(added)
+            self.size += added.size
+        return labels.astype(np.int32)
+
+    def items(self) -> Iterator[tuple[str, int]]:
+        """(term, id) in id order."""
+        first = 0
+        for added in self.added:
+            yield from zip(added.tolist(), range(first, first + added.size))
+            first += added.size
+
+
+class Pass1:
+    """What pass 1 keeps in memory: vocabulary, document frequencies, counts.
+
+    ``vocab``: the :class:`Vocabulary`; ``df[:vocab.size]``: the document frequencies (int32,
+    at most the document count); ``n_docs`` / ``n_batches`` / ``total_length`` count what was
+    spilled."""
+
+    def __init__(self):
+        self.vocab = Vocabulary()
+        self.df = np.zeros(1024, dtype=np.int32)
+        self.n_docs = self.n_batches = self.total_length = 0
+
+    def add_document_frequencies(self, tokens: np.ndarray) -> None:
+        """Count one batch's pairs (each (document, token) once) into ``df``, growing it to the vocabulary."""
+        if self.df.size < self.vocab.size:
+            grown = np.zeros(max(self.vocab.size, 2 * self.df.size), dtype=np.int32)
+            grown[:self.df.size] = self.df
+            self.df = grown
+        uniq, counts = np.unique(tokens, return_counts=True)
+        self.df[uniq] += counts.astype(np.int32)
 
 
 def _write_doc_ids_json(handle, ids: Sequence[str], first: bool) -> None:
@@ -53,38 +148,73 @@ def _write_doc_ids_json(handle, ids: Sequence[str], first: bool) -> None:
         first = False
 
 
-def tokenise_batches(batches: Iterable[tuple[Sequence, Sequence, Sequence]], doc_ids_handle
-                     ) -> tuple[dict, list[_Pairs], int]:
-    """Pass 1: (vocabulary, per-batch token/tf pairs, document count).
+def tokenise_batches(batches: Iterable[tuple[Sequence, Sequence, Sequence]], doc_ids_handle,
+                     spill: BinaryIO) -> Pass1:
+    """Pass 1: tokenise ``batches``, append each batch's pairs to ``spill``; return the kept state.
 
     ``doc_ids_handle``: a text file the doc ids are written to as one JSON list (plus newline).
     Doc ids must ascend strictly (a repeat raises ``ValueError`` naming it); an empty
     collection raises ``ValueError``.
     """
-    vocab: dict[str, int] = {}
-    kept: list[_Pairs] = []
-    n_docs, last = 0, None
+    state = Pass1()
+    last = None
     doc_ids_handle.write("[")
     for doc_ids, titles, texts in batches:
-        flat, lengths = array("i"), array("q")
+        flat, lengths, pending = [], array("q"), []
         for doc_id, title, text in zip(doc_ids, titles, texts):
             if last is not None and doc_id <= last:
                 if doc_id == last:
                     raise ValueError(f"duplicate doc_id {doc_id!r} in the documents table")
                 raise ValueError(f"documents are not in doc_id order at {doc_id!r}")
             last = doc_id
-            ids = [vocab.setdefault(t, len(vocab)) for t in bm25_tokens(f"{title}\n{text}")]
-            flat.extend(ids)
-            lengths.append(len(ids))
-        _write_doc_ids_json(doc_ids_handle, doc_ids, first=n_docs == 0)
-        n_docs += len(lengths)
-        if len(lengths):
-            kept.append(_Pairs(np.frombuffer(flat, np.int32) if len(flat) else np.zeros(0, np.int32),
-                               np.frombuffer(lengths, np.int64)))
+            tokens = bm25_tokens(f"{title}\n{text}")
+            pending += tokens
+            lengths.append(len(tokens))
+            if len(pending) >= TOKENS_PER_LOOKUP:
+                flat.append(state.vocab.ids(pending))
+                pending = []
+        flat.append(state.vocab.ids(pending))
+        _write_doc_ids_json(doc_ids_handle, doc_ids, first=state.n_docs == 0)
+        if not len(lengths):
+            continue
+        flat = np.concatenate(flat)
+        pairs = _Pairs.of_batch(flat, np.frombuffer(lengths, np.int64))
+        pairs.write(spill)
+        state.add_document_frequencies(pairs.tokens)
+        state.n_docs += len(lengths)
+        state.n_batches += 1
+        state.total_length += flat.size
     doc_ids_handle.write("]\n")
-    if not n_docs:
+    if not state.n_docs:
         raise ValueError("cannot index an empty document collection")
-    return vocab, kept, n_docs
+    state.df = state.df[:state.vocab.size].copy()
+    return state
+
+
+def json_item_separator() -> str:
+    """The text bm25s' JSON writer (``bm25s.utils.json_functions.dumps``: the json module, or
+    orjson where installed) puts between two items of a dict."""
+    text = json_functions.dumps({"a": 0, "b": 1}, ensure_ascii=False)
+    return text[text.index("0") + 1:text.index('"b"')]
+
+
+def write_vocab_json(items: Iterable[tuple[str, int]], path, chunk: int = VOCAB_CHUNK) -> None:
+    """Write the (term, id) ``items`` (a dict's ``items()``) to ``path`` byte for byte as
+    ``bm25s.BM25.save`` writes that dict (``json_functions.dumps(vocab, ensure_ascii=False)``),
+    ``chunk`` entries at a time, so no dict or string of the whole vocabulary is built."""
+    sep = json_item_separator()
+    items = iter(items)
+    with open(path, "wt", encoding="utf-8") as f:
+        f.write("{")
+        first = True
+        while True:
+            piece = dict(itertools.islice(items, chunk))
+            if not piece:
+                break
+            body = json_functions.dumps(piece, ensure_ascii=False)[1:-1]
+            f.write(body if first else sep + body)
+            first = False
+        f.write("}")
 
 
 def idf_array(df: np.ndarray, n_docs: int, idf_fn, dtype) -> np.ndarray:
@@ -99,34 +229,38 @@ def idf_array(df: np.ndarray, n_docs: int, idf_fn, dtype) -> np.ndarray:
     return per_value[inverse.reshape(-1)]
 
 
-def score_matrix(retriever: bm25s.BM25, pairs: list[_Pairs], n_docs: int, n_vocab: int) -> dict:
-    """Pass 2: bm25s' ``scores`` dict (CSC data / indices / indptr, num_docs) of the pairs, and
-    the retriever's ``nonoccurrence_array`` set as ``bm25s.BM25.build_index_from_ids`` sets it."""
-    lengths = np.concatenate([p.lengths for p in pairs])
-    avg_doc_len = lengths.mean()  # bm25s: np.array([len(ids) for ids in corpus]).mean()
-    df = np.zeros(n_vocab, dtype=np.int64)
-    for p in pairs:
-        df += np.bincount(p.tokens, minlength=n_vocab)
-    idf_fn = _select_idf_scorer(retriever.idf_method)
-    if retriever.method in retriever.methods_requiring_nonoccurrence:
-        doc_frequencies = dict(enumerate(df.tolist()))
-        retriever.nonoccurrence_array = _build_nonoccurrence_array(
-            doc_frequencies=doc_frequencies, n_docs=n_docs, compute_idf_fn=idf_fn,
-            calculate_tfc_fn=_select_tfc_scorer(retriever.method), l_d=avg_doc_len, l_avg=avg_doc_len,
-            k1=retriever.k1, b=retriever.b, delta=retriever.delta, dtype=retriever.dtype)
-        del doc_frequencies
-    else:
-        retriever.nonoccurrence_array = None
-    idf = idf_array(df, n_docs, idf_fn, retriever.dtype)
+def nonoccurrence_array(retriever: bm25s.BM25, df: np.ndarray, n_docs: int, avg_doc_len) -> np.ndarray | None:
+    """The ``nonoccurrence_array`` ``bm25s.BM25.build_index_from_ids`` sets (None for methods
+    without one)."""
+    if retriever.method not in retriever.methods_requiring_nonoccurrence:
+        return None
+    return _build_nonoccurrence_array(
+        doc_frequencies=dict(enumerate(df.tolist())), n_docs=n_docs,
+        compute_idf_fn=_select_idf_scorer(retriever.idf_method), calculate_tfc_fn=_select_tfc_scorer(retriever.method),
+        l_d=avg_doc_len, l_avg=avg_doc_len, k1=retriever.k1, b=retriever.b, delta=retriever.delta,
+        dtype=retriever.dtype)
+
+
+def score_matrix(retriever: bm25s.BM25, spill: BinaryIO, state: Pass1) -> dict:
+    """Pass 2: bm25s' ``scores`` dict (CSC data / indices / indptr, num_docs) of the pairs spilled
+    to ``spill`` (read from its start, one batch at a time), with ``retriever.nonoccurrence_array``
+    set as ``bm25s.BM25.build_index_from_ids`` sets it."""
+    n_docs, df = state.n_docs, state.df
+    # bm25s: np.array([len(ids) for ids in corpus]).mean(); an exact integer sum divided by n
+    avg_doc_len = np.float64(state.total_length) / n_docs
+    retriever.nonoccurrence_array = nonoccurrence_array(retriever, df, n_docs, avg_doc_len)
+    idf = idf_array(df, n_docs, _select_idf_scorer(retriever.idf_method), retriever.dtype)
     tfc_fn = _select_tfc_scorer(retriever.method)
-    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
-    np.cumsum(df, out=indptr[1:])
+    indptr = np.zeros(df.size + 1, dtype=np.int64)
+    np.cumsum(df, dtype=np.int64, out=indptr[1:])
     nnz = int(indptr[-1])
     data = np.empty(nnz, dtype=retriever.dtype)
     indices = np.empty(nnz, dtype=retriever.int_dtype)
     cursor = indptr[:-1].copy()
     first_doc = 0
-    for p in pairs:
+    spill.seek(0)
+    for _ in range(state.n_batches):
+        p = _Pairs.read(spill)
         rows = first_doc + np.repeat(np.arange(p.lengths.size, dtype=np.int64), p.nnz)
         tf = p.tfs.astype(retriever.dtype)
         tfc = tfc_fn(tf_array=tf, l_d=np.repeat(p.lengths, p.nnz), l_avg=avg_doc_len, k1=retriever.k1,
@@ -145,14 +279,51 @@ def score_matrix(retriever: bm25s.BM25, pairs: list[_Pairs], n_docs: int, n_voca
     return {"data": data, "indices": indices, "indptr": indptr, "num_docs": n_docs}
 
 
-def build_bm25_index(batches: Iterator[tuple[Sequence, Sequence, Sequence]], doc_ids_handle, k1: float, b: float,
-                     method: str) -> tuple[bm25s.BM25, int]:
-    """(retriever ready for ``save``, vocabulary size without bm25s' empty token) of the
-    documents in ``batches`` (ascending doc id; doc ids written to ``doc_ids_handle``)."""
-    vocab, pairs, n_docs = tokenise_batches(batches, doc_ids_handle)
-    retriever = bm25s.BM25(k1=k1, b=b, method=method)
-    retriever.scores = score_matrix(retriever, pairs, n_docs, len(vocab))
-    n_vocab = len(vocab)
-    vocab[""] = n_vocab  # bm25s.BM25.index(create_empty_token=True): max id + 1
-    retriever.vocab_dict = vocab
-    return retriever, n_vocab
+def save_without_vocab(retriever: bm25s.BM25, out_dir: Path) -> None:
+    """The files of ``bm25s.BM25.save(out_dir)`` except ``vocab.index.json`` (already written):
+    the three CSC arrays, the non-occurrence array where there is one, and the parameters, with
+    bm25s' own calls."""
+    np.save(out_dir / DATA_FILE, retriever.scores["data"], allow_pickle=False)
+    np.save(out_dir / INDICES_FILE, retriever.scores["indices"], allow_pickle=False)
+    np.save(out_dir / INDPTR_FILE, retriever.scores["indptr"], allow_pickle=False)
+    if retriever.nonoccurrence_array is not None:
+        np.save(out_dir / NONOCCURRENCE_FILE, retriever.nonoccurrence_array, allow_pickle=False)
+    params = dict(k1=retriever.k1, b=retriever.b, delta=retriever.delta, method=retriever.method,
+                  idf_method=retriever.idf_method, dtype=retriever.dtype, int_dtype=retriever.int_dtype,
+                  num_docs=retriever.scores["num_docs"], version=bm25s.__version__, backend=retriever.backend)
+    with open(out_dir / PARAMS_FILE, "w") as f:
+        json.dump(params, f, indent=4)
+
+
+def build_bm25_index(batches: Iterator[tuple[Sequence, Sequence, Sequence]], doc_ids_handle, out_dir,
+                     k1: float, b: float, method: str) -> tuple[int, int, int]:
+    """Index the documents in ``batches`` (ascending doc id; doc ids written to
+    ``doc_ids_handle``) and save bm25s' index files in ``out_dir`` (an existing directory).
+
+    Returns (documents, vocabulary size without bm25s' empty token, index non-zeros). The
+    spill directory ``out_dir/.lean_index-*`` is removed whether or not indexing succeeds."""
+    out_dir = Path(out_dir)
+    spill_dir = Path(tempfile.mkdtemp(prefix=SPILL_PREFIX, dir=out_dir))
+    try:
+        with open(spill_dir / "pairs.npy", "w+b") as spill:
+            state = tokenise_batches(batches, doc_ids_handle, spill)
+            n_vocab = state.vocab.size
+            log.info("pass 1: %d documents, %d terms, spill %.0f MB; peak RSS so far %.0f MiB", state.n_docs,
+                     n_vocab, spill.tell() / 1e6, peak_rss_mib())
+            # bm25s.BM25.index(create_empty_token=True) adds "" as max id + 1
+            write_vocab_json(itertools.chain(state.vocab.items(), [("", n_vocab)]), out_dir / VOCAB_FILE)
+            state.vocab = None  # freed before pass 2 allocates the score matrix
+            spill.flush()
+            retriever = bm25s.BM25(k1=k1, b=b, method=method)
+            retriever.scores = score_matrix(retriever, spill, state)
+    finally:
+        shutil.rmtree(spill_dir, ignore_errors=True)
+    save_without_vocab(retriever, out_dir)
+    nnz = int(retriever.scores["indptr"][-1])
+    log.info("pass 2: %d non-zeros; peak RSS %.0f MiB", nnz, peak_rss_mib())
+    return state.n_docs, n_vocab, nnz
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set so far, MiB (Linux ``ru_maxrss`` is in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -1,7 +1,8 @@
-"""The lean page index (retrieval.lean_index, read from the DOCUMENTS table in batches) is
-byte for byte the index bm25s builds from per-document token-id lists (the reference below,
-the pipeline's builder before the lean one): same score matrix, vocabulary, parameters and
-doc ids, on the demo corpora and on a synthetic corpus, for every bm25s method."""
+"""The lean page index (retrieval.lean_index: read from the DOCUMENTS table in batches, pairs
+spilled to disk in pass 1, score matrix filled from the spill in pass 2) is byte for byte the
+index bm25s builds from per-document token-id lists (the reference below, the pipeline's
+builder before the lean one): same score matrix, vocabulary, parameters and doc ids, on the
+demo corpora and on a synthetic corpus, for every bm25s method; its spill files never outlive it."""
 import filecmp
 import json
 
@@ -9,12 +10,16 @@ import bm25s
 import numpy as np
 import pyarrow as pa
 import pytest
+from bm25s.utils import json_functions
 
 from evidence_ledger.datasets.fever import read_fever_claims, read_fever_wiki
 from evidence_ledger.datasets.feverous import read_feverous_wiki
 from evidence_ledger.datasets.scifact import read_scifact_corpus
-from evidence_ledger.retrieval.corpus import (build_corpus_index_from_table, load_corpus_index, read_vocab_subset,
+from evidence_ledger.retrieval.corpus import (CorpusIndex, DocIds, build_corpus_index_from_table, iter_vocab_entries,
+                                              load_corpus_index, read_vocab_subset, retrieve_for_claims,
                                               retrieve_top_k)
+from evidence_ledger.retrieval import lean_index
+from evidence_ledger.retrieval.lean_index import SPILL_PREFIX, Vocabulary, build_bm25_index, write_vocab_json
 from evidence_ledger.retrieval.text import TOKENISATION, bm25_tokens
 from evidence_ledger.tables import write_table
 from evidence_ledger.tables.ingest import DOCUMENTS
@@ -70,7 +75,7 @@ def test_demo_corpus_index_is_byte_identical_to_bm25s(reader, source, tmp_path):
     DOCUMENTS are in file order (not doc id order), the path that sorts before streaming."""
     _units, documents = reader(source)
     index = assert_same_index(documents, tmp_path, batch_rows=50)
-    assert index.doc_ids == sorted(documents.column("doc_id").to_pylist())
+    assert list(index.doc_ids) == sorted(documents.column("doc_id").to_pylist())
 
 
 def synthetic_documents(n_docs=700, seed=7):
@@ -108,3 +113,110 @@ def test_index_loaded_with_the_claims_terms_only_retrieves_the_same(tmp_path):
     assert 0 < len(lean.retriever.vocab_dict) < len(full.retriever.vocab_dict)
     assert [retrieve_top_k(lean, c, 5) for c in claims] == [retrieve_top_k(full, c, 5) for c in claims]
     assert read_vocab_subset(tmp_path / "lean" / "vocab.index.json", {""}) == {"": len(full.retriever.vocab_dict) - 1}
+
+
+def test_spill_directory_is_removed_after_success_and_after_an_error(tmp_path):
+    """Pass 1 spills its pairs under ``<index>/.lean_index-*``; nothing of it is left once the
+    index is saved, nor when indexing fails part way (a repeated doc id in the second batch)."""
+    documents = synthetic_documents(n_docs=200)
+    path = tmp_path / "documents.parquet"
+    write_table(documents, path, DOCUMENTS)
+    build_corpus_index_from_table(path, tmp_path / "ok", batch_rows=64)
+    assert sorted(p.name for p in (tmp_path / "ok").iterdir()) == [
+        "data.csc.index.npy", "doc_ids.json", "indices.csc.index.npy", "indptr.csc.index.npy", "meta.json",
+        "params.index.json", "vocab.index.json"]
+    out = tmp_path / "bad"
+    out.mkdir()
+    seen = []
+
+    def batches():
+        yield ["a", "b"], ["", ""], ["alpha beta", "gamma"]
+        seen.extend(p.name for p in out.glob(SPILL_PREFIX + "*/*"))  # the first batch is spilled by now
+        yield ["b"], [""], ["delta"]
+
+    with open(out / "doc_ids.json", "w", encoding="utf-8") as handle, \
+            pytest.raises(ValueError, match="duplicate doc_id 'b'"):
+        build_bm25_index(batches(), handle, out, k1=1.5, b=0.75, method="lucene")
+    assert seen == ["pairs.npy"]
+    assert not list(out.glob(SPILL_PREFIX + "*"))
+
+
+def test_vocab_written_in_chunks_is_bm25s_json(tmp_path):
+    """``write_vocab_json`` writes, a few entries at a time, exactly the text bm25s' ``save``
+    writes for the whole dict (``json_functions.dumps(vocab, ensure_ascii=False)``), escapes and
+    non-ASCII terms included, whatever the chunk size."""
+    vocab = {"alpha": 0, 'quo"te': 1, "back\\slash": 2, "über": 3, "日本": 4, "tab\there": 5, "": 6}
+    expected = json_functions.dumps(vocab, ensure_ascii=False)
+    for chunk in (1, 2, 3, 100):
+        write_vocab_json(vocab.items(), tmp_path / f"v{chunk}.json", chunk=chunk)
+        assert (tmp_path / f"v{chunk}.json").read_text(encoding="utf-8") == expected
+
+
+TRICKY_IDS = ["", "a", 'q"uote', 'ends, "', '", "', "back\\", "\\\\", '\\"', "tab\there", "日本語", "Ünïcode_(x)",
+              "x" * 300]
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 2, 3, 7, 1 << 20])
+def test_doc_ids_read_by_offset_equal_the_json_list(chunk_bytes, tmp_path):
+    """``DocIds`` finds every id's offset in ``doc_ids.json`` (as the index writes it) by a
+    chunked scan, whatever the chunk boundaries cut: escaped quotes and backslashes, ids holding
+    the item separator ``", "``, non-ASCII and empty ids all come back as ``json.loads`` reads them."""
+    path = tmp_path / "doc_ids.json"
+    path.write_text(json.dumps(TRICKY_IDS, ensure_ascii=False) + "\n", encoding="utf-8")
+    ids = DocIds(path, chunk_bytes=chunk_bytes)
+    assert len(ids) == len(TRICKY_IDS)
+    assert list(ids) == TRICKY_IDS
+    assert ids.take([5, 0, 11, 3]) == [TRICKY_IDS[i] for i in (5, 0, 11, 3)]
+    assert ids[-1] == TRICKY_IDS[-1] and ids[2:5] == TRICKY_IDS[2:5]
+    (tmp_path / "empty.json").write_text("[]\n", encoding="utf-8")
+    assert len(DocIds(tmp_path / "empty.json", chunk_bytes=chunk_bytes)) == 0
+
+
+@pytest.mark.parametrize("chunk_chars", [1, 2, 5, 64, 1 << 20])
+def test_vocab_read_in_chunks_equals_the_full_read(chunk_chars, tmp_path):
+    """The vocabulary file read a few characters at a time gives exactly ``json.loads`` of the
+    whole file, escaped terms included; the subset read keeps only the asked terms."""
+    vocab = {t: i for i, t in enumerate(["alpha", 'q"uote', "back\\", 'x": 1, "y', "tab\there", "日本", "a, ", ""])}
+    path = tmp_path / "vocab.index.json"
+    write_vocab_json(vocab.items(), path)
+    assert json.loads(path.read_text(encoding="utf-8")) == vocab
+    assert list(iter_vocab_entries(path, chunk_chars)) == list(vocab.items())
+    assert read_vocab_subset(path, {'x": 1, "y', "back\\", "absent"}, chunk_chars) == {"back\\": 2, 'x": 1, "y': 3}
+
+
+def test_retrieval_with_offset_doc_ids_and_released_pages_is_unchanged(tmp_path):
+    """retrieve's index (claims' vocabulary only, doc ids read by offset, mapped pages released
+    every 3 claims) gives the same RETRIEVED rows for every demo FEVER dev claim as the index
+    loaded as before (whole vocabulary, arrays in memory, ``doc_ids.json`` as a Python list)."""
+    _units, documents = read_fever_wiki(DEMO / "fever" / "wiki-pages")
+    assert_same_index(documents, tmp_path)
+    index_dir = tmp_path / "lean"
+    claims = [{"dataset": "fever", "claim_id": str(i), "claim": c} for i, c in
+              enumerate(read_fever_claims(DEMO / "fever" / "paper_dev.jsonl").column("claim").to_pylist())]
+    before = CorpusIndex(retriever=bm25s.BM25.load(str(index_dir), mmap=False, show_progress=False),
+                         doc_ids=json.loads((index_dir / "doc_ids.json").read_text(encoding="utf-8")),
+                         meta=json.loads((index_dir / "meta.json").read_text(encoding="utf-8")))
+    now = load_corpus_index(index_dir, terms={t for c in claims for t in bm25_tokens(c["claim"])})
+    assert isinstance(now.doc_ids, DocIds) and list(now.doc_ids) == before.doc_ids
+    gold = {c["claim_id"]: [before.doc_ids[int(c["claim_id"]) % len(before.doc_ids)]] for c in claims}
+    expected = retrieve_for_claims(before, claims, gold, {}, k=5)
+    assert retrieve_for_claims(now, claims, gold, {}, k=5, release_every=3) == expected
+    assert sum(len(r["doc_ids"]) for r in expected) > 4 * len(claims)
+
+
+def test_vocabulary_ids_follow_first_occurrence_across_lookups():
+    """Term ids are given in order of first occurrence over all lookups (as bm25s' vocabulary
+    dict of the reference gives them); ``items`` lists them in id order."""
+    vocab = Vocabulary()
+    assert vocab.ids(["b", "a", "b"]).tolist() == [0, 1, 0]
+    assert vocab.ids([]).tolist() == []
+    assert vocab.ids(["c", "a", "d", "c"]).tolist() == [2, 1, 3, 2]
+    assert vocab.ids(["d", "b"]).dtype == np.int32 and vocab.size == 4
+    assert list(vocab.items()) == [("b", 0), ("a", 1), ("c", 2), ("d", 3)]
+
+
+def test_index_is_byte_identical_when_lookups_split_documents(monkeypatch, tmp_path):
+    """Tokens are looked up in the vocabulary a few at a time (every 5 tokens here, so lookups
+    split documents and batches): the index is still bm25s' own."""
+    monkeypatch.setattr(lean_index, "TOKENS_PER_LOOKUP", 5)
+    assert_same_index(synthetic_documents(n_docs=300), tmp_path, batch_rows=64)

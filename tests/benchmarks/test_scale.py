@@ -1,0 +1,52 @@
+"""benchmarks/scale.py: the index's component fit, the power-law vocabulary fit and the
+release cache (a release is generated once and reused)."""
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+spec = importlib.util.spec_from_file_location("scale", REPO / "benchmarks" / "scale.py")
+scale = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(scale)
+
+
+def run(pages, vocab, nnz, rss):
+    return {"pages": pages, "units": 5 * pages, "vocab_size": vocab, "index_nnz": nnz,
+            "steps": {"index": {"peak_rss_mib": rss, "cpu_s": 1.0}}}
+
+
+def test_component_fit_recovers_floor_bytes_per_nnz_and_per_term():
+    """Runs whose index peak is exactly 200 MiB + 8 B/nnz + 100 B/term give those
+    coefficients back; the vocabulary (exactly 30 x pages^0.9) extrapolates by its power law."""
+    def rss(v, n):
+        return 200 + (8 * n + 100 * v) / 2**20
+    sizes = [(1e5, 4.5e6), (3e5, 1.4e7), (1e6, 4.4e7)]
+    runs = {"fever": [run(p, 30 * p ** 0.9, n, rss(30 * p ** 0.9, n)) for p, n in sizes],
+            "feverous": [run(p, 30 * p ** 0.9, 2 * n, rss(30 * p ** 0.9, 2 * n)) for p, n in sizes]}
+    comp = scale.component_fits({"runs": runs})
+    c = comp["index_rss_mib"]
+    assert c["floor_mib"] == pytest.approx(200, abs=1e-6)
+    assert c["bytes_per_nnz"] == pytest.approx(8) and c["bytes_per_term"] == pytest.approx(100)
+    f = comp["fever"]
+    assert f["vocab_vs_pages"]["alpha"] == pytest.approx(0.9) and f["vocab_vs_pages"]["c"] == pytest.approx(30)
+    assert f["extrapolated_vocab"] == round(30 * 5_416_537 ** 0.9)
+    table = scale.markdown_table({"runs": runs, "fits": {}, "component_fits": comp})
+    assert "Index peak RSS = 200 MiB + 8.0 B x non-zeros + 100.0 B x terms" in table
+
+
+def test_release_is_generated_once_then_reused(tmp_path):
+    calls = []
+
+    def writer(out_dir, pages, n_claims, seed):
+        calls.append((pages, n_claims, seed))
+        out_dir.mkdir(parents=True)
+        return {"wiki": str(out_dir / "wiki"), "claims": str(out_dir / "claims.jsonl"), "pages": pages, "units": 7}
+
+    first = scale.cached_release(writer, "fever", 100, 20, 0, tmp_path)
+    again = scale.cached_release(writer, "fever", 100, 20, 0, tmp_path)
+    assert first == again and calls == [(100, 20, 0)]
+    assert json.loads((tmp_path / "fever-100-c20-s0" / "release.json").read_text()) == first
