@@ -1,14 +1,23 @@
 """Evidence Ledger: fact-verification and knowledge-conflict evaluation with evidence/answer accounting.
 
-Run:  snakemake --cores 2                     (embedded demo, config/config.yaml)
-      snakemake --cores 8 --configfile config/paper.yaml --profile workflow/profiles/default
+Run:  snakemake --cores 2                     (embedded demo: config/defaults.yaml + config/demo.yaml)
+      snakemake --profile workflow/profiles/default --configfile config/paper.yaml --config data_root=DIR
+
+The run's config is built in Python, not by a `configfile:` directive, so that no flag (for
+example --replace-workflow-config) can drop the defaults or bring the demo's keys into another
+run: config/defaults.yaml, then config/demo.yaml only when no --configfile is given, then the
+command line's files and --config values (src/evidence_ledger/config_layers.py).
 """
 from snakemake.utils import min_version
 
+from evidence_ledger.config_layers import snakemake_run_config
+
 min_version("9.0")
 
-
-configfile: "config/config.yaml"
+config.clear()
+config.update(
+    snakemake_run_config(workflow.basedir, workflow.overwrite_configfiles, workflow.config_settings.overwrite_config)
+)
 
 
 include: "workflow/rules/common.smk"

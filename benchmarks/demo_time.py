@@ -1,6 +1,6 @@
 """Time the demo pipeline from a clean ``results/`` and tabulate where the time went.
 
-Runs ``snakemake --cores N`` on ``config/config.yaml`` of this checkout in a fresh work
+Runs ``snakemake --cores N`` on the embedded demo (``config/demo.yaml``) of this checkout in a fresh work
 directory (``--directory``; default a new temporary directory, kept afterwards so that its
 outputs can be checked, e.g. with ``EVIDENCE_LEDGER_DEMO_RUN=<dir> pytest
 tests/workflow/test_demo_run.py``), then sums the per-job ``logs/**/*.benchmark.tsv`` of that
@@ -151,7 +151,7 @@ def run_demo(workdir: Path, cores: int, snakemake: list[str]) -> dict:
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
     env.setdefault("HF_HUB_OFFLINE", "1")
     cmd = snakemake + ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-                       "--configfile", str(REPO / "config" / "config.yaml"), "--cores", str(cores)]
+                       "--configfile", str(REPO / "config" / "demo.yaml"), "--cores", str(cores)]
     load_before = os.getloadavg()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()

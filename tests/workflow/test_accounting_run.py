@@ -31,7 +31,7 @@ TARGETS = ["results/accounting/study1/intervals.tsv", "results/accounting/study1
 def _snakemake(workdir, *args):
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(REPO / "config/config.yaml"), "--cores", "2", *args, "--allowed-rules", *RULES]
+           "--configfile", str(REPO / "config/demo.yaml"), "--cores", "2", *args, "--allowed-rules", *RULES]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
 
 

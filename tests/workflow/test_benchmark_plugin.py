@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from evidence_ledger.config_layers import layered_config
 from evidence_ledger import benchmark_registry as registry
 from evidence_ledger.generation import prompts
 from evidence_ledger.scoring import indicators
@@ -106,7 +107,7 @@ def toy_config(tmp_path: Path) -> Path:
     for name, records in (("claims_dev.jsonl", TOY_CLAIMS), ("claims_train.jsonl", TOY_CLAIMS),
                           ("pages.jsonl", TOY_PAGES)):
         (data / "toy" / name).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    cfg = layered_config(REPO)
     cfg["data_root"] = str(data)
     cfg["benchmark_plugins"] = ["toy_benchmark"]
     cfg["data"]["toy"] = {"claims": {"dev": "toy/claims_dev.jsonl", "train": "toy/claims_train.jsonl"},

@@ -21,6 +21,7 @@ import yaml
 from support.summary_page import check_values_against_sources
 from support.summary_page import parse as parse_summary_page
 
+from evidence_ledger.config_layers import layered_config
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.ingest import CLAIMS
 from evidence_ledger.tables.verifier import VERIFIER_ANSWERS
@@ -122,7 +123,7 @@ def test_demo_verifier_beats_chance_on_demo_dev_claims(demo_run):
     300 gave 0.70-0.71)."""
     gold = {r["claim_id"]: r["label"] for r in read_table(
         demo_run / "results/ingest/feverous/claims_dev.parquet", CLAIMS, columns=["claim_id", "label"]).to_pylist()}
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config = layered_config(REPO)
     source0 = config["verifier"]["sources"][0]
     answers = [r for r in read_table(demo_run / "results/verifier/answers.parquet", VERIFIER_ANSWERS).to_pylist()
                if r["source"] == source0 and gold[r["claim_id"]] in ("SUPPORTS", "REFUTES")]
@@ -165,7 +166,7 @@ def test_demo_summary_page_numbers_are_their_source_cells(demo_run):
 
 
 def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp_path):
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config = layered_config(REPO)
     config["accounting"]["bootstrap"]["primary"]["draws"] += 1
     changed = tmp_path / "changed.yaml"
     changed.write_text(yaml.safe_dump(config, sort_keys=False))  # key order is part of params

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evidence_ledger.config_layers import layered_config
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from evidence_ledger.tables import read_table, write_table
 from evidence_ledger.tables.evidence import EVIDENCE
@@ -51,7 +52,7 @@ def workdir(tmp_path_factory):
     build_demo_model(wd / "models/tiny", "qwen3", ex, [e.claim for e in ex],
                      {"primary": {"A": "support", "B": "refute", "C": "nei"}}, {"enable_thinking": False},
                      steps=5, vocab_size=300)
-    cfg = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    cfg = layered_config(REPO)
     cfg["data_root"] = str(REPO / cfg["data_root"])
     cfg["models"]["qwen3"].update(local_dir=str(wd / "models/tiny"), build=None)
     cfg["generation"].update(models=["qwen3"], datasets=["fever"], shards=2, batch_size=16,

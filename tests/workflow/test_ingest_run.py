@@ -30,7 +30,7 @@ pytestmark = pytest.mark.workflow
 def run_snakemake(workdir: Path, *extra: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(REPO / "src"))
     cmd = [str(Path(sys.executable).with_name("snakemake")), "--snakefile", str(REPO / "Snakefile"),
-           "--configfile", str(REPO / "config" / "config.yaml"), "--directory", str(workdir),
+           "--configfile", str(REPO / "config" / "demo.yaml"), "--directory", str(workdir),
            "--cores", "2", *extra, *TARGETS]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
 

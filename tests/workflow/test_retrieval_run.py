@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evidence_ledger.config_layers import layered_config
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.evidence import EVIDENCE
 from evidence_ledger.tables.retrieval import ORDERING, POOLS, RETRIEVED
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.workflow
 
 
 def fever_only_config(path: Path) -> Path:
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config = layered_config(REPO)
     config["retrieval"]["datasets"] = ["fever"]
     config["retrieval"]["reranker"]["build"]["datasets"] = {"fever": ["train"]}
     config["retrieval"]["reranker"]["build"]["train"]["steps"] = 150

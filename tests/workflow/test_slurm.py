@@ -73,7 +73,7 @@ def _env(cluster: SlurmCluster | None = None) -> dict[str, str]:
 
 
 def _common_args(workdir: Path) -> list[str]:
-    return ["--snakefile", str(REPO / "Snakefile"), "--configfile", str(REPO / "config" / "config.yaml"),
+    return ["--snakefile", str(REPO / "Snakefile"), "--configfile", str(REPO / "config" / "demo.yaml"),
             "--directory", str(workdir)]
 
 

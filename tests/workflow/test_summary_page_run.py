@@ -19,7 +19,7 @@ TARGET = "results/report/summary.html"
 def _snakemake(workdir, *args):
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(REPO / "config/config.yaml"), "--cores", "1", *args, "--allowed-rules",
+           "--configfile", str(REPO / "config/demo.yaml"), "--cores", "1", *args, "--allowed-rules",
            "summary_page"]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
 

@@ -14,8 +14,10 @@ from snakemake.utils import validate
 from evidence_ledger.benchmark_registry import benchmark_names, benchmarks, check_config_benchmarks
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
 from evidence_ledger import rule_resources
+from evidence_ledger.config_checks import check_run_config
 
 validate(config, schema="../schemas/config.schema.yaml")
+check_run_config(config)
 
 REPO_ROOT = Path(workflow.basedir)
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())

@@ -19,8 +19,7 @@ Two modes per dataset, stated in the output's ``basis`` column:
   identical). Other coincidences (e.g. two orderings showing the same text) are only known
   from evidence, so config-mode counts are upper bounds. Prompt tokens =
   ``planner.prompt_tokens_overhead`` + the budget's evidence tokens
-  (``evidence.budgets.{budget}`` when the evidence section sets it, else
-  ``planner.budget_tokens.{budget}``; 0 for ``none``). Budgets are upper bounds on evidence
+  (``evidence.budgets.{budget}``; 0 for ``none``). Budgets are upper bounds on evidence
   tokens, so this too is an upper bound.
 
 Each row carries ``exact`` (True for the ``evidence`` basis). Config-mode counts cannot be
@@ -118,7 +117,7 @@ def plan_from_config(config: Mapping[str, Any], dataset: str, model: str, workdi
             if key in seen_none_formats:
                 continue
             seen_none_formats.add(key)
-        budgets = {**planner.get("budget_tokens", {}), **(config.get("evidence", {}).get("budgets") or {})}
+        budgets = config["evidence"]["budgets"]
         ev_tokens = 0 if c.source == "none" else int(budgets[c.budget])
         d = out.setdefault(name, {"requests": 0, "prompt_tokens": 0})
         d["requests"] += units

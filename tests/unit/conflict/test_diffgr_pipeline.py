@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from evidence_ledger.config_layers import layered_config
 from evidence_ledger.conflict import diffgr_pipeline as dp
 from support.paths import REPO_ROOT
 
@@ -203,12 +204,10 @@ def test_reader_requests_send_the_system_message_before_the_prompt():
     assert plain[0]["request_id"] != rows[0]["request_id"]
 
 
-@pytest.mark.parametrize("config_file", ["config/config.yaml", "config/paper.yaml"])
-def test_config_default_reader_system_message_is_the_official_llama_readers(config_file):
-    import yaml
-
+@pytest.mark.parametrize("config_files", [[], ["config/paper.yaml"]], ids=["demo", "paper"])
+def test_config_default_reader_system_message_is_the_official_llama_readers(config_files):
     from evidence_ledger.conflict.reader_setup import reader_system_message_from_config
-    cfg = yaml.safe_load((REPO_ROOT / config_file).read_text())
+    cfg = layered_config(REPO_ROOT, [REPO_ROOT / f for f in config_files])
     block = cfg["diffgr"]["reader_system_message"]
     for name in cfg["diffgr"]["models"]:
         assert reader_system_message_from_config(name, cfg["models"][name], block) == OFFICIAL_LLAMA_READER, name
@@ -275,7 +274,7 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
     build_untrained_model(ARCHS["qwen3"], tok, seed=0, max_positions=2048).save_pretrained(model_dir)
     tok.save_pretrained(model_dir)
 
-    config = yaml.safe_load((REPO_ROOT / "config" / "config.yaml").read_text())
+    config = layered_config(REPO_ROOT)
     config["studies"] = {k: k == "diffgr" for k in config["studies"]}
     config["models"]["tiny_reader"] = {**config["models"]["qwen3"], "local_dir": str(model_dir), "build": None}
     config["diffgr"].update(models=["tiny_reader"], datasets=["nqcc"], bootstrap={"draws": 200, "seed": 5, "level": 0.9})

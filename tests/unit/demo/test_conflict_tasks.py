@@ -4,6 +4,7 @@ from pathlib import Path
 
 import yaml
 
+from evidence_ledger.config_layers import layered_config
 from evidence_ledger.conflict import judge as judge_mod
 from evidence_ledger.conflict import wikicontradict as wc
 from evidence_ledger.conflict.diffgr_pipeline import plan_reader_prompts
@@ -11,7 +12,7 @@ from evidence_ledger.demo import conflict_tasks as dt
 from evidence_ledger.scoring.diffgr import exact_match_any, is_unknown_answer
 
 ROOT = Path(__file__).resolve().parents[3]
-CFG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+CFG = layered_config(ROOT)
 FEWSHOT = judge_mod.load_fewshot_examples(ROOT / CFG["wikicontradict"]["judge"]["fewshot_file"])
 TEMPLATES = CFG["wikicontradict"]["templates"]
 PROMPT, CLOSED = CFG["diffgr"]["prompt"], CFG["diffgr"]["closed_book_prompt"]

@@ -126,8 +126,9 @@ def test_planner_counts_from_config_alone(tmp_path):
         "sampling": {"fever": {"n": 10}},
         "generation": {**GEN, "models": ["qwen3"], "datasets": ["fever", "scifact"],
                        "planner": {"prompt_tokens_per_s": 1000, "output_tokens_per_s": 100, "chars_per_token": 4,
-                                   "prompt_tokens_overhead": 100, "budget_tokens": {"short": 200, "long": 800},
+                                   "prompt_tokens_overhead": 100,
                                    "population": {"scifact": 5}, "docs_per_claim": {"scifact": 3}}},
+        "evidence": {"budgets": {"short": 200, "long": 800}},
     }
     rows = planner.plan(config, tmp_path)
     by = {(r["dataset"], r["condition"]): r for r in rows}
@@ -167,7 +168,8 @@ def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
     write_table(EVIDENCE_TABLE.from_rows(rows), path, EVIDENCE_TABLE)
     config = {"generation": {**GEN, "models": ["qwen3"], "datasets": ["fever"],
                              "planner": {"prompt_tokens_per_s": 1000, "output_tokens_per_s": 100, "chars_per_token": 4,
-                                         "prompt_tokens_overhead": 100, "budget_tokens": {}, "population": {}}}}
+                                         "prompt_tokens_overhead": 100, "population": {}}},
+              "evidence": {"budgets": {"short": 200, "long": 800}}}
     rows = planner.plan(config, tmp_path)
     by = {r["condition"]: r for r in rows}
     assert {r["basis"] for r in rows} == {"evidence"}

@@ -1,0 +1,153 @@
+"""Start-of-run checks the config schema cannot express (docs: config/README.md "Checked at start").
+
+In:  the merged run config (``evidence_ledger.config_layers``).
+Out: ``config_errors(config)``: one message per problem, each naming the config key(s) to change;
+     ``check_run_config(config)`` raises ``ValueError`` with all of them. The workflow calls it
+     before any job runs, and so does ``python -m evidence_ledger plan``.
+
+Checked: ``data_root`` is given; keys that must agree do (every pair is named in the message);
+every model a run loads has a real revision pin (no ``PIN:`` placeholder).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+PLACEHOLDER_PREFIX = "PIN:"
+
+
+def _get(config: Mapping, dotted: str, default: Any = None) -> Any:
+    node: Any = config
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return default
+        node = node[part]
+    return node
+
+
+def data_root_errors(config: Mapping) -> list[str]:
+    """``data_root`` must be set (on the command line: tracked config files leave it null)."""
+    if not config.get("data_root"):
+        return ["data_root is not set: give the directory holding the benchmark files on the command "
+                "line, --config data_root=/path/to/data (config/README.md, 'Paper data layout')"]
+    return []
+
+
+def _list_agreement(config: Mapping, a: str, b: str) -> list[str]:
+    """``a`` and ``b`` list the same names (order matters: level 0 / level 1)."""
+    va, vb = _get(config, a), _get(config, b)
+    if va is None or vb is None or list(va) == list(vb):
+        return []
+    return [f"{a} = {list(va)} and {b} = {list(vb)} must list the same names in the same order"]
+
+
+def _subset(config: Mapping, a: str, b: str, what: str = "names") -> list[str]:
+    """Every name in ``a`` is one of ``b`` (a list or a mapping's keys)."""
+    va, vb = _get(config, a), _get(config, b)
+    if va is None or vb is None:
+        return []
+    va = [va] if isinstance(va, str) else list(va)
+    missing = [x for x in va if x not in vb]
+    if not missing:
+        return []
+    return [f"{a} names {missing}, which {b} does not define ({what}: {list(vb)})"]
+
+
+def agreement_errors(config: Mapping) -> list[str]:
+    """Keys that describe one thing from two stages must agree."""
+    errors: list[str] = []
+    if config.get("studies", {}).get("study2", False):
+        errors += _list_agreement(config, "accounting.study2.sources", "generation.sources")
+        errors += _list_agreement(config, "accounting.study2.budgets", "generation.budgets")
+        errors += _list_agreement(config, "accounting.study2.formats", "generation.formats")
+        errors += _subset(config, "generation.budgets", "evidence.budgets", "budget names")
+        errors += _subset(config, "generation.controls.budgets", "evidence.budgets", "budget names")
+        errors += _subset(config, "accounting.controls.budget", "generation.controls.budgets", "budget names")
+        errors += _subset(config, "generation.controls.sources", "evidence.controls", "control sources")
+        errors += _subset(config, "generation.models", "models", "models")
+        errors += _subset(config, "evidence.budget_tokenizers", "models", "models")
+        errors += _subset(config, "generation.datasets", "retrieval.datasets", "datasets")
+        errors += seed_replicate_errors(config)
+    budgets = _get(config, "evidence.budgets") or {}
+    names = list(_get(config, "generation.budgets") or budgets)
+    if len(names) == 2 and all(n in budgets for n in names) and budgets[names[0]] >= budgets[names[1]]:
+        errors.append(f"evidence.budgets.{names[0]} = {budgets[names[0]]} must be smaller than "
+                      f"evidence.budgets.{names[1]} = {budgets[names[1]]} (generation.budgets orders "
+                      f"them level 0, level 1; the context effect is level 1 - level 0)")
+    if config.get("studies", {}).get("wikicontradict", False):
+        errors += _subset(config, "wikicontradict.models", "models", "models")
+        errors += _subset(config, "wikicontradict.judge.model", "models", "models")
+    if config.get("studies", {}).get("diffgr", False):
+        errors += _subset(config, "diffgr.models", "models", "models")
+    return errors
+
+
+def seed_replicate_errors(config: Mapping) -> list[str]:
+    """Study 2 seed replicates are 1-based positions in ``generation.seeds`` (0 is greedy)."""
+    seeds = _get(config, "generation.seeds") or []
+    reps = _get(config, "accounting.study2.seed_replicates") or []
+    if not seeds:
+        return ["generation.seeds is empty: Study 2 needs at least one sampled seed"]
+    bad = [r for r in reps if not 1 <= int(r) <= len(seeds)]
+    if bad:
+        return [f"accounting.study2.seed_replicates names {bad}, but generation.seeds has {len(seeds)} "
+                f"seeds (replicates 1..{len(seeds)}); a replicate without generated answers would score 0"]
+    return []
+
+
+def used_models(config: Mapping) -> dict[str, str]:
+    """Every model a run loads from the Hub: config key of its revision -> revision.
+
+    Study 2 models (and their tokenizers for the budgets), the conflict stage's readers and judge,
+    the reranker unless it is built or loaded from a local directory, the verifier base unless a
+    local build or directory replaces it."""
+    studies = config.get("studies", {})
+    names: set[str] = set()
+    if studies.get("study2"):
+        names |= set(_get(config, "generation.models") or [])
+        names |= set(_get(config, "evidence.budget_tokenizers") or [])
+    if studies.get("wikicontradict"):
+        names |= set(_get(config, "wikicontradict.models") or [])
+        if _get(config, "wikicontradict.judge.model"):
+            names.add(_get(config, "wikicontradict.judge.model"))
+    if studies.get("diffgr"):
+        names |= set(_get(config, "diffgr.models") or [])
+    out = {}
+    for name in sorted(names):
+        spec = _get(config, f"models.{name}") or {}
+        if not spec.get("local_dir"):
+            out[f"models.{name}.revision"] = spec.get("revision")
+    reranker = _get(config, "retrieval.reranker") or {}
+    if studies.get("study2") and reranker and not reranker.get("local_dir"):
+        out["retrieval.reranker.revision"] = reranker.get("revision")
+    verifier = config.get("verifier") or {}
+    base = verifier.get("base_model") or {}
+    if studies.get("study1") and not verifier.get("demo_model") and not base.get("local_dir"):
+        out["verifier.base_model.revision"] = base.get("revision")
+    return out
+
+
+def revision_pin_errors(config: Mapping) -> list[str]:
+    """A model the run loads from the Hub must have a revision, and not a ``PIN:`` placeholder."""
+    errors = []
+    for key, revision in used_models(config).items():
+        if isinstance(revision, str) and revision.startswith(PLACEHOLDER_PREFIX):
+            errors.append(f"{key} is the placeholder {revision!r}: set the Hub commit sha (40 hex digits) "
+                          f"of the weights you downloaded")
+        elif not revision:
+            errors.append(f"{key} is not set: pin the Hub commit sha (40 hex digits) of the weights you "
+                          f"downloaded, so the run does not load whatever the default branch holds")
+    return errors
+
+
+def config_errors(config: Mapping) -> list[str]:
+    """Every start-of-run problem of ``config``."""
+    return data_root_errors(config) + agreement_errors(config) + revision_pin_errors(config)
+
+
+def check_run_config(config: Mapping) -> None:
+    """Raise ``ValueError`` listing every start-of-run problem (nothing runs until they are fixed)."""
+    errors = config_errors(config)
+    if errors:
+        raise ValueError("config: " + ("\n  - " if len(errors) > 1 else "")
+                         + "\n  - ".join(errors))

@@ -1,0 +1,89 @@
+"""Start-of-run checks: data_root given, keys that must agree do (both named), no placeholder
+revision for a model the run loads."""
+import copy
+
+import pytest
+
+from evidence_ledger.config_checks import check_run_config, config_errors, used_models
+from evidence_ledger.config_layers import layered_config
+
+from support.paths import REPO_ROOT
+
+DEMO = layered_config(REPO_ROOT)
+PAPER = layered_config(REPO_ROOT, [REPO_ROOT / "config" / "paper.yaml"], {"data_root": "/data"})
+REHEARSAL = layered_config(REPO_ROOT, [REPO_ROOT / "config" / "paper.yaml", REPO_ROOT / "config" / "rehearsal.yaml"],
+                           {"data_root": "/data"})
+
+
+def test_demo_and_rehearsal_pass():
+    assert config_errors(DEMO) == []
+    assert config_errors(REHEARSAL) == []
+
+
+def test_missing_data_root_names_the_command_line_key():
+    cfg = copy.deepcopy(DEMO)
+    cfg["data_root"] = None
+    with pytest.raises(ValueError, match=r"--config data_root="):
+        check_run_config(cfg)
+
+
+@pytest.mark.parametrize("a, b, value", [
+    ("accounting.study2.budgets", "generation.budgets", ["long", "short"]),
+    ("accounting.study2.sources", "generation.sources", ["bge", "bm25"]),
+    ("accounting.study2.formats", "generation.formats", ["labels"]),
+])
+def test_disagreeing_lists_name_both_keys(a, b, value):
+    cfg = copy.deepcopy(DEMO)
+    node = cfg
+    *head, last = a.split(".")
+    for part in head:
+        node = node[part]
+    node[last] = value
+    errors = config_errors(cfg)
+    assert any(a in e and b in e for e in errors), errors
+
+
+def test_short_budget_not_below_long_is_refused():
+    cfg = copy.deepcopy(DEMO)
+    cfg["evidence"]["budgets"] = {"short": 500, "long": 10}
+    assert any("evidence.budgets.short" in e and "evidence.budgets.long" in e for e in config_errors(cfg))
+
+
+def test_budget_name_missing_from_evidence_budgets_is_refused():
+    cfg = copy.deepcopy(DEMO)
+    cfg["generation"]["controls"]["budgets"] = ["tiny"]
+    assert any("generation.controls.budgets" in e and "evidence.budgets" in e for e in config_errors(cfg))
+
+
+def test_seed_replicates_beyond_the_generated_seeds_are_refused():
+    cfg = copy.deepcopy(DEMO)
+    cfg["accounting"]["study2"]["seed_replicates"] = [1, 2, 3, 4, 5, 6, 7]
+    assert any("seed_replicates" in e and "generation.seeds" in e for e in config_errors(cfg))
+    cfg["generation"]["seeds"] = []
+    assert any("generation.seeds is empty" in e for e in config_errors(cfg))
+
+
+def test_judge_not_under_models_is_refused():
+    cfg = copy.deepcopy(DEMO)
+    cfg["wikicontradict"]["judge"]["model"] = "gpt"
+    assert any("wikicontradict.judge.model" in e for e in config_errors(cfg))
+
+
+def test_placeholder_revision_of_a_used_model_is_refused():
+    cfg = copy.deepcopy(PAPER)
+    cfg["models"]["llama3_70b"]["revision"] = "PIN: commit sha"
+    errors = config_errors(cfg)
+    assert any(e.startswith("models.llama3_70b.revision is the placeholder") for e in errors), errors
+
+
+def test_placeholder_revision_of_an_unused_model_is_not_checked():
+    cfg = copy.deepcopy(PAPER)
+    cfg["models"]["llama3_70b"]["revision"] = "PIN: commit sha"
+    cfg["studies"]["wikicontradict"] = False
+    assert "models.llama3_70b.revision" not in used_models(cfg)
+
+
+def test_local_stand_ins_need_no_revision():
+    assert not any(k.startswith("models.") for k in used_models(REHEARSAL))
+    assert "verifier.base_model.revision" not in used_models(REHEARSAL)
+    assert "retrieval.reranker.revision" not in used_models(REHEARSAL)
