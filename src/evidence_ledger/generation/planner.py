@@ -36,6 +36,11 @@ conditions (primary first), i.e. reuse of identical requests is credited to the 
 condition that needs them. Estimated GPU seconds =
 ``prompt_tokens / planner.prompt_tokens_per_s + requests * max_new_tokens / planner.output_tokens_per_s``
 (``max_new_tokens`` is an upper bound on output length, so the estimate is conservative).
+
+Below the request table the text output prints the GPU-fit table of every GPU job the config
+runs (:mod:`evidence_ledger.gpu_fit`: weights, KV-cache room, tokens of KV that fit against
+``max_model_len``, GPUs needed, whether the job fits one GPU of ``device_memory_gb``), the same
+arithmetic the workflow checks when it starts.
 """
 from __future__ import annotations
 
@@ -46,6 +51,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..gpu_fit import config_device_memory_gb, format_gpu_fit, gpu_fit_rows
 from .requests import enumerate_conditions, plan_requests
 
 # Relative data_root values in a config are relative to the repository (as in the Snakefile).
@@ -243,6 +249,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print(format_plan(rows))
+        print()
+        print(format_gpu_fit(gpu_fit_rows(config, args.workdir), config_device_memory_gb(config)))
     return 0
 
 
