@@ -23,8 +23,11 @@ SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yam
 
 load_plugins(config.get("benchmark_plugins") or [])
 check_config_benchmarks(config, SCHEMA["properties"]["data"]["properties"])
-check_gpu_fit(config, gpus_granted=workflow.global_resources.get("gpu").value,
-              device_memory_gb=config_device_memory_gb(config))
+# Before any job: every GPU job fits the GPUs the run grants (--resources gpu=N; none = no limit,
+# e.g. SLURM). Only the main process checks: a spawned job is parsed with its own --resources.
+if workflow.is_main_process:
+    check_gpu_fit(config, gpus_granted=workflow.global_resources.get("gpu").value,
+                  device_memory_gb=config_device_memory_gb(config))
 
 
 # {dataset} is a registered benchmark wherever a rule does not constrain it itself
