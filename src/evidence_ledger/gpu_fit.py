@@ -305,7 +305,9 @@ def gpu_fit_rows(config: Mapping[str, Any], workdir: Path | str = ".", device_me
     ``device_memory_gb`` (default: config ``device_memory_gb``)."""
     workdir = Path(workdir)
     memory_gb = config_device_memory_gb(config) if device_memory_gb is None else float(device_memory_gb)
-    rows = [vllm_row(config, rule, model, workdir, memory_gb) for rule, model in generation_jobs(config)]
+    defined = config.get("models") or {}  # an undefined model is the conflict stage's error to report
+    rows = [vllm_row(config, rule, model, workdir, memory_gb) for rule, model in generation_jobs(config)
+            if model in defined]
     return rows + encoder_rows(config, workdir, memory_gb)
 
 
