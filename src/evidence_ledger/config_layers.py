@@ -29,6 +29,16 @@ DEFAULTS_FILE = "config/defaults.yaml"
 DEMO_FILE = "config/demo.yaml"
 
 
+def repo_root() -> Path:
+    """The repository whose config/ a command outside Snakemake reads: the current directory when
+    it holds ``config/defaults.yaml``, else the checkout this package is installed from."""
+    for candidate in (Path.cwd(), Path(__file__).resolve().parents[2]):
+        if (candidate / DEFAULTS_FILE).is_file():
+            return candidate
+    raise FileNotFoundError(f"{DEFAULTS_FILE} not found in {Path.cwd()} nor in the package's checkout; "
+                            f"run from the repository root")
+
+
 def merge_layer(base: dict, layer: Mapping) -> dict:
     """Deep-merge ``layer`` into ``base`` in place (mappings key by key, other values replaced)
     and return ``base``: the merge Snakemake applies to config files."""

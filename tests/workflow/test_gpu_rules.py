@@ -4,7 +4,8 @@ README's list of them is the rules' own.
 Scans the rule files for the rules whose ``resources:`` use ``gpu_resources(...)``, refuses any
 other way of asking for a GPU, compares with the README's "GPU-declaring rules:" list, and dry-runs
 the demo to see that every job asking for a GPU gets the GPU partition, and none asks under
-``gpu_jobs=cpu``.
+``gpu_jobs=cpu``; dry-runs the paper config to see the GPU-fit check (``check_gpu_fit`` in
+common.smk) refuse a two-GPU judge on one granted GPU before any job.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 RULE_FILES = sorted((REPO / "workflow" / "rules").glob("*.smk"))
@@ -69,3 +72,36 @@ def test_every_gpu_job_gets_the_gpu_partition_and_none_on_the_cpu_route():
     cpu_route = _dry_run_jobs("gpu_jobs=cpu")
     assert {rule for rule, _ in cpu_route} >= gpu_jobs
     assert not [(rule, res) for rule, res in cpu_route if re.search(r"\bgpu=[1-9]", res)]
+
+
+def _dry_run_paper(tmp_path: Path, judge: dict, *args: str) -> str:
+    """Output of ``snakemake -n`` of config/paper.yaml with the judge's model entry updated. A run
+    the GPU-fit check lets through goes on to build the DAG (and may stop there at the paper's
+    absent data files)."""
+    config = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    config["models"]["llama3_70b"].update(judge)
+    path = tmp_path / "paper.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    snakemake = Path(sys.executable).with_name("snakemake")
+    if "--config" in args:
+        at = args.index("--config") + 1
+        args = (*args[:at], f"data_root={tmp_path}", *args[at:])
+    else:
+        args = (*args, "--config", f"data_root={tmp_path}")
+    proc = subprocess.run([str(snakemake), "-n", "--cores", "2", "--configfile", str(path), *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    return proc.stdout + proc.stderr
+
+
+def test_tp2_judge_on_one_granted_gpu_is_refused_before_any_job(tmp_path):
+    bf16_tp2 = {"quantization": None, "tensor_parallel_size": 2}
+    out = _dry_run_paper(tmp_path, bf16_tp2, "--resources", "gpu=1")
+    assert "GPU fit check (src/evidence_ledger/gpu_fit.py) refused the run before any job" in out
+    assert "wikicontradict_judge: models.llama3_70b needs 2 GPUs (tensor_parallel_size) but the run grants 1" in out
+    assert "set models.llama3_70b.quantization: fp8 and tensor_parallel_size: 1" in out
+    for args in (["--resources", "gpu=2"], ["--resources", "gpu=1", "--config", "gpu_jobs=cpu"]):
+        out = _dry_run_paper(tmp_path, bf16_tp2, *args)
+        assert "GPU fit check" not in out and "Building DAG of jobs" in out, args
+    # the shipped paper config (judge in fp8 on one GPU) passes on the workstation profile's one GPU
+    out = _dry_run_paper(tmp_path, {}, "--resources", "gpu=1")
+    assert "GPU fit check" not in out and "Building DAG of jobs" in out

@@ -1,204 +1,51 @@
-"""config/paper.yaml: the seed study's settings validate, dry-run and plan.
+"""config/paper.yaml: the paper run's settings validate, dry-run and plan.
 
-* the file validates against ``workflow/schemas/config.schema.yaml`` and carries the paper's
-  numbers where the schema has a key for them;
-* a directory of small placeholder files in the official release formats, written at every
-  path the config names (a few records each, cut from the embedded demo so gold evidence
-  resolves), passes the project's own readers;
-* ``snakemake -n`` of the paper config against that directory plans exactly the jobs the
-  config implies (counts derived from the config here, plus a few counted by hand);
+* the run's config (config/defaults.yaml + config/paper.yaml) validates against
+  ``workflow/schemas/config.schema.yaml`` and carries the paper's numbers;
+* the README's workstation command, dry (``snakemake -n --profile workflow/profiles/default
+  --configfile config/paper.yaml --config data_root=DIR``), against a data tree in the paper's
+  file layout (``python -m evidence_ledger rehearsal-data``) plans exactly the jobs the config
+  implies (counts derived from the config here, plus a few counted by hand);
 * ``python -m evidence_ledger plan --configfile config/paper.yaml`` prints request counts
   for both models x 3 datasets and a positive GPU-hour estimate.
 """
 from __future__ import annotations
 
-import copy
-import csv
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 from collections import Counter
-from contextlib import closing
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
+from evidence_ledger.config_layers import layered_config
+from evidence_ledger.rehearsal_data import write_rehearsal_data
+
 REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "config" / "paper.yaml"
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
-DEMO = REPO / "resources" / "demo"
-RECORDS_PER_FILE = 4
 ENV = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
            HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO / "src"))
 
-# demo file that supplies the records of each configured split
-DEMO_CLAIMS = {
-    "fever": {"dev": "fever/paper_dev.jsonl", "train": "fever/train.jsonl"},
-    "feverous": {"dev": "feverous/dev.jsonl", "train": "feverous/train.jsonl", "pool": "feverous/pool.jsonl"},
-    "scifact": {"dev": "scifact/claims_dev.jsonl", "train": "scifact/claims_train.jsonl"},
-}
-
 
 def paper_config() -> dict:
-    return yaml.safe_load(PAPER.read_text())
-
-
-# --- placeholder data ----------------------------------------------------------------------
-
-
-def jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def write_jsonl(path: Path, records: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-
-
-def first_claims(dataset: str, split: str) -> list[dict]:
-    """The first few demo claims of a split (FEVEROUS: after the empty header record), verifiable
-    ones first so the placeholder corpora hold some gold evidence."""
-    records = jsonl(DEMO / DEMO_CLAIMS[dataset][split])
-    if dataset == "feverous":
-        records = records[1:]
-    evidenced = [r for r in records if r.get("evidence") and r.get("label") != "NOT ENOUGH INFO"]
-    others = [r for r in records if r not in evidenced]
-    return evidenced[: RECORDS_PER_FILE - 1] + others[:1]
-
-
-def fever_pages(claims: list[dict]) -> set[str]:
-    return {item[2] for c in claims for group in c["evidence"] for item in group if item[2] is not None}
-
-
-def feverous_ids(claims: list[dict]) -> list[str]:
-    ids = []
-    for c in claims:
-        for ev in c["evidence"]:
-            ids += ev["content"]
-            for ctx in ev["context"].values():
-                ids += ctx
-    return ids
-
-
-def scifact_docs(claims: list[dict]) -> set[int]:
-    return {int(d) for c in claims for d in c["evidence"]} | {int(d) for c in claims for d in c.get("cited_doc_ids", [])}
-
-
-def provider_splits(cfg: dict) -> list[str]:
-    """``evidence.provider_split`` as a list (one split or several)."""
-    splits = cfg["evidence"]["provider_split"]
-    return [splits] if isinstance(splits, str) else list(splits)
-
-
-def build_placeholder_data(cfg: dict, root: Path) -> dict:
-    """Write a few records in the official format at every path ``cfg`` names under
-    ``data_root`` (resolved to ``root``); return ``{dataset: {split: [claim ids]}}``."""
-    data = cfg["data"]
-    claim_ids: dict[str, dict[str, list[str]]] = {}
-
-    def out(rel: str) -> Path:
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return path
-
-    if "fever" in data:
-        section, all_claims = data["fever"], []
-        for split, rel in section["claims"].items():
-            claims = first_claims("fever", split)
-            write_jsonl(out(rel), claims)
-            all_claims += claims
-            claim_ids.setdefault("fever", {})[split] = [str(c["id"]) for c in claims]
-        if section.get("wiki"):
-            pages = fever_pages(all_claims)
-            demo_pages = [p for f in sorted((DEMO / "fever" / "wiki-pages").glob("*.jsonl")) for p in jsonl(f)]
-            keep = [p for p in demo_pages if p["id"] in pages] + [p for p in demo_pages if p["id"] not in pages][:2]
-            write_jsonl(out(section["wiki"]) / "wiki-001.jsonl", keep)
-
-    if "feverous" in data:
-        section, all_claims = data["feverous"], []
-        header = jsonl(DEMO / "feverous" / "dev.jsonl")[0]
-        for split, rel in section["claims"].items():
-            claims = first_claims("feverous", split)
-            write_jsonl(out(rel), [header] + claims)
-            all_claims += claims
-            claim_ids.setdefault("feverous", {})[split] = [str(c["id"]) for c in claims]
-        if section.get("wiki"):
-            ids = feverous_ids(all_claims)
-            with closing(sqlite3.connect(DEMO / "feverous" / "feverous_wikiv1.db")) as src:
-                pages = src.execute("SELECT id, data FROM wiki ORDER BY id").fetchall()
-            keep = [(pid, body) for pid, body in pages if any(i.startswith(pid + "_") for i in ids)]
-            keep += [(pid, body) for pid, body in pages if (pid, body) not in keep][:2]
-            with closing(sqlite3.connect(out(section["wiki"]))) as db, db:
-                db.execute("CREATE TABLE wiki (id TEXT PRIMARY KEY, data TEXT)")
-                db.executemany("INSERT INTO wiki VALUES (?, ?)", keep)
-        if section.get("reserved_ids"):
-            pool = claim_ids["feverous"].get("pool") or next(iter(claim_ids["feverous"].values()))
-            out(section["reserved_ids"]).write_text(f"# reserved claim ids, one a line\n{pool[0]}\n")
-
-    if "scifact" in data:
-        section, all_claims = data["scifact"], []
-        for split, rel in section["claims"].items():
-            claims = first_claims("scifact", split)
-            write_jsonl(out(rel), claims)
-            all_claims += claims
-            claim_ids.setdefault("scifact", {})[split] = [str(c["id"]) for c in claims]
-        if section.get("corpus"):
-            docs = scifact_docs(all_claims)
-            corpus = jsonl(DEMO / "scifact" / "corpus.jsonl")
-            keep = [d for d in corpus if d["doc_id"] in docs] + [d for d in corpus if d["doc_id"] not in docs][:3]
-            write_jsonl(out(section["corpus"]), keep)
-
-    if "wikicontradict" in data:
-        section = data["wikicontradict"]
-        with open(DEMO / "wikicontradict" / "WikiContradict_dataset_v1_rag_qa.csv", encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh)
-            rows = [r for _, r in zip(range(RECORDS_PER_FILE), reader)]
-            fields = reader.fieldnames
-        with open(out(section["rag_qa_csv"]), "w", encoding="utf-8", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=fields, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-        if section.get("full_json"):
-            a, b = section.get("standalone_fields", ["paragraph_A_clean", "paragraph_B_clean"])
-            out(section["full_json"]).write_text(json.dumps(
-                [{"question_ID": r["question_ID"], a: r["context1"], b: r["context2"]} for r in rows]))
-        if section.get("human_judgements"):
-            ids = {int(r["question_ID"]) for r in rows}
-            human = [h for h in jsonl(DEMO / "wikicontradict" / "human_judgements.jsonl") if h["question_ID"] in ids]
-            write_jsonl(out(section["human_judgements"]), human or jsonl(DEMO / "wikicontradict" / "human_judgements.jsonl")[:2])
-
-    for dataset in ("nqcc", "tqacc"):
-        if dataset in data:
-            write_jsonl(out(data[dataset]["records"]), jsonl(DEMO / "conflict_qa" / f"{dataset}.jsonl")[:RECORDS_PER_FILE])
-
-    for dataset, providers in (cfg["evidence"].get("providers") or {}).items():
-        for spec in providers.values():
-            if spec.get("file"):
-                claims = [c for split in provider_splits(cfg) for c in first_claims(dataset, split)]
-                lines = [{"id": c["id"], "predicted_evidence": feverous_ids([c])[:30]} for c in claims]
-                write_jsonl(out(spec["file"]), lines)
-
-    runs = {"hybrid": "hybrid", "generated": "generated_only", "retrieved": "retrieved_only", "closed_book": "closed_book"}
-    for fs in cfg["diffgr"].get("reader_run_files") or []:
-        for key, stem in runs.items():
-            write_jsonl(out(fs[key]), jsonl(DEMO / "conflict_qa" / "reader_runs" / f"{stem}.jsonl")[:RECORDS_PER_FILE])
-    return claim_ids
+    """The paper run's config as the workflow builds it: defaults, then config/paper.yaml."""
+    return layered_config(REPO, [PAPER])
 
 
 @pytest.fixture(scope="module")
 def placeholder(tmp_path_factory):
-    """(config with data_root -> placeholder directory, its path, the claim ids written)."""
+    """(paper config with data_root -> a rehearsal data tree in the paper's layout, its path)."""
     root = tmp_path_factory.mktemp("paper_data")
+    write_rehearsal_data(root, force=True)
     cfg = paper_config()
-    claim_ids = build_placeholder_data(cfg, root)
-    cfg = copy.deepcopy(cfg)
     cfg["data_root"] = str(root)
-    return cfg, root, claim_ids
+    return cfg, root
 
 
 # --- expected jobs -------------------------------------------------------------------------
@@ -282,13 +129,13 @@ def job_stats(stdout: str) -> Counter:
 
 @pytest.fixture(scope="module")
 def dry_run(placeholder, tmp_path_factory):
-    cfg, _, _ = placeholder
+    """The README's workstation command, dry: the paper file plus data_root on the command line."""
+    _, root = placeholder
     work = tmp_path_factory.mktemp("paper_work")
-    configfile = work.parent / f"{work.name}_paper.yaml"
-    configfile.write_text(yaml.safe_dump(cfg, sort_keys=False))
     proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", "8", "--snakefile", str(REPO / "Snakefile"),
-         "--directory", str(work), "--configfile", str(configfile)],
+        [sys.executable, "-m", "snakemake", "-n", "--profile", str(REPO / "workflow" / "profiles" / "default"),
+         "--snakefile", str(REPO / "Snakefile"), "--directory", str(work), "--configfile", str(PAPER),
+         "--config", f"data_root={root}"],
         capture_output=True, text=True, env=ENV, timeout=300,
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
@@ -327,23 +174,10 @@ def test_paper_config_carries_the_seed_study_settings():
     assert cfg["accounting"]["study1"]["bootstrap"]["draws"] == 10000
 
 
-DEMO_ONLY_KEYS = {"generation.demo_models"}  # settings of the locally built demo models
-
-
-def test_paper_config_sets_every_key_the_demo_sets():
-    """Every section and second-level key of config.yaml is set in paper.yaml too (so a new
-    stage setting is not silently left to a default in the paper run)."""
-    paper, demo = paper_config(), yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    assert set(paper) == set(demo)
-    missing = [f"{section}.{key}" for section, body in demo.items() if isinstance(body, dict)
-               for key in body if key not in paper[section] and f"{section}.{key}" not in DEMO_ONLY_KEYS]
-    assert not missing, f"set in config/config.yaml but not in config/paper.yaml: {missing}"
-
-
 def test_revisions_are_pinned_commits_or_marked_placeholders():
     """Models the demo also names keep its pinned commits; every other revision is a commit sha
     or a "PIN:" placeholder the user must replace (never null = the Hub's moving default)."""
-    paper, demo = paper_config(), yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    paper, demo = paper_config(), layered_config(REPO)
     hex40 = re.compile(r"^[0-9a-f]{40}$")
     revisions = {f"models.{n}": m["revision"] for n, m in paper["models"].items()}
     revisions["retrieval.reranker"] = paper["retrieval"]["reranker"]["revision"]
@@ -355,40 +189,8 @@ def test_revisions_are_pinned_commits_or_marked_placeholders():
     assert revisions["retrieval.reranker"] == demo["retrieval"]["reranker"]["revision"]
 
 
-def test_placeholder_files_pass_the_readers(placeholder):
-    from evidence_ledger.conflict.wikicontradict_metrics import load_human_labels
-    from evidence_ledger.datasets.conflict_qa import read_conflict_qa
-    from evidence_ledger.datasets.fever import ingest_fever
-    from evidence_ledger.datasets.feverous import ingest_feverous, read_id_list
-    from evidence_ledger.datasets.scifact import ingest_scifact
-    from evidence_ledger.datasets.wikicontradict import read_wikicontradict
-    from evidence_ledger.evidence.providers import read_submission
-
-    cfg, root, claim_ids = placeholder
-    data = cfg["data"]
-
-    def split_paths(dataset):
-        return {split: root / rel for split, rel in data[dataset]["claims"].items()}
-
-    for dataset, ingest, corpus_key in (("fever", ingest_fever, "wiki"), ("feverous", ingest_feverous, "wiki"),
-                                        ("scifact", ingest_scifact, "corpus")):
-        claims, units, docs = ingest(split_paths(dataset), root / data[dataset][corpus_key], "error")
-        assert {s: [str(i) for i in t.column("claim_id").to_pylist()] for s, t in claims.items()} == claim_ids[dataset]
-        assert units.num_rows > 0 and docs.num_rows > 0, dataset
-    reserved = read_id_list(root / data["feverous"]["reserved_ids"])
-    assert reserved == claim_ids["feverous"]["pool"][:1]
-    assert read_wikicontradict(root / data["wikicontradict"]["rag_qa_csv"]).num_rows == RECORDS_PER_FILE
-    assert len(load_human_labels(root / data["wikicontradict"]["human_judgements"])) > 0
-    for dataset in cfg["diffgr"]["datasets"]:
-        assert read_conflict_qa(root / data[dataset]["records"], dataset).num_rows == RECORDS_PER_FILE
-    split_ids = {i for split in provider_splits(cfg) for i in claim_ids["feverous"][split]}
-    for name, spec in cfg["evidence"]["providers"]["feverous"].items():
-        submission = read_submission(root / spec["file"], split_ids)
-        assert set(submission) == split_ids and all(submission.values()), name
-
-
 def test_dry_run_plans_the_jobs_the_config_implies(placeholder, dry_run):
-    cfg, _, _ = placeholder
+    cfg, _ = placeholder
     counts, expected = job_stats(dry_run), expected_job_counts(cfg)
     assert counts.pop("total") == sum(expected.values())
     assert counts == expected
@@ -414,7 +216,7 @@ def test_dry_run_job_counts_by_hand(dry_run):
 
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):
     """The planned jobs read the user's data directory, not the demo data."""
-    _, root, _ = placeholder
+    _, root = placeholder
     assert str(root) in dry_run
     assert "resources/demo" not in dry_run
 

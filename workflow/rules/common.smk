@@ -15,6 +15,7 @@ from evidence_ledger.benchmark_registry import benchmark_names, benchmarks, chec
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
 from evidence_ledger import rule_resources
 from evidence_ledger.config_checks import check_run_config
+from evidence_ledger.gpu_fit import check_gpu_fit, config_device_memory_gb, model_job_gpus, tensor_parallel_size
 
 validate(config, schema="../schemas/config.schema.yaml")
 check_run_config(config)
@@ -24,6 +25,11 @@ SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yam
 
 load_plugins(config.get("benchmark_plugins") or [])
 check_config_benchmarks(config, SCHEMA["properties"]["data"]["properties"])
+# Before any job: every GPU job fits the GPUs the run grants (--resources gpu=N; none = no limit,
+# e.g. SLURM). Only the main process checks: a spawned job is parsed with its own --resources.
+if workflow.is_main_process:
+    check_gpu_fit(config, gpus_granted=workflow.global_resources.get("gpu").value,
+                  device_memory_gb=config_device_memory_gb(config))
 
 
 # {dataset} is a registered benchmark wherever a rule does not constrain it itself
@@ -113,14 +119,14 @@ def generation_backend_options(model=None):
     g = config["generation"]
     opts = {"batch_size": g["batch_size"]}
     if g["backend"] == "vllm":
-        tp = g["tensor_parallel_size"]
-        if model is not None:
-            tp = config["models"].get(model, {}).get("tensor_parallel_size", tp)
+        tp = g["tensor_parallel_size"] if model is None else tensor_parallel_size(config, model)
         opts.update(enable_prefix_caching=g["enable_prefix_caching"], tensor_parallel_size=tp)
         opts.update(g.get("vllm", {}))
     return opts
 
 
 def model_gpus(model):
-    """GPUs one generation job of ``model`` occupies: its vLLM tensor-parallel size (else 1)."""
-    return int(generation_backend_options(model).get("tensor_parallel_size", 1))
+    """GPUs one generation job of ``model`` occupies: its vLLM tensor-parallel size (else 1);
+    the same count ``check_gpu_fit`` above compares with ``--resources gpu``, so no job asks for
+    more GPUs than the run grants (Snakemake would silently lower the request)."""
+    return model_job_gpus(config, model)

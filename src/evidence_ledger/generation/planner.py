@@ -35,6 +35,11 @@ conditions (primary first), i.e. reuse of identical requests is credited to the 
 condition that needs them. Estimated GPU seconds =
 ``prompt_tokens / planner.prompt_tokens_per_s + requests * max_new_tokens / planner.output_tokens_per_s``
 (``max_new_tokens`` is an upper bound on output length, so the estimate is conservative).
+
+Below the request table the text output prints the GPU-fit table of every GPU job the config
+runs (:mod:`evidence_ledger.gpu_fit`: weights, KV-cache room, tokens of KV that fit against
+``max_model_len``, GPUs needed, whether the job fits one GPU of ``device_memory_gb``), the same
+arithmetic the workflow checks when it starts.
 """
 from __future__ import annotations
 
@@ -45,6 +50,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..gpu_fit import config_device_memory_gb, format_gpu_fit, gpu_fit_rows
 from .requests import enumerate_conditions, plan_requests
 
 # Relative data_root values in a config are relative to the repository (as in the Snakefile).
@@ -225,11 +231,32 @@ def format_plan(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
+def planned_config(configfiles: list[str]) -> dict:
+    """The run config the workflow would build from ``configfiles`` (config_layers), validated as
+    the workflow validates it at start (schema, then the agreement and revision checks); a plan
+    needs no data, so an unset ``data_root`` is not an error here."""
+    import jsonschema
     import yaml
 
-    with open(args.configfile) as fh:
-        config = yaml.safe_load(fh)
+    from evidence_ledger.config_checks import agreement_errors, revision_pin_errors
+    from evidence_ledger.config_layers import layered_config, repo_root
+
+    repo = repo_root()
+    config = layered_config(repo, configfiles)
+    schema = yaml.safe_load((repo / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    try:
+        jsonschema.validate(config, schema)
+    except jsonschema.ValidationError as err:
+        where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
+        raise SystemExit(f"plan: config key {where}: {err.message}") from None
+    errors = agreement_errors(config) + revision_pin_errors(config)
+    if errors:
+        raise SystemExit("plan: config:\n  - " + "\n  - ".join(errors))
+    return config
+
+
+def run(args: argparse.Namespace) -> int:
+    config = planned_config(args.configfile)
     rows = plan(config, Path(args.workdir))
     if args.exact:
         missing = sorted({f"{r['model']}/{r['dataset']}" for r in rows if not r["exact"]})
@@ -242,12 +269,15 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print(format_plan(rows))
+        print()
+        print(format_gpu_fit(gpu_fit_rows(config, args.workdir), config_device_memory_gb(config)))
     return 0
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("plan", help="count generation requests and estimate GPU time")
-    p.add_argument("--configfile", required=True, help="workflow config YAML (e.g. config/paper.yaml)")
+    p.add_argument("--configfile", required=True, nargs="+",
+                   help="config layers over config/defaults.yaml, as given to snakemake (e.g. config/paper.yaml)")
     p.add_argument("--workdir", default=".", help="directory holding results/ (default: current)")
     p.add_argument("--json", action="store_true", help="print rows as JSON instead of a table")
     p.add_argument("--exact", action="store_true",

@@ -4,7 +4,9 @@ In:  the resolved config (a mapping), the repository directory, package names.
 Out: rows ``(section, key, value)``: the sha256 of the canonical config JSON, the git
 commit (and whether the working tree was dirty), Python and package versions, every
 model id + revision / local directory named in the config, and the generation backend
-settings. ``provenance_rows`` is pure apart from reading git and package metadata.
+settings, and one ``departure`` row per setting of this run the paper did not use (a
+quantized model: ``models.<name>.quantization``, shown on the summary page).
+``provenance_rows`` is pure apart from reading git and package metadata.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Mapping
+
+from ..gpu_fit import generation_jobs
 
 PACKAGES = (
     "evidence-ledger", "snakemake", "torch", "transformers", "tokenizers", "FlagEmbedding",
@@ -58,13 +62,26 @@ def model_rows(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     def walk(node, path):
         if isinstance(node, Mapping):
             if "hub_id" in node:
-                for field in ("hub_id", "revision", "local_dir", "dtype"):
+                for field in ("hub_id", "revision", "local_dir", "dtype", "quantization"):
                     if field in node:
                         rows.append(("model", f"{path}.{field}", str(node[field])))
             for key in sorted(node):
                 walk(node[key], f"{path}.{key}" if path else str(key))
 
     walk(config, "")
+    return rows
+
+
+def quantization_departures(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """A ``departure`` row for every quantized model the run uses (the paper ran each model
+    unquantized, in its configured dtype)."""
+    rows = []
+    for model in dict.fromkeys(m for _, m in generation_jobs(config)):
+        mcfg = (config.get("models") or {}).get(model) or {}
+        if mcfg.get("quantization"):
+            rows.append(("departure", f"models.{model}.quantization",
+                         f"quantization {mcfg['quantization']} on models.{model}: the paper ran "
+                         f"{mcfg.get('dtype', 'bfloat16')}"))
     return rows
 
 
@@ -85,7 +102,7 @@ def provenance_rows(config: Mapping[str, Any], repo: Path) -> list[tuple[str, st
         if key in ("backend", "enable_prefix_caching", "tensor_parallel_size", "dtype", "seeds",
                    "temperature", "top_p", "top_k", "repetition_penalty", "max_new_tokens"):
             rows.append(("generation", key, json.dumps(generation[key], default=str)))
-    return rows
+    return rows + quantization_departures(config)
 
 
 def write_provenance_tsv(rows, path) -> None:

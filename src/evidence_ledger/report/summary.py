@@ -346,15 +346,18 @@ def diffgr_section(diffgr: SourceTable | None, reader_files: SourceTable | None)
 
 
 def provenance_section(provenance: SourceTable | None) -> Section:
-    """Config hash, commit (and dirty flag) and every model id with its revision."""
+    """Departures from the paper (e.g. a quantized judge), then config hash, commit (and dirty
+    flag) and every model id with its revision."""
     title = "Provenance of this run"
     if provenance is None:
         return Section("provenance", title, nav="Provenance", absent="no provenance table")
+    departures = tuple(Paragraph(("Departure from the paper: ", value(provenance, i, "value", "text"), "."))
+                       for i, row in enumerate(provenance.rows) if row["section"] == "departure")
     rows = [((value(provenance, i, "key", "text"),), (value(provenance, i, "value", "text"),))
             for i, row in enumerate(provenance.rows) if row["section"] in ("run", "model")]
     table = Table(("Item", "Value"), tuple(rows), (False, False),
                   caption="From the provenance table (package versions and backend settings are listed there too).")
-    return Section("provenance", title, nav="Provenance", blocks=(table,))
+    return Section("provenance", title, nav="Provenance", blocks=departures + (table,))
 
 
 def whole_table_section(key: str, title: str, table: SourceTable) -> Section:

@@ -98,9 +98,13 @@ class ModelSpec:
     # Pickle weight files (pytorch_model.bin) are loaded only when the config opts in
     # (``models.<name>.allow_pickle_weights``); not part of ``identity`` (same weights, same answers).
     allow_pickle_weights: bool = False
+    # vLLM quantization method (``models.<name>.quantization``: fp8, awq, gptq) or None.
+    quantization: str | None = None
 
     def identity(self) -> dict[str, Any]:
-        return {
+        """What about the model determines answers. ``quantization`` enters only when set
+        (other weights, other answers), so unquantized models keep their cache keys."""
+        out = {
             "model": self.name,
             "model_id": self.path if not self.weights_hash else Path(self.path).name,
             "model_revision": self.revision,
@@ -108,6 +112,9 @@ class ModelSpec:
             "dtype": self.dtype,
             "chat_template_kwargs": dict(sorted(self.chat_template_kwargs.items())),
         }
+        if self.quantization:
+            out["quantization"] = self.quantization
+        return out
 
 
 def hash_model_dir(path: str | Path) -> str:
@@ -128,7 +135,8 @@ def model_spec_from_config(name: str, cfg: Mapping[str, Any], local_dir: str | N
     A local directory (``local_dir`` argument, else ``cfg['local_dir']``) that exists wins and
     is identified by its weights hash; otherwise the Hub id and pinned revision are used.
     ``trust_remote_code`` must be False unless the config says otherwise; likewise
-    ``allow_pickle_weights`` (safetensors only by default).
+    ``allow_pickle_weights`` (safetensors only by default). ``quantization`` (default None) is
+    applied by the vLLM backend.
     """
     local = local_dir or cfg.get("local_dir") or ""
     common = dict(
@@ -137,6 +145,7 @@ def model_spec_from_config(name: str, cfg: Mapping[str, Any], local_dir: str | N
         chat_template_kwargs=dict(cfg.get("chat_template_kwargs") or {}),
         trust_remote_code=bool(cfg.get("trust_remote_code", False)),
         allow_pickle_weights=bool(cfg.get("allow_pickle_weights", False)),
+        quantization=cfg.get("quantization") or None,
     )
     if local and Path(local).is_dir():
         return ModelSpec(path=str(local), revision="", weights_hash=hash_model_dir(local), **common)

@@ -25,6 +25,9 @@ class TransformersBackend(ChatTokenizerMixin, Backend):
     name = "transformers"
 
     def __init__(self, spec: ModelSpec, batch_size: int = 8, device: str | None = None, **_ignored: Any):
+        if spec.quantization:
+            raise ValueError(f"model {spec.name!r}: quantization {spec.quantization!r} is applied by the vllm "
+                             f"backend only; set generation.backend: vllm or models.{spec.name}.quantization: null")
         super().__init__(spec)
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer

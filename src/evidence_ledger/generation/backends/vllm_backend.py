@@ -4,7 +4,8 @@ In:  rendered prompts + :class:`SamplingSpec` per request. Out: :class:`Generati
 
 One ``vllm.LLM`` per backend (model from a local directory or a Hub id + pinned revision,
 ``dtype`` from config - bfloat16 on GPU -, ``enable_prefix_caching`` and
-``tensor_parallel_size`` from config, ``trust_remote_code`` False unless configured).
+``tensor_parallel_size`` from config, ``quantization`` when ``models.<name>.quantization`` sets
+it, ``trust_remote_code`` False unless configured).
 Prompts are rendered with the model's own chat template by the tokenizer vLLM loaded (the
 same rendering ``LLM.chat`` does, Qwen3 with ``enable_thinking=False`` via
 ``chat_template_kwargs``), tokenised without extra special tokens and submitted to
@@ -58,6 +59,8 @@ class VllmBackend(ChatTokenizerMixin, Backend):
             # safetensors only unless the config opts in to pickle weights (models.<name>.allow_pickle_weights)
             load_format="auto" if spec.allow_pickle_weights else "safetensors",
         )
+        if spec.quantization:  # models.<name>.quantization, e.g. fp8 for the 70B judge on one H200
+            kwargs["quantization"] = spec.quantization
         if spec.revision:
             kwargs.update(revision=spec.revision, tokenizer_revision=spec.revision)
         if max_model_len:
@@ -99,6 +102,7 @@ class VllmBackend(ChatTokenizerMixin, Backend):
             "device": device,
             "prefix_caching": self.enable_prefix_caching,
             "tensor_parallel_size": self.tensor_parallel_size,
+            **({"quantization": self.spec.quantization} if self.spec.quantization else {}),
         }
 
     def sampling_params(self, spec: SamplingSpec):
