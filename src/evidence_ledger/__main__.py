@@ -4,6 +4,7 @@ Commands:
   score {fever,feverous,scifact,diffgr}   score official submission files (prints JSON)
   plan --configfile CONFIG                 count generation requests and estimate GPU time
   call RULE key=value ...                  run one rule's stage function outside Snakemake
+  convert-weights SOURCE --out DIR         pickle-only model (dir or cached Hub id) -> safetensors dir
 Each command lives in its own module and exposes ``register(subparsers)``.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ COMMAND_MODULES = (
     "evidence_ledger.scoring.cli",
     "evidence_ledger.generation.planner",
     "evidence_ledger.stage_call",
+    "evidence_ledger.convert_weights",
 )
 
 
