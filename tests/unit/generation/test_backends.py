@@ -1,4 +1,5 @@
-"""Issue 17 item 5: generation backends load safetensors only unless the model's config opts in."""
+"""Generation backends load safetensors only unless the model's config opts in
+(``models.<name>.allow_pickle_weights``), from the directory ``model_files`` resolves."""
 import sys
 import types
 
@@ -6,6 +7,7 @@ import pytest
 
 from evidence_ledger.generation.backends import load_backend, model_spec_from_config
 from evidence_ledger.generation.backends.vllm_backend import VllmBackend
+from evidence_ledger.model_files import PickleWeightsRefused
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from support.pickle_weights import to_pickle_only
 
@@ -23,7 +25,7 @@ def pickle_only_model(tmp_path_factory):
 
 
 def test_transformers_backend_refuses_pickle_weights_unless_opted_in(pickle_only_model):
-    with pytest.raises(OSError, match="safetensors"):
+    with pytest.raises(PickleWeightsRefused, match=r"models\.qwen3\.allow_pickle_weights: true"):
         load_backend("transformers", model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
     spec = model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model))
     backend = load_backend("transformers", spec)
@@ -32,7 +34,7 @@ def test_transformers_backend_refuses_pickle_weights_unless_opted_in(pickle_only
     assert spec.identity() == model_spec_from_config("qwen3", CFG, str(pickle_only_model)).identity()
 
 
-def test_vllm_backend_passes_load_format_safetensors_unless_opted_in(pickle_only_model, monkeypatch):
+def test_vllm_backend_refuses_pickle_unless_opted_in_and_passes_the_resolved_directory(pickle_only_model, monkeypatch):
     seen = []
 
     class FakeLLM:
@@ -43,6 +45,8 @@ def test_vllm_backend_passes_load_format_safetensors_unless_opted_in(pickle_only
             return None
 
     monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(LLM=FakeLLM))
-    VllmBackend(model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
+    with pytest.raises(PickleWeightsRefused, match=r"models\.qwen3\.allow_pickle_weights"):
+        VllmBackend(model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
     VllmBackend(model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model)))
-    assert [kw["load_format"] for kw in seen] == ["safetensors", "auto"]
+    assert [(kw["model"], kw["load_format"]) for kw in seen] == [(str(pickle_only_model), "auto")]
+    assert "revision" not in seen[0]
