@@ -6,7 +6,8 @@ import types
 import pytest
 
 from evidence_ledger.generation.backends import load_backend, model_spec_from_config
-from evidence_ledger.generation.backends.vllm_backend import VllmBackend
+from evidence_ledger.generation.backends.vllm_backend import VllmBackend, vllm_load_format
+from evidence_ledger.model_files import resolve_model
 from evidence_ledger.model_files import PickleWeightsRefused
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from support.pickle_weights import to_pickle_only
@@ -50,3 +51,13 @@ def test_vllm_backend_refuses_pickle_unless_opted_in_and_passes_the_resolved_dir
     VllmBackend(model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model)))
     assert [(kw["model"], kw["load_format"]) for kw in seen] == [(str(pickle_only_model), "auto")]
     assert "revision" not in seen[0]
+
+
+def test_vllm_refuses_a_directory_where_its_glob_would_load_other_tensor_files(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "model.safetensors").write_bytes(b"weights")
+    files = resolve_model(str(tmp_path), allow_pickle_weights=False, allow_key="models.m.allow_pickle_weights")
+    assert vllm_load_format(files) == "safetensors"
+    (tmp_path / "foo.safetensors").write_bytes(b"decoy")
+    with pytest.raises(ValueError, match=r"vLLM would also load \['foo.safetensors'\]"):
+        vllm_load_format(resolve_model(str(tmp_path), allow_pickle_weights=False, allow_key="models.m.allow_pickle_weights"))
