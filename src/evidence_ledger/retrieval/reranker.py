@@ -14,7 +14,9 @@ batches, and therefore scores, are the same on every run with the same settings.
 weight files it loads come from ``model_files.resolve_model`` (a Hub id + revision from the
 local Hugging Face cache). A directory whose loaded weights are pickle (``pytorch_model.bin``,
 whatever other ``*.safetensors`` files lie beside it) is refused unless
-``retrieval.reranker.allow_pickle_weights`` is set.
+``retrieval.reranker.allow_pickle_weights`` is set. ``FlagReranker`` takes no
+``local_files_only``; it gets the resolved local directory, so there is nothing to fetch, and
+its ``from_pretrained`` picks the same weight file by the same precedence.
 """
 from __future__ import annotations
 
