@@ -5,6 +5,7 @@ Commands:
   plan --configfile CONFIG                 count generation requests and estimate GPU time
   call RULE key=value ...                  run one rule's stage function outside Snakemake
   rehearsal-data --out DIR [--force]       write a small data tree in the paper's file layout
+  convert-weights SOURCE --out DIR         pickle-only model (dir or cached Hub id) -> safetensors dir
 Each command lives in its own module and exposes ``register(subparsers)``.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ COMMAND_MODULES = (
     "evidence_ledger.generation.planner",
     "evidence_ledger.stage_call",
     "evidence_ledger.rehearsal_data",
+    "evidence_ledger.convert_weights",
 )
 
 

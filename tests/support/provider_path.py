@@ -81,7 +81,7 @@ def serialise_through_import(root: Path, submissions: dict, claims: dict, units:
     serialise_verifier_inputs(claims=str(claims_path), units=str(units_path), evidence=[str(p) for p in evidence.values()],
                               verifier_inputs=str(inputs_path), split="dev", sources=list(evidence),
                               base={"hub_id": str(verifier_tokenizer_dir(root)), "revision": None,
-                                    "use_safetensors": True},
+                                    "allow_pickle_weights": False},
                               **{**PAPER_LIMITS, **limits})
     rows = tables.read_table(inputs_path, VERIFIER_INPUTS).to_pylist()
     return {"inputs": {(r["source"], r["claim_id"]): r for r in rows},

@@ -43,6 +43,8 @@ def placeholder(tmp_path_factory):
     """(paper config with data_root -> a rehearsal data tree in the paper's layout, its path)."""
     root = tmp_path_factory.mktemp("paper_data")
     write_rehearsal_data(root, force=True)
+    # where README step 2 converts the verifier's pickle-only base model (a directory input of the verifier jobs)
+    (root / paper_config()["verifier"]["base_model"]["local_dir"]).mkdir(parents=True)
     cfg = paper_config()
     cfg["data_root"] = str(root)
     return cfg, root

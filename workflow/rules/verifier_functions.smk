@@ -23,9 +23,20 @@ def verifier_split_sources(split):
     return sources[:1] if split == "train" else sources
 
 
+def verifier_base_local_dir():
+    """The local directory the base model loads from: the demo build, else
+    ``verifier.base_model.local_dir`` inside data_root (e.g. a convert-weights output), else None."""
+    v = config["verifier"]
+    if v.get("demo_model"):
+        return "results/models/verifier_base"
+    local = v["base_model"].get("local_dir")
+    return data_path(local) if local else None
+
+
 def verifier_base_inputs():
-    """The locally built base model directory (demo), else nothing (Hub download)."""
-    return {"base": "results/models/verifier_base"} if config["verifier"].get("demo_model") else {}
+    """The base model's local directory as an input (demo build or local_dir), else nothing (Hub cache)."""
+    local = verifier_base_local_dir()
+    return {"base": local} if local else {}
 
 
 def verifier_serialise_inputs(wildcards):
@@ -40,13 +51,14 @@ def verifier_serialise_inputs(wildcards):
 
 
 def verifier_base_model():
-    """``{hub_id, revision, use_safetensors}`` the jobs load: the demo directory or the Hub id."""
+    """``{hub_id, revision, local_dir, allow_pickle_weights}`` the jobs load (``verifier.train.BaseModel``):
+    a local directory (demo build or ``base_model.local_dir``) wins over the Hub id at its revision."""
     v = config["verifier"]
-    if v.get("demo_model"):
-        return {"hub_id": "results/models/verifier_base", "revision": None, "use_safetensors": True}
     b = v["base_model"]
-    return {"hub_id": b["hub_id"], "revision": b["revision"],
-            "use_safetensors": None if b.get("allow_pickle_weights", False) else True}
+    if v.get("demo_model"):
+        return {"hub_id": None, "revision": None, "local_dir": verifier_base_local_dir(), "allow_pickle_weights": False}
+    return {"hub_id": b["hub_id"], "revision": b["revision"], "local_dir": verifier_base_local_dir(),
+            "allow_pickle_weights": bool(b.get("allow_pickle_weights", False))}
 
 
 def verifier_checkpoint_seed(wildcards):

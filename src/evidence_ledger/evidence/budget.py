@@ -19,10 +19,13 @@ from .render import render_evidence
 
 
 def load_tokenizer(name_or_path: str, revision: str | None = None):
-    """``AutoTokenizer.from_pretrained(dir or hub id, revision)``, never trusting remote code."""
+    """``AutoTokenizer.from_pretrained`` of a local directory or a Hub id at ``revision`` from the
+    local cache (offline, ``model_files.model_directory``), never trusting remote code."""
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(name_or_path, revision=revision, trust_remote_code=False)
+    from ..model_files import model_directory, tokenizer_kwargs
+
+    return AutoTokenizer.from_pretrained(str(model_directory(name_or_path, revision)), **tokenizer_kwargs())
 
 
 def token_count(tokenizer, text: str) -> int:

@@ -139,7 +139,7 @@ def _token_counter(config: Mapping[str, Any], model: str, workdir: Path):
         try:
             from transformers import AutoTokenizer
 
-            tok = AutoTokenizer.from_pretrained(str(workdir / local), trust_remote_code=False)
+            tok = AutoTokenizer.from_pretrained(str(workdir / local), local_files_only=True, trust_remote_code=False)
             kwargs = dict(mcfg.get("chat_template_kwargs") or {})
 
             def count(msgs):

@@ -10,19 +10,23 @@ Device: the first CUDA device with fp16 when a GPU is present and ``fp16`` is se
 CPU in fp32 (FlagReranker itself refuses fp16 on CPU). Pairs are (claim, passage) with
 passage = unit context + newline + unit text; they are scored in fixed chunks of claims, so
 batches, and therefore scores, are the same on every run with the same settings.
-``trust_remote_code`` is always False. Weights must be safetensors: a directory (local or
-downloaded) with only pickle weights (``pytorch_model.bin``) is refused unless
-``allow_pickle_weights`` (config ``retrieval.reranker.allow_pickle_weights``) is set.
+``trust_remote_code`` is always False and nothing is downloaded: the model directory and the
+weight files it loads come from ``model_files.resolve_model`` (a Hub id + revision from the
+local Hugging Face cache). A directory whose loaded weights are pickle (``pytorch_model.bin``,
+whatever other ``*.safetensors`` files lie beside it) is refused unless
+``retrieval.reranker.allow_pickle_weights`` is set. ``FlagReranker`` takes no
+``local_files_only``; it gets the resolved local directory, so there is nothing to fetch, and
+its ``from_pretrained`` picks the same weight file by the same precedence.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
 
+from ..model_files import ModelFiles, resolve_model
 from .ordering import ordering_row
 
 log = logging.getLogger(__name__)
@@ -41,37 +45,31 @@ class RerankerSpec:
     allow_pickle_weights: bool = False
 
 
-def require_safetensors(path, allow_pickle_weights: bool) -> None:
-    """Refuse a model directory without ``*.safetensors`` weights unless pickle weights are allowed."""
-    if not allow_pickle_weights and not any(Path(path).glob("*.safetensors")):
-        raise ValueError(f"reranker directory {path} has no *.safetensors weights; pickle weights (*.bin) are "
-                         f"loaded only with retrieval.reranker.allow_pickle_weights: true")
+ALLOW_KEY = "retrieval.reranker.allow_pickle_weights"
+
+
+def reranker_files(spec: RerankerSpec) -> ModelFiles:
+    """The reranker's directory and loaded weight files (``local_dir`` wins over ``hub_id``/``revision``)."""
+    if spec.local_dir:
+        if not Path(spec.local_dir).is_dir():
+            raise FileNotFoundError(f"reranker directory {spec.local_dir} does not exist")
+        return resolve_model(spec.local_dir, allow_pickle_weights=spec.allow_pickle_weights, allow_key=ALLOW_KEY)
+    if not spec.hub_id or not spec.revision:
+        raise ValueError("reranker: give local_dir, or hub_id together with a pinned revision")
+    return resolve_model(spec.hub_id, spec.revision, allow_pickle_weights=spec.allow_pickle_weights,
+                         allow_key=ALLOW_KEY)
 
 
 def resolve_model_dir(spec: RerankerSpec) -> tuple[str, str]:
     """(directory to load, identity string recorded with every ordering).
 
-    A local directory is identified by the sha256 of its weights file(s); a Hub model by
-    ``id@revision`` after ``snapshot_download`` of exactly that revision (uses the local
-    cache when ``HF_HUB_OFFLINE=1``).
+    A local directory is identified by the sha256 of the weight file(s) the load reads; a Hub
+    model by ``id@revision`` (its snapshot in the local cache).
     """
+    files = reranker_files(spec)
     if spec.local_dir:
-        path = Path(spec.local_dir)
-        weights = sorted(path.glob("*.safetensors")) or sorted(path.glob("*.bin"))
-        if not weights:
-            raise FileNotFoundError(f"reranker directory {path} holds no weights (*.safetensors)")
-        require_safetensors(path, spec.allow_pickle_weights)
-        h = hashlib.sha256()
-        for w in weights:
-            h.update(w.read_bytes())
-        return str(path), f"local:{path.name} sha256:{h.hexdigest()[:16]}"
-    if not spec.hub_id or not spec.revision:
-        raise ValueError("reranker: give local_dir, or hub_id together with a pinned revision")
-    from huggingface_hub import snapshot_download
-
-    path = snapshot_download(repo_id=spec.hub_id, revision=spec.revision)
-    require_safetensors(path, spec.allow_pickle_weights)
-    return path, f"{spec.hub_id}@{spec.revision}"
+        return str(files.directory), f"local:{files.directory.name} sha256:{files.weights_sha256()[:16]}"
+    return str(files.directory), f"{spec.hub_id}@{spec.revision}"
 
 
 def load_reranker(spec: RerankerSpec):

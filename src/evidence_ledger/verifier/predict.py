@@ -7,7 +7,8 @@ Out: rows of ``tables.verifier.VERIFIER_ANSWERS``, one per (checkpoint, source, 
 
 The label set is the one the checkpoint was trained on (its ``metadata.json``), so
 prediction is the argmax of a softmax over those head outputs (ties: the first label in the
-label set). Probabilities of labels outside the set are 0.0. The model runs in eval mode
+label set). Probabilities of labels outside the set are 0.0. Checkpoints load offline and
+only as safetensors (:mod:`evidence_ledger.model_files`). The model runs in eval mode
 under ``torch.inference_mode``; precision ``auto`` = bf16 autocast on CUDA, fp32 on CPU.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ..model_files import load_kwargs, resolve_model, tokenizer_kwargs
 from .labels import FEVEROUS_LABELS, PROBABILITY_COLUMN, label_set_indices
 from .train import autocast_context, pad_batch
 
@@ -37,9 +39,9 @@ def predict_checkpoint(ckpt_dir, inputs: pa.Table, *, checkpoint: int, system: s
     meta = read_checkpoint_metadata(ckpt_dir)
     label_set = tuple(meta["label_set"])
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    tokenizer = AutoTokenizer.from_pretrained(ckpt_dir, trust_remote_code=False)
-    model = AutoModelForSequenceClassification.from_pretrained(ckpt_dir, trust_remote_code=False,
-                                                               use_safetensors=True).to(dev)
+    files = resolve_model(str(ckpt_dir), allow_pickle_weights=False, allow_key=None)  # written as safetensors
+    tokenizer = AutoTokenizer.from_pretrained(str(files.directory), **tokenizer_kwargs())
+    model = AutoModelForSequenceClassification.from_pretrained(str(files.directory), **load_kwargs(files)).to(dev)
     model.eval()
     head = torch.as_tensor(label_set_indices(model.config.id2label, label_set), device=dev)
     sequences = inputs["input_ids"].to_pylist()

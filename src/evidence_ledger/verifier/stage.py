@@ -8,8 +8,10 @@ values):
   study1_indicators          answers + claims + evidence + inputs -> the Study 1 indicator tables
   verifier_summary           inputs + checkpoints + answers -> summary TSV
 
-``base`` is the one structured value: ``{hub_id, revision, use_safetensors}`` of the base
-model (a Hub id at a pinned revision, or the locally built demo directory).
+``base`` is the one structured value: ``{hub_id, revision, local_dir, allow_pickle_weights}``
+of the base model (``.train.BaseModel``: ``local_dir`` - the demo's locally built directory,
+or ``verifier.base_model.local_dir`` inside data_root, e.g. a ``convert-weights`` output -
+else the Hub id at a pinned revision from the local cache).
 """
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
 """Fine-tuning one verifier checkpoint (plain PyTorch loop, all parameters updated).
 
 In:  a ``VERIFIER_INPUTS`` table of training inputs (evidence source 0, training claims),
-     the base model (a Hub id + pinned revision, or a local directory built by
-     :mod:`evidence_ledger.demo.tiny_verifier`) and :class:`TrainingSettings`.
+     the base model (a Hub id + pinned revision from the local Hugging Face cache, or a
+     local directory: ``verifier.base_model.local_dir``, e.g. written by ``convert-weights``,
+     or the demo's :mod:`evidence_ledger.demo.tiny_verifier` build) and :class:`TrainingSettings`.
+     Loading follows :mod:`evidence_ledger.model_files` (offline; pickle weights only with
+     ``verifier.base_model.allow_pickle_weights``).
 Out: a checkpoint directory holding ``model.safetensors`` + config + tokenizer,
      ``training_log.jsonl`` (one line per update: loss, learning rate),
      ``examples_seen.parquet`` (``tables.verifier.EXAMPLES_SEEN``: every example use, in
@@ -32,19 +35,46 @@ from typing import Sequence
 import numpy as np
 import pyarrow as pa
 
+from ..model_files import ModelFiles, load_kwargs, model_directory, resolve_model, save_tokenizer, tokenizer_kwargs
 from .labels import label_set_indices
 
 log = logging.getLogger(__name__)
 
 
+ALLOW_KEY = "verifier.base_model.allow_pickle_weights"
+
+
 @dataclass(frozen=True)
 class BaseModel:
-    """Where the base weights come from: a Hub id with a pinned revision, or a local dir."""
+    """Where the base weights come from: ``local_dir`` when set, else ``hub_id`` (a Hub id at
+    the pinned ``revision``, resolved from the local cache, or itself a local directory).
+    Pickle weights load only with ``allow_pickle_weights`` (``verifier.base_model.*`` keys)."""
 
-    hub_id: str
+    hub_id: str | None = None
     revision: str | None = None
-    # True: safetensors only; None: either format (config verifier.base_model.allow_pickle_weights)
-    use_safetensors: bool | None = True
+    local_dir: str | None = None
+    allow_pickle_weights: bool = False
+
+    @property
+    def location(self) -> str:
+        if not (self.local_dir or self.hub_id):
+            raise ValueError("verifier base model: give verifier.base_model.hub_id or .local_dir")
+        return str(self.local_dir or self.hub_id)
+
+    @property
+    def location_revision(self) -> str | None:
+        return None if self.local_dir else self.revision
+
+
+def base_directory(base: BaseModel):
+    """The local directory the base model loads from (offline)."""
+    return model_directory(base.location, base.location_revision)
+
+
+def base_files(base: BaseModel) -> ModelFiles:
+    """The base model's directory and the weight files its load reads (pickle refused unless allowed)."""
+    return resolve_model(base.location, base.location_revision, allow_pickle_weights=base.allow_pickle_weights,
+                         allow_key=ALLOW_KEY)
 
 
 @dataclass(frozen=True)
@@ -75,20 +105,20 @@ class TrainingSettings:
 
 
 def load_tokenizer(base: BaseModel):
-    """The base model's tokenizer (Hub id at the pinned revision, or a local directory)."""
+    """The base model's tokenizer, from its local directory (offline, no remote code)."""
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(base.hub_id, revision=base.revision, trust_remote_code=False)
+    return AutoTokenizer.from_pretrained(str(base_directory(base)), **tokenizer_kwargs())
 
 
 def load_base(base: BaseModel):
-    """``(tokenizer, model)`` from the Hub (pinned revision) or a local directory; never runs
-    remote code; safetensors only unless ``use_safetensors`` is None (pickle weights allowed)."""
-    from transformers import AutoModelForSequenceClassification
+    """``(tokenizer, model)`` from the base model's local directory; offline, never runs remote
+    code; pickle weights only when ``allow_pickle_weights`` (see :func:`base_files`)."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    tokenizer = load_tokenizer(base)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        base.hub_id, revision=base.revision, trust_remote_code=False, use_safetensors=base.use_safetensors)
+    files = base_files(base)
+    tokenizer = AutoTokenizer.from_pretrained(str(files.directory), **tokenizer_kwargs())
+    model = AutoModelForSequenceClassification.from_pretrained(str(files.directory), **load_kwargs(files))
     return tokenizer, model
 
 
@@ -237,7 +267,7 @@ def train_checkpoint(inputs: pa.Table, base: BaseModel, settings: TrainingSettin
             log.info("ckpt%d update %d/%d loss %.4f lr %.3g", checkpoint, update, settings.final_update, total_loss, lr)
 
     model.save_pretrained(out_dir, safe_serialization=True)
-    tokenizer.save_pretrained(out_dir)
+    save_tokenizer(tokenizer, out_dir)
     (out_dir / "training_log.jsonl").write_text("\n".join(log_lines) + "\n")
     tables.write_table(EXAMPLES_SEEN.from_rows(seen_rows), out_dir / "examples_seen.parquet", EXAMPLES_SEEN)
     metadata = {

@@ -1,11 +1,14 @@
-"""Issue 17 item 5: generation backends load safetensors only unless the model's config opts in."""
+"""Generation backends load safetensors only unless the model's config opts in
+(``models.<name>.allow_pickle_weights``), from the directory ``model_files`` resolves."""
 import sys
 import types
 
 import pytest
 
 from evidence_ledger.generation.backends import load_backend, model_spec_from_config
-from evidence_ledger.generation.backends.vllm_backend import VllmBackend
+from evidence_ledger.generation.backends.vllm_backend import VllmBackend, vllm_load_format
+from evidence_ledger.model_files import resolve_model
+from evidence_ledger.model_files import PickleWeightsRefused
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from support.pickle_weights import to_pickle_only
 
@@ -23,7 +26,7 @@ def pickle_only_model(tmp_path_factory):
 
 
 def test_transformers_backend_refuses_pickle_weights_unless_opted_in(pickle_only_model):
-    with pytest.raises(OSError, match="safetensors"):
+    with pytest.raises(PickleWeightsRefused, match=r"models\.qwen3\.allow_pickle_weights: true"):
         load_backend("transformers", model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
     spec = model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model))
     backend = load_backend("transformers", spec)
@@ -32,7 +35,7 @@ def test_transformers_backend_refuses_pickle_weights_unless_opted_in(pickle_only
     assert spec.identity() == model_spec_from_config("qwen3", CFG, str(pickle_only_model)).identity()
 
 
-def test_vllm_backend_passes_load_format_safetensors_unless_opted_in(pickle_only_model, monkeypatch):
+def test_vllm_backend_refuses_pickle_unless_opted_in_and_passes_the_resolved_directory(pickle_only_model, monkeypatch):
     seen = []
 
     class FakeLLM:
@@ -43,6 +46,18 @@ def test_vllm_backend_passes_load_format_safetensors_unless_opted_in(pickle_only
             return None
 
     monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(LLM=FakeLLM))
-    VllmBackend(model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
+    with pytest.raises(PickleWeightsRefused, match=r"models\.qwen3\.allow_pickle_weights"):
+        VllmBackend(model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
     VllmBackend(model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model)))
-    assert [kw["load_format"] for kw in seen] == ["safetensors", "auto"]
+    assert [(kw["model"], kw["load_format"]) for kw in seen] == [(str(pickle_only_model), "auto")]
+    assert "revision" not in seen[0]
+
+
+def test_vllm_refuses_a_directory_where_its_glob_would_load_other_tensor_files(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "model.safetensors").write_bytes(b"weights")
+    files = resolve_model(str(tmp_path), allow_pickle_weights=False, allow_key="models.m.allow_pickle_weights")
+    assert vllm_load_format(files) == "safetensors"
+    (tmp_path / "foo.safetensors").write_bytes(b"decoy")
+    with pytest.raises(ValueError, match=r"vLLM would also load \['foo.safetensors'\]"):
+        vllm_load_format(resolve_model(str(tmp_path), allow_pickle_weights=False, allow_key="models.m.allow_pickle_weights"))

@@ -10,7 +10,7 @@ def test_serialise_refuses_evidence_tables_that_do_not_match_the_sources(tmp_pat
             claims=str(tmp_path / "claims.parquet"), units=str(tmp_path / "units.parquet"),
             evidence=[str(tmp_path / "provider_a.parquet")], verifier_inputs=str(tmp_path / "inputs.parquet"),
             split="dev", sources=["provider_a", "provider_b"],
-            base={"hub_id": str(tmp_path / "base"), "revision": None, "use_safetensors": True},
+            base={"hub_id": str(tmp_path / "base"), "revision": None, "allow_pickle_weights": False},
             max_total_tokens=512, max_claim_tokens=64, max_units=8, max_candidates=30, max_unit_tokens=96,
         )
     assert not (tmp_path / "inputs.parquet").exists()
@@ -21,6 +21,6 @@ def test_serialise_limits_are_checked_before_reading_inputs(tmp_path):
         stage.serialise_verifier_inputs(
             claims=str(tmp_path / "claims.parquet"), units=str(tmp_path / "units.parquet"), evidence=[],
             verifier_inputs=str(tmp_path / "inputs.parquet"), split="dev", sources=[],
-            base={"hub_id": str(tmp_path / "base"), "revision": None, "use_safetensors": True},
+            base={"hub_id": str(tmp_path / "base"), "revision": None, "allow_pickle_weights": False},
             max_total_tokens=10, max_claim_tokens=64, max_units=8, max_candidates=30, max_unit_tokens=96,
         )

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-WEIGHT_FILE_SUFFIXES = (".safetensors", ".json", ".jinja", ".txt", ".model", ".bin")
+from ...model_files import ModelFiles, files_sha256, identity_files, loaded_weight_files, resolve_model
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class ModelSpec:
     """Where a model comes from. ``path`` is a local directory or a Hub id.
 
     ``revision`` pins a Hub model; for local models ``weights_hash`` (sha256 over the
-    directory's weight, config and tokenizer files) identifies the weights instead.
+    weight files transformers loads plus the config and tokenizer files; ``hash_model_dir``) identifies the weights instead.
     """
 
     name: str
@@ -100,6 +100,16 @@ class ModelSpec:
     allow_pickle_weights: bool = False
     # vLLM quantization method (``models.<name>.quantization``: fp8, awq, gptq) or None.
     quantization: str | None = None
+
+    @property
+    def allow_key(self) -> str:
+        """The config key that lets this model load pickle weights (named when they are refused)."""
+        return f"models.{self.name}.allow_pickle_weights"
+
+    def resolve_files(self) -> ModelFiles:
+        """The local directory and weight files a backend loads (offline; pickle refused unless allowed)."""
+        return resolve_model(self.path, self.revision or None, allow_pickle_weights=self.allow_pickle_weights,
+                             allow_key=self.allow_key)
 
     def identity(self) -> dict[str, Any]:
         """What about the model determines answers. ``quantization`` enters only when set
@@ -118,15 +128,17 @@ class ModelSpec:
 
 
 def hash_model_dir(path: str | Path) -> str:
-    """sha256 over (relative name, bytes) of a local model directory's files, sorted by name."""
-    path = Path(path)
-    h = hashlib.sha256()
-    for f in sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in WEIGHT_FILE_SUFFIXES):
-        h.update(str(f.relative_to(path)).encode() + b"\0")
-        with open(f, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
+    """sha256 over (relative name, bytes) of the weight files transformers loads from a local model
+    directory plus its config/tokenizer files, sorted by name (``model_files.identity_files``).
+
+    Unloaded tensor files (a stray ``foo.safetensors``, ``pytorch_model.bin`` beside
+    ``model.safetensors``) do not count; a directory without weights hashes its other files.
+    """
+    try:
+        _, weights = loaded_weight_files(path)
+    except FileNotFoundError:
+        weights = ()
+    return files_sha256(path, identity_files(path, weights))
 
 
 def model_spec_from_config(name: str, cfg: Mapping[str, Any], local_dir: str | None = None) -> ModelSpec:

@@ -5,9 +5,11 @@ In:  rendered prompts + :class:`SamplingSpec` per request. Out: :class:`Generati
 Requests sharing decoding settings are generated in batches of ``batch_size`` (left
 padding). Sampled requests draw from one ``torch.Generator`` per request seeded with its
 ``SamplingSpec.seed`` (:class:`SeededSampler`), so the random stream of a request never
-depends on the other requests of its batch or on the global torch RNG. The model
-is loaded with ``use_safetensors=True`` (unless ``allow_pickle_weights``) and ``trust_remote_code`` from config (default False),
-on CUDA when available, else CPU (``float32`` on CPU unless the config asks for bfloat16).
+depends on the other requests of its batch or on the global torch RNG. The model is
+loaded offline from the directory ``ModelSpec.resolve_files`` picks (``model_files``: pickle
+weights refused unless ``models.<name>.allow_pickle_weights``), with ``trust_remote_code``
+from config (default False), on CUDA when available, else CPU (``float32`` on CPU unless the
+config asks for bfloat16).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any, Sequence
 
 from transformers import LogitsProcessor, LogitsProcessorList
 
+from ...model_files import load_kwargs, tokenizer_kwargs
 from .base import Backend, Generation, ModelSpec, SamplingSpec, library_versions
 from .chat_tokenizer import ChatTokenizerMixin
 
@@ -35,21 +38,16 @@ class TransformersBackend(ChatTokenizerMixin, Backend):
         self._torch = torch
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.batch_size = max(1, int(batch_size))
-        revision = spec.revision or None
+        self.files = spec.resolve_files()
         self.tokenizer = AutoTokenizer.from_pretrained(
-            spec.path, revision=revision, trust_remote_code=spec.trust_remote_code
+            str(self.files.directory), **tokenizer_kwargs(spec.trust_remote_code)
         )
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         dtype = getattr(torch, _DTYPES.get(spec.dtype, spec.dtype))
         self.model = AutoModelForCausalLM.from_pretrained(
-            spec.path,
-            revision=revision,
-            dtype=dtype,
-            # safetensors only, unless the config opts in to pickle weights (then either format)
-            use_safetensors=None if spec.allow_pickle_weights else True,
-            trust_remote_code=spec.trust_remote_code,
+            str(self.files.directory), dtype=dtype, **load_kwargs(self.files, spec.trust_remote_code)
         ).to(self.device)
         self.model.eval()
         eos = self.model.generation_config.eos_token_id

@@ -3,9 +3,11 @@
 In:  rendered prompts + :class:`SamplingSpec` per request. Out: :class:`Generation` per request.
 
 One ``vllm.LLM`` per backend (model from a local directory or a Hub id + pinned revision,
-``dtype`` from config - bfloat16 on GPU -, ``enable_prefix_caching`` and
-``tensor_parallel_size`` from config, ``quantization`` when ``models.<name>.quantization`` sets
-it, ``trust_remote_code`` False unless configured).
+resolved offline to a local directory by ``ModelSpec.resolve_files`` and passed to vLLM as
+that directory, with ``load_format`` matching the weight files chosen there; ``dtype`` from
+config - bfloat16 on GPU -, ``enable_prefix_caching`` and ``tensor_parallel_size`` from config,
+``quantization`` when ``models.<name>.quantization`` sets it, ``trust_remote_code`` False unless
+configured).
 Prompts are rendered with the model's own chat template by the tokenizer vLLM loaded (the
 same rendering ``LLM.chat`` does, Qwen3 with ``enable_thinking=False`` via
 ``chat_template_kwargs``), tokenised without extra special tokens and submitted to
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ...model_files import ModelFiles
 from .base import Backend, Generation, ModelSpec, SamplingSpec, library_versions
 from .chat_tokenizer import ChatTokenizerMixin
 
@@ -47,22 +50,21 @@ class VllmBackend(ChatTokenizerMixin, Backend):
         self._vllm = vllm
         self.enable_prefix_caching = bool(enable_prefix_caching)
         self.tensor_parallel_size = int(tensor_parallel_size)
+        files = spec.resolve_files()
+        self.files = files
         kwargs: dict[str, Any] = dict(
-            model=spec.path,
-            tokenizer=spec.path,
+            model=str(files.directory),
+            tokenizer=str(files.directory),
             dtype=spec.dtype,
             trust_remote_code=spec.trust_remote_code,
             enable_prefix_caching=self.enable_prefix_caching,
             tensor_parallel_size=self.tensor_parallel_size,
             enforce_eager=bool(enforce_eager),
             seed=0,
-            # safetensors only unless the config opts in to pickle weights (models.<name>.allow_pickle_weights)
-            load_format="auto" if spec.allow_pickle_weights else "safetensors",
+            load_format=vllm_load_format(files),
         )
         if spec.quantization:  # models.<name>.quantization, e.g. fp8 for the 70B judge on one H200
             kwargs["quantization"] = spec.quantization
-        if spec.revision:
-            kwargs.update(revision=spec.revision, tokenizer_revision=spec.revision)
         if max_model_len:
             kwargs["max_model_len"] = int(max_model_len)
         if enable_chunked_prefill is None:
@@ -134,3 +136,28 @@ class VllmBackend(ChatTokenizerMixin, Backend):
             finish = "stop" if c.finish_reason == "stop" else "length"
             results.append(Generation(c.text, len(x), len(c.token_ids), finish))
         return results
+
+
+def vllm_stray_files(files: ModelFiles) -> list:
+    """Tensor files vLLM's default loader would glob in ``files.directory`` besides the ones
+    transformers loads: every ``*.safetensors`` (unless an index names the shards) and, for
+    pickle weights (``load_format="auto"``, which prefers any ``*.safetensors``), every other
+    ``*.safetensors`` or ``*.bin``."""
+    chosen = set(files.weights)
+    top = sorted(p for p in files.directory.iterdir() if p.is_file())
+    if files.safetensors:
+        if any(w.name.endswith(".index.json") for w in files.weights):
+            return []
+        return [p for p in top if p.suffix == ".safetensors" and p not in chosen]
+    return [p for p in top if p.suffix in (".safetensors", ".bin") and p not in chosen]
+
+
+def vllm_load_format(files: ModelFiles) -> str:
+    """``safetensors`` for safetensors weights, ``auto`` (vLLM's ``*.bin`` route) for allowed pickle
+    weights; refuses a directory where vLLM would load other tensor files than transformers."""
+    stray = vllm_stray_files(files)
+    if stray:
+        raise ValueError(
+            f"model {files.source}: vLLM would also load {[p.name for p in stray]} from {files.directory}, "
+            f"not only {[w.name for w in files.weights]}; move the extra tensor files out of the model directory")
+    return "safetensors" if files.safetensors else "auto"

@@ -1,0 +1,215 @@
+"""The one rule for loading model weights: which files, from where, and whether they may load.
+
+In:  a model location - a local directory, or a Hub id + revision resolved offline from the
+     Hugging Face cache (``snapshot_download(..., local_files_only=True)``; never a network
+     call) - whether pickle weights are allowed, and the config key that allows them
+     (``verifier.base_model.allow_pickle_weights``, ``retrieval.reranker.allow_pickle_weights``,
+     ``models.<name>.allow_pickle_weights``), named in the refusal.
+Out: :class:`ModelFiles`: the resolved directory, the weight files transformers will actually
+     load from it, their format (``safetensors`` or ``pickle``) and sha256 identities over
+     exactly those files (plus the config and tokenizer files, as the generation cache keys
+     have always hashed them).
+
+Precedence is transformers' own for a local directory: ``model.safetensors``, then
+``model.safetensors.index.json`` (+ the shards it names), then ``pytorch_model.bin``, then
+``pytorch_model.bin.index.json`` (+ shards). Any other ``*.safetensors`` file (e.g.
+``foo.safetensors`` next to ``pytorch_model.bin``) is not loaded, so it neither makes a
+directory "safetensors" nor enters an identity. Loaders pass :func:`load_kwargs` to every
+``from_pretrained`` (``local_files_only=True`` whatever ``HF_HUB_OFFLINE`` says, and
+``use_safetensors`` matching the files chosen here) and save tokenizers with
+:func:`save_tokenizer`, so saved ``tokenizer_config.json`` bytes do not depend on the
+environment. See ``config/README.md`` (the ``allow_pickle_weights`` and ``local_dir`` keys) and
+``docs/footguns.md`` (pickle-only Hub models, ``convert-weights``).
+
+No heavy imports at module level: ``huggingface_hub`` is imported only to resolve a Hub id.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SAFE_WEIGHTS = "model.safetensors"
+SAFE_INDEX = "model.safetensors.index.json"
+PICKLE_WEIGHTS = "pytorch_model.bin"
+PICKLE_INDEX = "pytorch_model.bin.index.json"
+INDEX_NAMES = (SAFE_INDEX, PICKLE_INDEX)
+# config, tokenizer and chat-template files that go into a directory's identity with the weights
+COMPANION_SUFFIXES = (".json", ".jinja", ".txt", ".model")
+# files that hold tensors; only the ones transformers loads enter an identity
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".h5", ".msgpack")
+
+
+class PickleWeightsRefused(ValueError):
+    """The files transformers would load are pickle weights and the config does not allow them."""
+
+
+class ModelNotCached(FileNotFoundError):
+    """A Hub id + revision that is not in the local Hugging Face cache (runs never download)."""
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    """A model resolved to a local directory and the exact weight files a load reads."""
+
+    directory: Path
+    weights: tuple[Path, ...]  # the files transformers loads (an index file first, then its shards)
+    format: str  # "safetensors" | "pickle"
+    source: str  # the local directory as given, or "hub_id@revision"
+
+    @property
+    def safetensors(self) -> bool:
+        return self.format == "safetensors"
+
+    def identity_files(self) -> list[Path]:
+        """The loaded weight files plus every config/tokenizer file, sorted as the identity hashes them."""
+        return identity_files(self.directory, self.weights)
+
+    def identity_sha256(self) -> str:
+        """sha256 over (relative name, bytes) of :meth:`identity_files` (the generation cache identity)."""
+        return files_sha256(self.directory, self.identity_files())
+
+    def weights_sha256(self) -> str:
+        """sha256 over the bytes of the loaded tensor files only, in load order (the reranker identity)."""
+        return bytes_sha256([w for w in self.weights if w.name not in INDEX_NAMES])
+
+
+def shard_files(index_path: Path) -> tuple[Path, ...]:
+    """The shard files an ``*.index.json`` names in its ``weight_map``, sorted, as paths beside it."""
+    weight_map = json.loads(Path(index_path).read_text())["weight_map"]
+    return tuple(Path(index_path).parent / name for name in sorted(set(weight_map.values())))
+
+
+def loaded_weight_files(directory) -> tuple[str, tuple[Path, ...]]:
+    """``(format, files)`` transformers loads from a local model directory (its precedence, no variant).
+
+    Raises ``FileNotFoundError`` when the directory holds none of the four file names.
+    """
+    directory = Path(directory)
+    if (directory / SAFE_WEIGHTS).is_file():
+        return "safetensors", (directory / SAFE_WEIGHTS,)
+    if (directory / SAFE_INDEX).is_file():
+        return "safetensors", (directory / SAFE_INDEX,) + shard_files(directory / SAFE_INDEX)
+    if (directory / PICKLE_WEIGHTS).is_file():
+        return "pickle", (directory / PICKLE_WEIGHTS,)
+    if (directory / PICKLE_INDEX).is_file():
+        return "pickle", (directory / PICKLE_INDEX,) + shard_files(directory / PICKLE_INDEX)
+    raise FileNotFoundError(f"model directory {directory} holds no weights transformers loads "
+                            f"({SAFE_WEIGHTS}, {SAFE_INDEX}, {PICKLE_WEIGHTS} or {PICKLE_INDEX})")
+
+
+def identity_files(directory, weights=()) -> list[Path]:
+    """``weights`` plus the directory's config/tokenizer files (any depth), sorted by path.
+
+    Weight-like files (``*.safetensors``, ``*.bin``, ...) and index files not in ``weights`` are
+    left out. For a directory whose only tensor files are the loaded ones this is the file set
+    the generation identity has always hashed.
+    """
+    directory = Path(directory)
+    loaded = {Path(w) for w in weights}
+    chosen = set(loaded)
+    for f in directory.rglob("*"):
+        if not f.is_file() or f in loaded or f.name in INDEX_NAMES or f.suffix in WEIGHT_SUFFIXES:
+            continue
+        if f.suffix in COMPANION_SUFFIXES:
+            chosen.add(f)
+    return sorted(chosen)
+
+
+def files_sha256(directory, files) -> str:
+    """sha256 over ``relative name + NUL + bytes`` of each file, in the order given."""
+    directory = Path(directory)
+    h = hashlib.sha256()
+    for f in files:
+        h.update(str(Path(f).relative_to(directory)).encode() + b"\0")
+        _update_with_file(h, f)
+    return h.hexdigest()
+
+
+def bytes_sha256(files) -> str:
+    """sha256 over the concatenated bytes of ``files``, in the order given."""
+    h = hashlib.sha256()
+    for f in files:
+        _update_with_file(h, f)
+    return h.hexdigest()
+
+
+def file_sha256(path) -> str:
+    """sha256 of one file's bytes."""
+    return bytes_sha256([path])
+
+
+def _update_with_file(h, path) -> None:
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+
+
+def hub_snapshot_dir(hub_id: str, revision: str | None) -> Path:
+    """The cached snapshot directory of ``hub_id`` at ``revision`` (default branch when None);
+    offline: raises :class:`ModelNotCached` when the cache lacks it."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(repo_id=hub_id, revision=revision, local_files_only=True))
+    except LocalEntryNotFoundError as err:
+        raise ModelNotCached(
+            f"{hub_id}@{revision or 'main'} is not in the local Hugging Face cache; runs never download: "
+            f"fetch it once (e.g. `hf download {hub_id} --revision {revision or 'main'}`) or point the config "
+            f"at a local directory") from err
+
+
+def model_directory(location: str, revision: str | None = None) -> Path:
+    """``location`` itself when it is an existing directory, else its cached Hub snapshot."""
+    if Path(location).is_dir():
+        return Path(location)
+    return hub_snapshot_dir(location, revision)
+
+
+def resolve_model(location: str, revision: str | None = None, *, allow_pickle_weights: bool,
+                  allow_key: str | None) -> ModelFiles:
+    """Resolve a model offline and check its weights; pickle weights raise
+    :class:`PickleWeightsRefused` naming ``allow_key`` (None: no key allows them) unless
+    ``allow_pickle_weights``."""
+    directory = model_directory(location, revision)
+    fmt, weights = loaded_weight_files(directory)
+    source = str(location) if Path(location).is_dir() else f"{location}@{revision or 'main'}"
+    if fmt == "pickle" and not allow_pickle_weights:
+        raise PickleWeightsRefused(
+            f"model {source}: transformers would load pickle weights ({weights[0].name}; no {SAFE_WEIGHTS} or "
+            f"{SAFE_INDEX} in {directory}); pickle files can run code when loaded, so they "
+            + (f"load only with {allow_key}: true" if allow_key else "are not loaded here")
+            + f". Or convert them once: python -m evidence_ledger convert-weights {location}"
+            + (f" --revision {revision}" if revision and not Path(location).is_dir() else "")
+            + " --out DIR, and load DIR")
+    return ModelFiles(directory=directory, weights=weights, format=fmt, source=source)
+
+
+def load_kwargs(files: ModelFiles, trust_remote_code: bool = False) -> dict[str, Any]:
+    """Keyword arguments for every model ``from_pretrained`` of ``files.directory``: offline
+    always, remote code only when the config opts in, and the weight format chosen here."""
+    return {"local_files_only": True, "trust_remote_code": bool(trust_remote_code),
+            "use_safetensors": files.safetensors}
+
+
+def tokenizer_kwargs(trust_remote_code: bool = False) -> dict[str, Any]:
+    """Keyword arguments for every tokenizer ``from_pretrained``: offline always, no remote code
+    unless the config opts in."""
+    return {"local_files_only": True, "trust_remote_code": bool(trust_remote_code)}
+
+
+# load-time options transformers records in ``init_kwargs``; they say how a tokenizer was
+# loaded (and follow HF_HUB_OFFLINE), not what it is, so saved configs leave them out
+LOAD_TIME_TOKENIZER_KEYS = ("local_files_only",)
+
+
+def save_tokenizer(tokenizer, out_dir) -> None:
+    """``tokenizer.save_pretrained(out_dir)`` without load-time options in ``tokenizer_config.json``."""
+    saved = {k: tokenizer.init_kwargs.pop(k) for k in LOAD_TIME_TOKENIZER_KEYS if k in tokenizer.init_kwargs}
+    try:
+        tokenizer.save_pretrained(out_dir)
+    finally:
+        tokenizer.init_kwargs.update(saved)
