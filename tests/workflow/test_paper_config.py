@@ -245,3 +245,31 @@ def test_planner_prints_requests_for_both_models_and_three_datasets(tmp_path):
     assert text.returncode == 0, text.stderr[-3000:]
     hours = re.search(r"estimated ([0-9.,]+) GPU hours", text.stdout)
     assert hours and float(hours.group(1).replace(",", "")) > 0
+
+
+def test_config_readme_quotes_the_figures_the_planner_prints(tmp_path):
+    """config/README.md's expected-load sentence carries the planner's own totals for paper.yaml."""
+    text = subprocess.run([sys.executable, "-m", "evidence_ledger", "plan", "--configfile", str(PAPER)],
+                          capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=120)
+    assert text.returncode == 0, text.stderr[-3000:]
+    total = re.search(r"total: ([0-9,]+) requests \(([0-9,]+) control requests after reuse.*estimated ([0-9.]+) GPU hours",
+                      text.stdout)
+    rows = json.loads(subprocess.run([sys.executable, "-m", "evidence_ledger", "plan", "--configfile", str(PAPER),
+                                      "--json"], capture_output=True, text=True, env=ENV, cwd=tmp_path,
+                                     timeout=120).stdout)
+    primary = sum(r["requests"] for r in rows if r["condition"] == "primary")
+    readme = " ".join((REPO / "config" / "README.md").read_text().split())
+    assert total, text.stdout[-2000:]
+    assert f"{primary:,} primary requests, {total.group(2)} control requests after reuse" in readme
+    assert f"about {total.group(3)} GPU hours" in readme
+
+
+def test_planner_refuses_a_config_the_workflow_would_refuse(tmp_path):
+    """The planner validates the config like the workflow: a short budget above the long one (which
+    flips every context effect) is an error naming both keys, not a negative GPU estimate."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("evidence: {budgets: {short: 500, long: 10}}\n")
+    proc = subprocess.run([sys.executable, "-m", "evidence_ledger", "plan", "--configfile", str(PAPER), str(bad)],
+                          capture_output=True, text=True, env=ENV, cwd=REPO, timeout=120)
+    assert proc.returncode != 0
+    assert "evidence.budgets.short" in proc.stderr and "evidence.budgets.long" in proc.stderr
