@@ -15,3 +15,37 @@ def test_readme_unlocks_before_rerun_incomplete_and_gives_until_only_the_last_ru
     for recipe in recipes:
         rules_after_until = [w for w in recipe.split("--until", 1)[1].split() if not w.startswith("-")]
         assert len(rules_after_until) == 1, recipe
+
+
+def _bash_blocks(text: str) -> list[str]:
+    """The README's ```bash blocks, continuation lines joined and whitespace collapsed."""
+    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+    return [" ".join(b.replace("\\\n", " ").split()) for b in blocks]
+
+
+def test_readme_paper_recipe_is_the_command_the_rehearsal_test_runs():
+    """The workstation command and the rehearsal command in the README are the argument lists
+    tests/workflow/test_rehearsal.py runs (support/rehearsal.py), with DATA / rehearsal-data as
+    data_root."""
+    from support.rehearsal import DEFAULT_PROFILE, paper_args, rehearsal_args
+
+    def as_text(args):
+        return " ".join(a.replace(str(REPO_ROOT) + "/", "") for a in args)
+
+    profile = str(DEFAULT_PROFILE.relative_to(REPO_ROOT))
+    paper = f"snakemake --profile {profile} {as_text(paper_args('DATA'))}"
+    rehearsal = f"snakemake --profile {profile} {as_text(rehearsal_args('rehearsal-data'))}"
+    text = " ".join(_bash_blocks(README))
+    assert paper in text
+    assert "python -m evidence_ledger rehearsal-data --out rehearsal-data " + rehearsal in text
+
+
+def test_gpu_environment_pins_agree_and_name_the_driver():
+    """envs/gpu-vllm.yaml installs the vLLM the `vllm-gpu` extra pins, and the README says the
+    driver that extra's CUDA 13 torch needs."""
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    extra = re.search(r'^vllm-gpu = \["(vllm==[^"]+)"\]', pyproject, flags=re.M).group(1)
+    env = (REPO_ROOT / "envs" / "gpu-vllm.yaml").read_text()
+    assert f"- {extra}" in env
+    assert "CUDA 13" in env and "580" in env
+    assert "driver >= 580" in README

@@ -1,0 +1,75 @@
+"""The paper run rehearsed on CPU: the README's workstation command with ``config/rehearsal.yaml``
+layered after ``config/paper.yaml``, on a data tree in the paper's file layout.
+
+``rehearsal_args(data_root)`` is that command's config part; ``job_stats`` reads a dry run's job
+table; ``paper_data_tree`` writes the tree (``python -m evidence_ledger rehearsal-data``) plus the
+directory README step 2 converts the verifier's base model into, which the paper run (not the
+rehearsal) reads.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from evidence_ledger.config_layers import layered_config
+from evidence_ledger.rehearsal_data import write_rehearsal_data
+
+from support.paths import REPO_ROOT
+
+PAPER = REPO_ROOT / "config" / "paper.yaml"
+REHEARSAL = REPO_ROOT / "config" / "rehearsal.yaml"
+DEFAULT_PROFILE = REPO_ROOT / "workflow" / "profiles" / "default"
+# the rules that build the stand-ins: the only jobs the rehearsal adds to the paper's
+STAND_IN_RULES = ("build_demo_models", "build_demo_reranker", "build_demo_verifier")
+# a whole-pipeline run under load takes several times its idle time
+RUN_TIMEOUT_S = 3600
+
+
+def paper_args(data_root: Path) -> list[str]:
+    return ["--configfile", str(PAPER), "--config", f"data_root={data_root}"]
+
+
+def rehearsal_args(data_root: Path) -> list[str]:
+    return ["--configfile", str(PAPER), str(REHEARSAL), "--config", f"data_root={data_root}"]
+
+
+def paper_data_tree(root: Path) -> Path:
+    """The rehearsal data tree at ``root``, with the (empty) converted-verifier directory the
+    paper config names, so that the paper run's dry run finds every input it plans from."""
+    write_rehearsal_data(root, force=True)
+    local = layered_config(REPO_ROOT, [PAPER])["verifier"]["base_model"]["local_dir"]
+    (root / local).mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def job_env() -> dict[str, str]:
+    """The test process's environment without the settings the Makefile exports: the workflow
+    itself must make every job offline and single-threaded."""
+    drop = ("HF_HUB_OFFLINE", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM")
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+def snakemake(workdir: Path, *args: str, timeout: int = RUN_TIMEOUT_S) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"), "--directory",
+           str(workdir), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=job_env(), timeout=timeout)
+
+
+def job_stats(stdout: str) -> Counter:
+    """The first "Job stats" table of a dry run: rule -> count (without the total row)."""
+    counts, in_table = Counter(), False
+    for line in stdout.splitlines():
+        if line.startswith("job") and "count" in line:
+            in_table = True
+            continue
+        if in_table:
+            if line.startswith("total"):
+                break
+            match = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+            if match:
+                counts[match.group(1)] = int(match.group(2))
+    return counts
