@@ -15,3 +15,10 @@ def test_readme_unlocks_before_rerun_incomplete_and_gives_until_only_the_last_ru
     for recipe in recipes:
         rules_after_until = [w for w in recipe.split("--until", 1)[1].split() if not w.startswith("-")]
         assert len(rules_after_until) == 1, recipe
+
+
+def test_readme_slurm_resume_cancels_unlocks_then_reruns_and_has_no_real_account():
+    section = README[README.index("## Running on SLURM"):README.index("## Re-running parts")]
+    steps = [section.index("scancel --name <run id>"), section.index("--unlock"), section.index("--rerun-incomplete")]
+    assert steps == sorted(steps)
+    assert "slurm_account=<your account>" in section and "my_lab" not in section
