@@ -49,3 +49,8 @@ def test_gpu_environment_pins_agree_and_name_the_driver():
     assert f"- {extra}" in env
     assert "CUDA 13" in env and "580" in env
     assert "driver >= 580" in README
+def test_readme_slurm_resume_cancels_unlocks_then_reruns_and_has_no_real_account():
+    section = README[README.index("## Running on SLURM"):README.index("## Re-running parts")]
+    steps = [section.index("scancel --name <run id>"), section.index("--unlock"), section.index("--rerun-incomplete")]
+    assert steps == sorted(steps)
+    assert "slurm_account=<your account>" in section and "my_lab" not in section

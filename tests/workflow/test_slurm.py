@@ -1,10 +1,19 @@
 """The SLURM profile on a real one-node cluster started by the test (tests/support/slurm_cluster.py).
 
-A slice of the demo (ingest -> sampling -> families -> index for SciFact, plus the GPU-declaring
-rule ``order_bge`` through the CPU route ``--config gpu_jobs=cpu``) is submitted with the submit-host
-environment (.venv-slurm, ``make install-slurm``) exactly as the README says, and its results
-must equal a local run's byte for byte. A job fed a malformed input file must fail with the input
-error and its traceback in the rule's own log (and in Snakemake's output). Every daemon the test
+One run (:data:`RUN`, a :class:`RunDescription`: config files, ``--config`` keys, targets and
+how its work directory is prepared) is made through SLURM and locally, and the results must be
+equal byte for byte (the response cache and provenance aside). That run is the paper run
+rehearsed (README "The rehearsal": config/paper.yaml + config/rehearsal.yaml on a generated data
+tree in the paper's layout), every rule, the GPU-declaring ones through the CPU route
+``--config gpu_jobs=cpu``; its local twin is the workstation-profile run of test_rehearsal.py.
+:data:`DEMO_SLICE` (a slice of the demo) is the other ``RunDescription``.
+The SLURM run is submitted with the submit-host environment (.venv-slurm) from a shell that has
+neither the pipeline's environment on PATH nor any of the Makefile's variables set: the
+workflow gives jobs both (evidence_ledger.job_env). Its jobs are bundled into the profile's job
+groups, so it submits fewer SLURM jobs than it runs. A job fed a malformed input file must fail
+with the input error and its traceback in the rule's own log (and in Snakemake's output); a job
+cancelled with scancel while it runs must end the run with an error naming it (the profile
+polls squeue; with sacct's ``CANCELLED by 0`` the run waited forever). Every daemon the test
 started is stopped, also when a check fails.
 
 Needs root, the Debian packages slurm-wlm and munge (.ci/run installs them), .venv-slurm, and the
@@ -20,27 +29,67 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from support.slurm_cluster import SlurmCluster, missing_binaries  # noqa: E402
 
+from evidence_ledger.job_env import JOB_ENV_DEFAULTS  # noqa: E402
+
 pytestmark = pytest.mark.slurm
 
 REPO = Path(__file__).resolve().parents[2]
 SUBMIT_VENV = Path(os.environ.get("EVIDENCE_LEDGER_SLURM_VENV", REPO / ".venv-slurm"))
 SUBMIT_SNAKEMAKE = SUBMIT_VENV / "bin" / "snakemake"
-JOB_PYTHON_DIR = Path(sys.executable).parent  # the jobs run `python` from PATH: this environment's
+JOB_PYTHON_DIR = Path(sys.executable).parent  # the pipeline's environment (.venv): jobs run its python
+HANG_GUARD_S = 1200  # only so that a hang fails the test instead of the CI job; no timing is checked
+WHOLE_RUN_HANG_GUARD_S = 3600  # the whole rehearsal: a run that takes minutes idle can take several times that loaded
+
+
+@dataclass(frozen=True)
+class RunDescription:
+    """What one comparison run is: ``configfiles`` (relative to the repository), ``config``
+    (``--config`` keys of both runs), ``slurm_config`` (``--config`` keys of the SLURM run
+    only), ``targets`` (empty: the default target) and ``prepare``, called with a fresh
+    directory before the runs, returning further ``--config`` keys of both runs (e.g.
+    ``data_root`` of data it wrote there)."""
+
+    name: str
+    configfiles: tuple[str, ...]
+    targets: tuple[str, ...] = ()
+    config: dict[str, str] = field(default_factory=dict)
+    slurm_config: dict[str, str] = field(default_factory=dict)
+    prepare: Callable[[Path], dict[str, str]] | None = None
+
+
 DATASET = "scifact"
-TARGETS = [
-    f"results/ingest/{DATASET}/claims_dev.parquet",
-    f"results/sampling/{DATASET}/sample.parquet",
-    f"results/families/{DATASET}/families.parquet",
-    f"results/retrieval/{DATASET}/index",
-    f"results/retrieval/{DATASET}/ordering_bge.parquet",  # order_bge declares a GPU
-]
+DEMO_SLICE = RunDescription(
+    name="demo slice",
+    configfiles=("config/demo.yaml",),
+    targets=(
+        f"results/ingest/{DATASET}/claims_dev.parquet",
+        f"results/sampling/{DATASET}/sample.parquet",
+        f"results/families/{DATASET}/families.parquet",
+        f"results/retrieval/{DATASET}/index",
+        f"results/retrieval/{DATASET}/ordering_bge.parquet",  # order_bge declares a GPU
+    ),
+    slurm_config={"gpu_jobs": "cpu"},
+)
+# The paper run rehearsed (README "The rehearsal"): compared with the workstation-profile run of
+# tests/workflow/test_rehearsal.py (the session fixture rehearsal_run, on the same data tree).
+REHEARSAL = RunDescription(
+    name="paper rehearsal",
+    configfiles=("config/paper.yaml", "config/rehearsal.yaml"),
+    slurm_config={"gpu_jobs": "cpu"},
+)
+RUN = REHEARSAL
+# outputs that differ between two runs by design: the response cache (shards named by content,
+# written in completion order) and provenance (it records how and where the run was made)
+NOT_COMPARED = ("results/cache/", "results/report/provenance")
 
 
 def _skip_reason() -> str | None:
@@ -63,36 +112,66 @@ if SKIP_REASON:
     pytestmark = [pytestmark, pytest.mark.skip(reason=SKIP_REASON)]
 
 
-def _env(cluster: SlurmCluster | None = None) -> dict[str, str]:
-    """The user's shell after activating .venv (so jobs find its python) and, for a cluster,
-    after pointing the SLURM commands at it."""
-    base = cluster.env() if cluster else dict(os.environ)
-    return dict(base, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-                TOKENIZERS_PARALLELISM="false", HF_HUB_OFFLINE="1",
-                PATH=f"{JOB_PYTHON_DIR}{os.pathsep}{base.get('PATH', '')}")
+def _local_env() -> dict[str, str]:
+    """The local baseline run: this test's environment with the pipeline's environment first on PATH."""
+    return dict(os.environ, PATH=f"{JOB_PYTHON_DIR}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
-def _common_args(workdir: Path) -> list[str]:
-    return ["--snakefile", str(REPO / "Snakefile"), "--configfile", str(REPO / "config" / "demo.yaml"),
+def _is_pipeline_bin(entry: str) -> bool:
+    path = Path(entry).resolve()
+    return path in (JOB_PYTHON_DIR.resolve(), (REPO / ".venv" / "bin").resolve())
+
+
+def submit_env(cluster: SlurmCluster) -> dict[str, str]:
+    """A submitting shell that has not activated .venv and has none of the Makefile's variables:
+    the pipeline's environment is off PATH, VIRTUAL_ENV and JOB_ENV_DEFAULTS' names unset."""
+    env = {k: v for k, v in cluster.env().items() if k not in JOB_ENV_DEFAULTS and k != "VIRTUAL_ENV"}
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p and not _is_pipeline_bin(p))
+    python = shutil.which("python", path=env["PATH"])
+    assert python is None or not _is_pipeline_bin(str(Path(python).parent)), python
+    return env
+
+
+def job_env_config() -> dict[str, str]:
+    """``job_env`` only where this test's environment is not the repository's .venv (the default)."""
+    if Path(sys.prefix).resolve() == (REPO / ".venv").resolve():
+        return {}
+    return {"job_env": sys.prefix}
+
+
+def _common_args(workdir: Path, run: RunDescription = DEMO_SLICE) -> list[str]:
+    return ["--snakefile", str(REPO / "Snakefile"), "--configfile", *(str(REPO / f) for f in run.configfiles),
             "--directory", str(workdir)]
 
 
-def submit_command(workdir: Path, *extra: str) -> list[str]:
-    """The README's SLURM command with an explicit partition override, status from squeue (this
-    cluster has no slurmdbd, so sacct fails) and a first status check after 2 s instead of 40 s."""
+def _config_args(config: dict[str, str]) -> list[str]:
+    return ["--config", *(f"{k}={v}" for k, v in config.items())] if config else []
+
+
+def submit_command(workdir: Path, *extra: str, run: RunDescription = DEMO_SLICE) -> list[str]:
+    """The README's SLURM command with an explicit partition override and a first status check
+    after 2 s instead of 40 s (status from squeue is the profile's own setting)."""
     return [str(SUBMIT_SNAKEMAKE), "--profile", str(REPO / "workflow" / "profiles" / "slurm"),
-            *_common_args(workdir), "--default-resources", "slurm_partition=main",
-            "--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2", *extra]
+            *_common_args(workdir, run), "--default-resources", "slurm_partition=main",
+            "--slurm-init-seconds-before-status-checks", "2", *extra]
 
 
-def submit(cluster: SlurmCluster, workdir: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(submit_command(workdir, *extra), capture_output=True, text=True, env=_env(cluster),
-                          timeout=600)
+def submit(cluster: SlurmCluster, workdir: Path, config: dict[str, str], *targets: str,
+           run: RunDescription = DEMO_SLICE, timeout: int = HANG_GUARD_S) -> subprocess.CompletedProcess:
+    target_args = ["--", *targets] if targets else []
+    return subprocess.run(submit_command(workdir, *_config_args({**job_env_config(), **config}), *target_args,
+                                         run=run),
+                          capture_output=True, text=True, env=submit_env(cluster), timeout=timeout)
 
 
 def _hashes(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted((root / "results").rglob("*")) if p.is_file()}
+            for p in sorted((root / "results").rglob("*"))
+            if p.is_file() and not str(p.relative_to(root)).startswith(NOT_COMPARED)}
+
+
+def run_id(stderr: str) -> str:
+    return re.search(r"SLURM run ID: (\S+)", stderr).group(1)
 
 
 @pytest.fixture(scope="module")
@@ -105,43 +184,90 @@ def cluster(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def slice_runs(cluster, tmp_path_factory):
-    """The slice run locally and through SLURM side by side (the SLURM run waits on polling)."""
-    local, remote = tmp_path_factory.mktemp("local"), tmp_path_factory.mktemp("via_slurm")
+def run_description() -> RunDescription:
+    return RUN
+
+
+@dataclass
+class Runs:
+    local: Path
+    remote: Path
+    proc: subprocess.CompletedProcess
+    planned_jobs: int  # Snakemake jobs of the run
+    planned_submissions: int  # SLURM submissions: group jobs + jobs outside a group
+
+
+def planned_submissions(cluster: SlurmCluster, workdir: Path, run: RunDescription, config: dict[str, str]) -> tuple[int, int]:
+    """(jobs, submissions) of the SLURM run as its dry run plans them."""
+    target_args = ["--", *run.targets] if run.targets else []
+    proc = subprocess.run(submit_command(workdir, "--dry-run", *_config_args({**job_env_config(), **config}),
+                                         *target_args, run=run),
+                          capture_output=True, text=True, env=submit_env(cluster), timeout=HANG_GUARD_S)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = proc.stdout + proc.stderr
+    jobs = int(re.search(r"^total\s+(\d+)$", out, re.M).group(1))
+    groups = len(re.findall(r"\] Group job \S+ \(jobs", out))
+    # a group's own jobs are printed indented; `all` (no action) is not submitted
+    ungrouped = len([r for r in re.findall(r"^rule (\w+):$", out, re.M) if r != "all"])
+    return jobs, groups + ungrouped
+
+
+@pytest.fixture(scope="module")
+def runs(cluster, run_description, tmp_path_factory, request) -> Runs:
+    """The run made through SLURM, and its local twin: for the rehearsal the workstation-profile
+    run of test_rehearsal.py (same data tree); otherwise a local run made side by side."""
+    run = run_description
+    remote = tmp_path_factory.mktemp("via_slurm")
+    config = dict(run.config)
+    if run.prepare:
+        config.update(run.prepare(tmp_path_factory.mktemp("prepared")))
+    if run is REHEARSAL:
+        config["data_root"] = str(request.getfixturevalue("rehearsal_data"))
+        local = request.getfixturevalue("rehearsal_run")
+        jobs, submissions = planned_submissions(cluster, remote, run, {**config, **run.slurm_config})
+        start = time.monotonic()
+        proc = submit(cluster, remote, {**config, **run.slurm_config}, *run.targets, run=run,
+                      timeout=WHOLE_RUN_HANG_GUARD_S)
+        wall = time.monotonic() - start
+        assert proc.returncode == 0, proc.stderr[-6000:] + cluster.daemon_logs()
+        print(f"\n{run.name} through SLURM: {jobs} jobs in {submissions} submissions, {wall:.0f} s wall")
+        return Runs(local, remote, proc, jobs, submissions)
+    local = tmp_path_factory.mktemp("local")
+    jobs, submissions = planned_submissions(cluster, remote, run, {**config, **run.slurm_config})
     with open(local / "snakemake.stderr", "w") as local_err:
-        local_proc = subprocess.Popen([str(JOB_PYTHON_DIR / "snakemake"), *_common_args(local), "--cores", "1",
-                                       *TARGETS], stdout=subprocess.DEVNULL, stderr=local_err, env=_env())
+        local_proc = subprocess.Popen([str(JOB_PYTHON_DIR / "snakemake"), *_common_args(local, run), "--cores", "1",
+                                       *_config_args(config), "--", *run.targets],
+                                      stdout=subprocess.DEVNULL, stderr=local_err, env=_local_env())
         try:
             start = time.monotonic()
-            proc = submit(cluster, remote, "--config", "gpu_jobs=cpu", "--", *TARGETS)
+            proc = submit(cluster, remote, {**config, **run.slurm_config}, *run.targets, run=run)
             wall = time.monotonic() - start
-            local_rc = local_proc.wait(timeout=600)
+            local_rc = local_proc.wait(timeout=HANG_GUARD_S)
         finally:
             if local_proc.poll() is None:
                 local_proc.kill()
     assert local_rc == 0, (local / "snakemake.stderr").read_text()[-4000:]
     assert proc.returncode == 0, proc.stderr[-6000:] + cluster.daemon_logs()
-    print(f"\nslice through SLURM: {wall:.0f} s wall")
-    return local, remote, proc
+    print(f"\n{run.name} through SLURM: {jobs} jobs in {submissions} submissions, {wall:.0f} s wall")
+    return Runs(local, remote, proc, jobs, submissions)
 
 
-def test_slice_through_slurm_equals_local_run(slice_runs):
-    local, remote, proc = slice_runs
-    planned = int(re.search(r"^total\s+(\d+)$", proc.stderr, re.M).group(1))
-    assert proc.stderr.count("has been submitted with SLURM jobid") == planned >= len(TARGETS)
-    assert "rule order_bge:" in proc.stderr  # the GPU-declaring rule ran, as a CPU job
-    local_hashes, remote_hashes = _hashes(local), _hashes(remote)
+def test_run_through_slurm_equals_local_run(runs):
+    submitted = runs.proc.stderr.count("has been submitted with SLURM jobid")
+    assert submitted == runs.planned_submissions < runs.planned_jobs  # job groups bundle jobs
+    assert f"{runs.planned_jobs} of {runs.planned_jobs} steps (100%) done" in runs.proc.stderr
+    if "order_bge" in " ".join(RUN.targets):
+        assert "rule order_bge:" in runs.proc.stderr  # the GPU-declaring rule ran, as a CPU job
+    local_hashes, remote_hashes = _hashes(runs.local), _hashes(runs.remote)
     assert len(remote_hashes) > 10
     assert remote_hashes == local_hashes
 
 
-def test_jobs_ran_on_the_cluster_without_gpu_request(slice_runs, cluster):
-    _, _, proc = slice_runs
-    planned = int(re.search(r"^total\s+(\d+)$", proc.stderr, re.M).group(1))
+def test_jobs_ran_on_the_cluster_without_gpu_request(runs, cluster):
     # finished jobs stay visible to squeue for MinJobAge (an hour here): state | GRES asked | partition
-    jobs = subprocess.run(["squeue", "--states=all", "-h", "-o", "%T|%b|%P"], env=cluster.env(),
-                          capture_output=True, text=True, check=True).stdout.split()
-    assert len(jobs) == planned
+    jobs = subprocess.run(["squeue", "--states=all", "-h", "-o", "%T|%b|%P", "--name", run_id(runs.proc.stderr)],
+                          env=cluster.env(), capture_output=True, text=True, check=True).stdout.split()
+    assert len(jobs) == runs.planned_submissions
     assert set(jobs) == {"COMPLETED|N/A|main"}
 
 
@@ -153,7 +279,7 @@ def test_malformed_input_fails_with_the_error_in_the_rule_log(cluster, tmp_path)
     lines[6] = "{this is not json"
     bad.write_text("\n".join(lines) + "\n")
     workdir = tmp_path / "run"
-    proc = submit(cluster, workdir, "--config", f"data_root={data}", "--", "results/ingest/nqcc/records.parquet")
+    proc = submit(cluster, workdir, {"data_root": str(data)}, "results/ingest/nqcc/records.parquet")
     assert proc.returncode != 0
     logs = sorted(p for p in (workdir / "logs").rglob("*.log") if "ingest_conflict_qa" in str(p) and "nqcc" in str(p))
     assert logs, f"no rule log under {workdir / 'logs'}: {proc.stderr[-3000:]}"
@@ -163,3 +289,54 @@ def test_malformed_input_fails_with_the_error_in_the_rule_log(cluster, tmp_path)
     assert "InputError" in text and f"{bad}:7" in text
     assert "InputError" in proc.stderr  # show-failed-logs prints the rule log where the user looks
     assert proc.stderr.count("has been submitted with SLURM jobid") == 1  # retries: 0, no resubmission
+
+
+def test_cancelled_job_ends_the_run_with_an_error_naming_it(cluster, tmp_path):
+    """scancel of a running job: the run stops with an error naming the job, instead of waiting.
+
+    The job reads its input from a named pipe nobody writes to, so it is still running (blocked
+    in its read) whenever the test gets to it: no race with a job that finishes first."""
+    data = tmp_path / "data"
+    shutil.copytree(REPO / "resources" / "demo", data)
+    blocking = data / "conflict_qa" / "nqcc.jsonl"
+    blocking.unlink()
+    os.mkfifo(blocking)
+    workdir = tmp_path / "run"
+    cmd = submit_command(workdir, *_config_args({**job_env_config(), "data_root": str(data)}), "--",
+                         "results/ingest/nqcc/records.parquet")
+    with open(tmp_path / "snakemake.stderr", "w+") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True, env=submit_env(cluster))
+        try:
+            jobid = _wait_for_running_job(cluster, proc)
+            subprocess.run(["scancel", jobid], env=cluster.env(), check=True, capture_output=True)
+            rc = proc.wait(timeout=HANG_GUARD_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        err.seek(0)
+        stderr = err.read()
+    print(f"\n--- snakemake stderr (tail)\n{stderr[-2500:]}")
+    assert rc != 0
+    # the plugin's message (a job on its own) or SLURM's log of the job, which the profile's
+    # show-failed-logs prints (a group job): either names the cancelled SLURM job
+    assert re.search(rf"SLURM-job '{jobid}' failed, SLURM status is: 'CANCELLED'|JOB {jobid} ON \S+ CANCELLED",
+                     stderr)
+    assert "Error in rule ingest_conflict_qa:" in stderr
+    state = subprocess.run(["squeue", "--states=all", "-h", "-j", jobid, "-o", "%T"], env=cluster.env(),
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert state == "CANCELLED"
+
+
+def _wait_for_running_job(cluster: SlurmCluster, proc: subprocess.Popen) -> str:
+    """The id of the first RUNNING job of the cluster (only this test's run has one), polling
+    squeue until there is one; fails if the run ends first."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"the run ended (rc {proc.returncode}) before any job ran"
+        out = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%i"], env=cluster.env(),
+                             capture_output=True, text=True, check=True).stdout.split()
+        if out:
+            return out[0]
+        time.sleep(1)
+    raise AssertionError(f"no job running after {HANG_GUARD_S} s")

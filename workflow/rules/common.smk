@@ -13,7 +13,7 @@ from snakemake.utils import validate
 
 from evidence_ledger.benchmark_registry import benchmark_names, benchmarks, check_config_benchmarks
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
-from evidence_ledger import rule_resources
+from evidence_ledger import job_env, rule_resources
 from evidence_ledger.config_checks import check_run_config
 from evidence_ledger.gpu_fit import check_gpu_fit, config_device_memory_gb, model_job_gpus, tensor_parallel_size
 
@@ -22,6 +22,10 @@ check_run_config(config)
 
 REPO_ROOT = Path(workflow.basedir)
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+
+# jobs (SLURM or local) get the pipeline's interpreter and thread/offline settings, whatever
+# the submitting shell has: evidence_ledger.job_env, config job_env (README "Running on SLURM")
+job_env.prepare(REPO_ROOT, config.get("job_env"))
 
 load_plugins(config.get("benchmark_plugins") or [])
 check_config_benchmarks(config, SCHEMA["properties"]["data"]["properties"])
