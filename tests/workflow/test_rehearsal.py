@@ -33,7 +33,7 @@ def test_rehearsal_plans_the_paper_jobs_rule_by_rule(rehearsal_data, tmp_path):
 def test_rehearsal_changes_only_models_data_root_and_sizes():
     """Every key the rehearsal layer sets is a stand-in model setting, a training-claims file for
     the stand-ins, or a size; every study stays on."""
-    allowed = ("models.", "data.fever.claims.train", "data.scifact.claims.train", "generation.backend",
+    allowed = ("models.", "gpu_jobs", "data.fever.claims.train", "data.scifact.claims.train", "generation.backend",
                "generation.demo_models", "retrieval.reranker.local_dir", "retrieval.reranker.build",
                "verifier.demo_model", "verifier.learning_rate", "sampling.", "verifier.examples_per_checkpoint",
                "verifier.final_update", "accounting.study1.bootstrap.draws", "accounting.bootstrap.primary.draws",
