@@ -42,7 +42,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..accounting.bootstrap import bootstrap_draws, percentile_interval
+from ..resampling.bootstrap import bootstrap_draws, percentile_interval
 from ..scoring.diffgr import MergedItem, build_conflict_sets, classify_hybrid_answer, subset_preference
 from .reader_setup import GENERATED_FIRST, RETRIEVED_FIRST, official_random_arrangements
 from .requests import greedy_sampling, provenance_columns, request_columns
@@ -282,7 +282,7 @@ def bootstrap_diffgr(gen: Sequence[int], ir: Sequence[int], draws: int, seed: in
 
     ``gen`` / ``ir`` are per-question 0/1 indicators (hybrid answer classified Gen-Ans /
     IR-Ans) of one subset. Questions are resampled with replacement ``draws`` times
-    (seeded PCG64 via ``evidence_ledger.accounting.bootstrap``); a draw with Gen + IR = 0 has no DiffGR
+    (seeded PCG64 via ``evidence_ledger.resampling.bootstrap``); a draw with Gen + IR = 0 has no DiffGR
     and is dropped and counted (``n_undefined``). Empty input -> NaN interval.
     """
     n = len(gen)
