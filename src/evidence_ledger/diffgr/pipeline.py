@@ -18,7 +18,7 @@ How the original code (RetrieveOrGenerated) does it, and what is followed here:
   ``{query}`` = the question; the closed-book run uses ``closed_book_prompt`` (``{query}`` only).
   The hybrid run's context order is a factor of the evaluation: ``random`` (the official,
   primary run: ``read.py --merge_order random`` after ``random.seed(4)``, one shuffle per
-  question in record order; :func:`conflict.reader_setup.official_random_arrangements`),
+  question in record order; :func:`.reader_setup.official_random_arrangements`),
   ``generated_first`` and ``retrieved_first`` (the official fixed orders, reported beside
   it). Each hybrid row records the arrangement the reader saw (``context_order``).
 * The reader's messages: an optional system message (``diffgr.reader_system_message``; for
@@ -42,10 +42,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..generation.chat_rows import greedy_sampling, provenance_columns, request_columns
 from ..resampling.bootstrap import bootstrap_draws, percentile_interval
 from ..scoring.diffgr import MergedItem, build_conflict_sets, classify_hybrid_answer, subset_preference
 from .reader_setup import GENERATED_FIRST, RETRIEVED_FIRST, official_random_arrangements
-from .requests import greedy_sampling, provenance_columns, request_columns
 
 RUNS = ("hybrid", "generated", "retrieved", "closed_book")
 ORDERS = ("random", GENERATED_FIRST, RETRIEVED_FIRST)
