@@ -30,7 +30,8 @@ include: "workflow/rules/verifier.smk"
 include: "workflow/rules/demo.smk"
 include: "workflow/rules/scoring.smk"
 include: "workflow/rules/accounting.smk"
-include: "workflow/rules/conflict.smk"
+include: "workflow/rules/wikicontradict.smk"
+include: "workflow/rules/diffgr.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the reference loop lives beside the tests
 
 from support.bootstrap_reference import reference_bootstrap_draws  # noqa: E402
-from evidence_ledger.accounting.bootstrap import bonferroni_tail, bootstrap_draws, contrast_statistic, percentile_interval  # noqa: E402
+from evidence_ledger.resampling.bootstrap import bonferroni_tail, bootstrap_draws, contrast_statistic, percentile_interval  # noqa: E402
 from evidence_ledger.accounting.estimands import family_contrasts, linear  # noqa: E402
 from evidence_ledger.accounting.intervals import panel_counts, panel_intervals  # noqa: E402
 from evidence_ledger.accounting.panel import CountPanel  # noqa: E402

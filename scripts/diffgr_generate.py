@@ -6,7 +6,7 @@ Reads:  input.records (CONFLICT_QA_RECORDS), input.model_dir when the model is b
 Writes: output.answers (DIFFGR_READER_ANSWERS), output.lengths (DIFFGR_LENGTHS).
 """
 from evidence_ledger.rule_log import log_to_rule_log
-from evidence_ledger.conflict.stage import diffgr_generate
+from evidence_ledger.diffgr.stage import diffgr_generate
 
 log_to_rule_log(snakemake.log[0])
 diffgr_generate(

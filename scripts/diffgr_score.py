@@ -7,7 +7,7 @@ Writes: output.cc_items (DIFFGR_CC_ITEMS), output.diffgr and output.length_contr
         log holds the warnings of empty subsets / zero denominators.
 """
 from evidence_ledger.rule_log import log_to_rule_log
-from evidence_ledger.conflict.stage import diffgr_score
+from evidence_ledger.diffgr.stage import diffgr_score
 
 log_to_rule_log(snakemake.log[0])
 diffgr_score(

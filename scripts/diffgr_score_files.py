@@ -5,7 +5,7 @@ Reads:  the files named in params.file_sets (name, dataset, hybrid, generated, r
 Writes: output.table (TSV).
 """
 from evidence_ledger.rule_log import log_to_rule_log
-from evidence_ledger.conflict.stage import diffgr_score_files
+from evidence_ledger.diffgr.stage import diffgr_score_files
 
 log_to_rule_log(snakemake.log[0])
 diffgr_score_files(file_sets=list(snakemake.params.file_sets), draws=snakemake.params.draws,

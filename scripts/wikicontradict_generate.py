@@ -5,7 +5,7 @@ Reads:  input.requests (WC_REQUESTS), input.model_dir when the model is built lo
 Writes: output.responses (WC_RESPONSES); response-cache shards under cache_dir.
 """
 from evidence_ledger.rule_log import log_to_rule_log
-from evidence_ledger.conflict.stage import wikicontradict_generate
+from evidence_ledger.wikicontradict.stage import wikicontradict_generate
 
 log_to_rule_log(snakemake.log[0])
 wikicontradict_generate(

@@ -7,7 +7,7 @@ Reads:  input.responses (WC_RESPONSES), input.instances (WIKICONTRADICT_INSTANCE
 Writes: output.judgements (WC_JUDGEMENTS); the log lists label counts (unparseable included).
 """
 from evidence_ledger.rule_log import log_to_rule_log
-from evidence_ledger.conflict.stage import wikicontradict_judge
+from evidence_ledger.wikicontradict.stage import wikicontradict_judge
 
 log_to_rule_log(snakemake.log[0])
 wikicontradict_judge(

@@ -6,7 +6,7 @@ Reads:  input.human (human-label JSONL, schema in conflict.wikicontradict_metric
 Writes: output.judged (WC_HUMAN_JUDGED).
 """
 from evidence_ledger.rule_log import log_to_rule_log
-from evidence_ledger.conflict.stage import wikicontradict_judge_human
+from evidence_ledger.wikicontradict.stage import wikicontradict_judge_human
 
 log_to_rule_log(snakemake.log[0])
 wikicontradict_judge_human(

@@ -7,7 +7,7 @@ Writes: output.rates, output.detection, and (with human labels) output.agreement
         output.confusion (TSV).
 """
 from evidence_ledger.rule_log import log_to_rule_log
-from evidence_ledger.conflict.stage import wikicontradict_metrics
+from evidence_ledger.wikicontradict.stage import wikicontradict_metrics
 
 log_to_rule_log(snakemake.log[0])
 wikicontradict_metrics(

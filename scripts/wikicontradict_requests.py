@@ -5,7 +5,7 @@ Reads:  input.instances (WIKICONTRADICT_INSTANCES); params model, templates, max
 Writes: output.requests (WC_REQUESTS); the log lists the instances skipped per template.
 """
 from evidence_ledger.rule_log import log_to_rule_log
-from evidence_ledger.conflict.stage import wikicontradict_requests
+from evidence_ledger.wikicontradict.stage import wikicontradict_requests
 
 log_to_rule_log(snakemake.log[0])
 wikicontradict_requests(

@@ -1,13 +1,13 @@
 """The plain per-draw reference loop of the cluster bootstrap (kept beside the tests).
 
-Same draw protocol as ``evidence_ledger.accounting.bootstrap.bootstrap_draws`` (one PCG64 generator,
+Same draw protocol as ``evidence_ledger.resampling.bootstrap.bootstrap_draws`` (one PCG64 generator,
 batches of cluster indices then seed indices), but every draw sums ``counts[idx]`` in int64
 and evaluates the statistic on its own: no multiplicity matrix, no GEMM. Used by
 tests/unit/accounting/test_bootstrap.py and benchmarks/bootstrap.py.
 """
 import numpy as np
 
-from evidence_ledger.accounting.bootstrap import draw_batches
+from evidence_ledger.resampling.bootstrap import draw_batches
 
 
 def reference_bootstrap_draws(counts, statistic, *, n_draws, seed, batch_size=128, resample_seeds=True):

@@ -104,7 +104,7 @@ def test_every_path_of_the_paper_config_is_in_the_layout_and_written(tree):
 
 
 def test_every_file_passes_the_project_readers(tree):
-    from evidence_ledger.conflict.wikicontradict_metrics import load_human_labels
+    from evidence_ledger.wikicontradict.metrics import load_human_labels
     from evidence_ledger.datasets.conflict_qa import read_conflict_qa
     from evidence_ledger.datasets.fever import ingest_fever
     from evidence_ledger.datasets.feverous import ingest_feverous, read_id_list

@@ -58,10 +58,27 @@ def test_every_rule_function_is_found_by_the_call_command():
     assert set(SCRIPT_RULES) <= set(stage_functions())
 
 
+def helper_param_names(text: str, rule_files: str, seen: frozenset = frozenset()) -> set[str]:
+    """Names that ``**helper(...)`` entries of ``text`` add to a params block: the quoted keys of
+    the helper's returned dicts (helpers within helpers followed), and a key given by a
+    ``<name>_key="..."`` argument of the call or default of the helper."""
+    names = set()
+    for func, args in re.findall(r"\*\*(\w+)\(([^)]*)\)", text):
+        body = re.search(rf"^def {func}\((.*?)\):\n((?:[ \t]+.*\n|\s*\n)+)", rule_files, re.M)
+        if not body or func in seen:
+            continue
+        names |= set(re.findall(r"\"(\w+)\":", body.group(2)))
+        names |= set(re.findall(r"\w+_key=\"(\w+)\"", args)) or set(re.findall(r"\w+_key=\"(\w+)\"", body.group(1)))
+        names |= helper_param_names(body.group(2), rule_files, seen | {func})
+    return names
+
+
 def declared_params_by_script() -> dict[str, set[str]]:
     """``{script stem: names under params:}`` read from the rule files (every rule that runs the
-    script; the ingest loop's rules share one script and one params block)."""
+    script; the ingest loop's rules share one script and one params block; ``**helper(...)``
+    entries add the keys the helper returns)."""
     out: dict[str, set[str]] = {}
+    rule_files = "\n".join(p.read_text() for p in sorted((REPO / "workflow" / "rules").glob("*.smk")))
     for smk in sorted((REPO / "workflow" / "rules").glob("*.smk")):
         for block in re.split(r"^\s*rule\b", smk.read_text(), flags=re.M)[1:]:
             script = re.search(r"script:\s*\n\s*(?:#[^\n]*\n\s*)*\"[^\"]*/scripts/(\w+)\.py\"", block)
@@ -69,6 +86,7 @@ def declared_params_by_script() -> dict[str, set[str]]:
             if not script:
                 continue
             names = set(re.findall(r"^\s+(\w+)=", params.group(2), re.M)) if params else set()
+            names |= helper_param_names(params.group(2), rule_files) if params else set()
             out.setdefault(script.group(1), set()).update(names)
     return out
 

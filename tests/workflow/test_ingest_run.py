@@ -38,7 +38,7 @@ def run_snakemake(workdir: Path, *extra: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory):
     if not (DEMO / "feverous" / "feverous_wikiv1.db").exists():
-        pytest.skip("demo data not generated (python -m evidence_ledger.demo.data)")
+        pytest.skip("demo data not generated (python -m evidence_ledger.fixtures)")
     workdir = tmp_path_factory.mktemp("ingest_demo")
     proc = run_snakemake(workdir)
     assert proc.returncode == 0, proc.stderr[-4000:]

@@ -37,7 +37,7 @@ def fever_only_config(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory):
     if not (DEMO / "fever" / "wiki-pages").exists():
-        pytest.skip("demo data not generated (python -m evidence_ledger.demo.data)")
+        pytest.skip("demo data not generated (python -m evidence_ledger.fixtures)")
     workdir = tmp_path_factory.mktemp("retrieval_demo")
     configfile = fever_only_config(workdir / "config_fever.yaml")
     env = dict(os.environ, OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", HF_HUB_OFFLINE="1",

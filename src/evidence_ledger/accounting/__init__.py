@@ -8,8 +8,8 @@ Modules, in the order the rules use them:
 * ``estimates``: exact point estimates (T cells, components, factor effects, Eq. 4, ...).
 * ``patterns``: invalid-answer rates and (1,0,1,0)/(0,1,0,1) pattern traces.
 * ``reference``: paper reference values (``resources/reference/paper_values.tsv``).
-* ``bootstrap``: generic seeded cluster bootstrap over count arrays (no study knowledge).
-* ``intervals``: bootstrap intervals of count panels per comparison family.
+* ``intervals``: bootstrap intervals of count panels per comparison family (the generic
+  bootstrap itself is ``evidence_ledger.resampling.bootstrap``).
 * ``decisions``: SPEC 5 decision labels and Figure 1.
 * ``stage``: the rule functions (study1_accounting, study1_bootstrap, study2_accounting,
   study2_bootstrap, decision_labels, study2_forest_plot).

@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .bootstrap import bootstrap_draws, percentile_interval
+from ..resampling.bootstrap import bootstrap_draws, percentile_interval
 from .panel import sort_claims
 
 

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .accuracy import interval_rows, ratio_statistic
-from .bootstrap import bootstrap_draws, contrast_statistic
+from ..resampling.bootstrap import bootstrap_draws, contrast_statistic
 from .estimands import cell_quantities
 from .estimates import evaluate_exact
 from .intervals import panel_counts

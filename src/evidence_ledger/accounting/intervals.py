@@ -14,7 +14,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from ..tables.accounting import INTERVALS
-from .bootstrap import bootstrap_draws, contrast_statistic, percentile_interval
+from ..resampling.bootstrap import bootstrap_draws, contrast_statistic, percentile_interval
 from .estimands import family_contrasts
 from .estimates import evaluate_exact
 from .reference import attach_reference

@@ -36,7 +36,7 @@ from ..tables.generation import REQUESTS
 from ..tables.ingest import CLAIMS
 from ..tables.verifier import UNRESOLVED_FLAGS
 from .accuracy import study1_metric_rows, study2_accuracy_rows
-from .bootstrap import bonferroni_tail
+from ..resampling.bootstrap import bonferroni_tail
 from .controls import control_rows
 from .populations import design_rows, population_rows
 from .decisions import DecisionRule, criteria_table, decide, forest_plot

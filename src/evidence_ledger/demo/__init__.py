@@ -1,6 +1,8 @@
-"""Everything that exists only to build the embedded demo: its data and its small local models.
+"""The embedded demo's small local models, standing in for the paper's (built by the demo rules).
 
-  ``data``            the demo data under ``resources/demo/`` (``python -m evidence_ledger.demo.data``)
+The demo data under ``resources/demo/`` is written by another package, ``evidence_ledger.fixtures``
+(``python -m evidence_ledger.fixtures``).
+
   ``tiny_models``     tiny Qwen3- / Llama-3.1-style chat models standing in for the Study 2 LLMs
   ``conflict_tasks``  the knowledge-conflict prompts mixed into those models' training
   ``reranker``        the tiny XLM-R cross-encoder standing in for ``BAAI/bge-reranker-base``

@@ -1,13 +1,13 @@
 """Knowledge-conflict tasks in the demo models' training mixture (WikiContradict, judge, DiffGR).
 
-In:  the conflict stage's ingested inputs (WIKICONTRADICT_INSTANCES rows, CONFLICT_QA_RECORDS
-     rows with ``generated_answer`` / ``retrieved_answer``), the judge few-shot examples, the
+In:  the WikiContradict and DiffGR stages' ingested inputs (WIKICONTRADICT_INSTANCES rows,
+     CONFLICT_QA_RECORDS rows with ``generated_answer`` / ``retrieved_answer``), the judge few-shot examples, the
      DiffGR reader prompts from config.
 Out: (messages, answer) training pairs for ``tiny_models.train_answers``. Every prompt is
-     rendered by the conflict stage's own functions (``conflict.wikicontradict.render_requests``,
-     ``conflict.judge.render_judge_prompt``, ``conflict.diffgr_pipeline.plan_reader_prompts``,
-     ``conflict.requests.user_messages``), so the demo models see exactly the prompts the
-     conflict stage sends; no prompt text is copied here.
+     rendered by those stages' own functions (``wikicontradict.prompts.render_requests``,
+     ``wikicontradict.judge.render_judge_prompt``, ``diffgr.pipeline.plan_reader_prompts``,
+     ``generation.chat_rows.user_messages``), so the demo models see exactly the prompts the
+     two stages send; no prompt text is copied here.
 
 Targets (the point is realistic variety of demo outputs, not high scores):
 
@@ -30,7 +30,7 @@ Targets (the point is realistic variety of demo outputs, not high scores):
   ``correct``; one answer when two are gold -> ``partially correct``; both asserted together
   -> ``incorrect``; the single gold answer -> ``correct``; another instance's answer ->
   ``incorrect``. The target is a one-sentence explanation and a
-  last line ``Judgement: <label>``, the format ``conflict.judge.parse_judgement`` accepts.
+  last line ``Judgement: <label>``, the format ``wikicontradict.judge.parse_judgement`` accepts.
   The human-labelled judge-agreement responses are never used.
 
 Train/eval overlap: the demo has no other conflict items, so the demo models are trained on
@@ -42,10 +42,10 @@ from __future__ import annotations
 import hashlib
 from typing import Iterable, Mapping, Sequence
 
-from ..conflict.diffgr_pipeline import plan_reader_prompts
-from ..conflict.judge import render_judge_prompt
-from ..conflict.requests import user_messages
-from ..conflict.wikicontradict import TEMPLATES, gold_answers, instances_from_records, render_requests
+from ..diffgr.pipeline import plan_reader_prompts
+from ..generation.chat_rows import user_messages
+from ..wikicontradict.judge import render_judge_prompt
+from ..wikicontradict.prompts import TEMPLATES, gold_answers, instances_from_records, render_requests
 
 CLOSED_BOOK_ANSWER = "unknown"
 

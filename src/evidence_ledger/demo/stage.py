@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from ..conflict.judge import load_fewshot_examples
+from ..wikicontradict.judge import load_fewshot_examples
 from ..generation.requests import code_mappings as read_code_mappings
 from ..tables import read_table
 from ..tables.conflict_inputs import CONFLICT_QA_RECORDS, WIKICONTRADICT_INSTANCES

@@ -15,12 +15,12 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from .. import parsing
 from ..report_tsv import write_report_tsv
 from ..tables import read_table, write_table
 from ..tables.evidence import EVIDENCE
 from ..tables.generation import PARSED, REQUESTS, RESPONSES
 from ..tables.ingest import CLAIMS
+from . import parsing
 from . import requests as request_table
 from .backends import load_backend, model_spec_from_config
 from .cache import ResponseCache

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from evidence_ledger.accounting.accuracy import study1_metric_rows, study2_accuracy_rows
-from evidence_ledger.accounting.bootstrap import bootstrap_draws
+from evidence_ledger.resampling.bootstrap import bootstrap_draws
 from evidence_ledger.accounting.estimates import macro_f1
 
 

@@ -5,9 +5,9 @@ from pathlib import Path
 import yaml
 
 from evidence_ledger.config_layers import layered_config
-from evidence_ledger.conflict import judge as judge_mod
-from evidence_ledger.conflict import wikicontradict as wc
-from evidence_ledger.conflict.diffgr_pipeline import plan_reader_prompts
+from evidence_ledger.wikicontradict import judge as judge_mod
+from evidence_ledger.wikicontradict import prompts as wc
+from evidence_ledger.diffgr.pipeline import plan_reader_prompts
 from evidence_ledger.demo import conflict_tasks as dt
 from evidence_ledger.scoring.diffgr import exact_match_any, is_unknown_answer
 
@@ -84,7 +84,7 @@ def test_template_52_targets_parse_and_outputs_vary_across_items():
 
 
 def test_reader_pairs_carry_the_readers_system_message_as_the_conflict_stage_sends_it():
-    from evidence_ledger.conflict.diffgr_pipeline import reader_request_rows
+    from evidence_ledger.diffgr.pipeline import reader_request_rows
 
     sys_msg = CFG["diffgr"]["reader_system_message"]["default"]
     pairs, _ = dt.diffgr_reader_pairs(RECORDS, PROMPT, CLOSED, system_message=sys_msg)

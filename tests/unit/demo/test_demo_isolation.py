@@ -1,5 +1,6 @@
-"""The demo package stays apart: production code never imports it, its rule functions follow the
-one calling convention, and its data generator needs only the standard library."""
+"""The demo package stays apart: production code never imports it (nor the demo data generator,
+``evidence_ledger.fixtures``), its rule functions follow the one calling convention, and the data
+generator needs only the standard library."""
 import ast
 import inspect
 import sys
@@ -9,6 +10,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[3] / "src" / "evidence_ledger"
 DEMO = PACKAGE / "demo"
+FIXTURES = PACKAGE / "fixtures"
 
 
 def module_name(path: Path) -> str:
@@ -42,7 +44,7 @@ def file_imports(path: Path) -> list[tuple[int, str]]:
 
 
 def is_demo(module: str) -> bool:
-    return module == "evidence_ledger.demo" or module.startswith("evidence_ledger.demo.")
+    return any(module == pkg or module.startswith(pkg + ".") for pkg in ("evidence_ledger.demo", "evidence_ledger.fixtures"))
 
 
 def test_import_resolution_sees_absolute_and_relative_demo_imports():
@@ -57,16 +59,16 @@ def test_import_resolution_sees_absolute_and_relative_demo_imports():
 
 def test_production_packages_never_import_the_demo_package():
     offenders = [f"{path.relative_to(PACKAGE.parent)}:{line}: {module}"
-                 for path in sorted(PACKAGE.rglob("*.py")) if DEMO not in path.parents
+                 for path in sorted(PACKAGE.rglob("*.py")) if DEMO not in path.parents and FIXTURES not in path.parents
                  for line, module in file_imports(path) if is_demo(module)]
     assert offenders == []
 
 
 def test_demo_data_generator_uses_only_the_standard_library():
-    for path in sorted((DEMO / "data").glob("*.py")):
+    for path in sorted(FIXTURES.glob("*.py")):
         for line, module in file_imports(path):
             top = module.split(".")[0]
-            assert module.startswith("evidence_ledger.demo.data") or top in sys.stdlib_module_names or \
+            assert module.startswith("evidence_ledger.fixtures") or top in sys.stdlib_module_names or \
                 module == "__future__.annotations", f"{path.name}:{line}: {module}"
 
 

@@ -61,3 +61,19 @@ def test_vllm_refuses_a_directory_where_its_glob_would_load_other_tensor_files(t
     (tmp_path / "foo.safetensors").write_bytes(b"decoy")
     with pytest.raises(ValueError, match=r"vLLM would also load \['foo.safetensors'\]"):
         vllm_load_format(resolve_model(str(tmp_path), allow_pickle_weights=False, allow_key="models.m.allow_pickle_weights"))
+
+
+def test_the_factory_names_each_backend_and_imports_none_until_built():
+    import ast
+    import importlib
+
+    from evidence_ledger.generation.backends import base
+
+    tree = ast.parse(open(base.__file__, encoding="utf-8").read())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not imported & {"transformers_backend", "vllm_backend"}
+    for name, target in base.BACKENDS.items():
+        module, _, cls = target.partition(":")
+        assert issubclass(getattr(importlib.import_module(module, base.__package__), cls), base.Backend), name
+    with pytest.raises(ValueError, match="unknown generation backend"):
+        load_backend("nope", None)

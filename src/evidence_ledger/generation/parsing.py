@@ -26,6 +26,12 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
+import pyarrow as pa
+
+from ..tables.generation import PARSED
+from . import prompts
+from .requests import PRIMARY_MAPPING
+
 INVALID = "INVALID"
 
 _THINK = re.compile(r"^<think>\s*</think>\s*", re.IGNORECASE)
@@ -121,12 +127,6 @@ def parse_responses(requests, responses, code_mappings: Mapping[str, Mapping[str
          ``{model, dataset, format, n, strict_invalid, strict_invalid_rate, lenient_invalid,
          lenient_invalid_rate}`` per format. A request without a response raises.
     """
-    import pyarrow as pa
-
-    from .generation import prompts
-    from .generation.requests import PRIMARY_MAPPING
-    from .tables.generation import PARSED
-
     by_id = {r["request_id"]: r for r in responses.select(["request_id", "cache_key", "raw_response"]).to_pylist()}
     rows = []
     stats: dict[str, list[int]] = {}

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from evidence_ledger.conflict import judge
+from evidence_ledger.wikicontradict import judge
 from evidence_ledger.errors import InputError
 
 FEWSHOT = judge.load_fewshot_examples(

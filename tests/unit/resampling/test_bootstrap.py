@@ -4,7 +4,7 @@ import pytest
 
 from support import accounting_synthetic as syn
 from support.bootstrap_reference import reference_bootstrap_draws
-from evidence_ledger.accounting.bootstrap import bonferroni_tail, bootstrap_draws, contrast_statistic, draw_batches, multiplicities, percentile_interval
+from evidence_ledger.resampling.bootstrap import bonferroni_tail, bootstrap_draws, contrast_statistic, draw_batches, multiplicities, percentile_interval
 from evidence_ledger.accounting.estimands import cell_quantities, family_contrasts, linear
 from evidence_ledger.accounting.estimates import evaluate_exact
 from evidence_ledger.accounting.intervals import panel_counts, panel_intervals

@@ -1,9 +1,10 @@
-"""Chat requests of the conflict stage and their generation through the shared backends + cache.
+"""Chat requests as table rows and their generation through the shared backends + cache
+(the WikiContradict and DiffGR stages).
 
 In:  user prompts (str) with decoding settings from config; a model entry of ``models:``.
-Out: request columns (messages, sampling, ``request_id``) for the stage's request tables, and
+Out: request columns (messages, sampling, ``request_id``) for a stage's request tables, and
      generated texts with provenance, via ``generation.cache.generate_cached`` (no second
-     backend or cache here).
+     backend or cache here); :func:`progress_logger` reports the generation's progress.
 
 ``request_id`` is ``generation.requests.request_id`` (sha256 of messages + sampling incl. seed
 and max_new_tokens): it names a request independently of the model, so identical prompts
@@ -14,9 +15,11 @@ from __future__ import annotations
 import logging
 from typing import Callable, Mapping, Sequence
 
-from ..generation.backends.base import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
-from ..generation.cache import ResponseCache, generate_cached
-from ..generation.requests import request_id
+from tqdm import tqdm
+
+from .backends.base import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
+from .cache import ResponseCache, generate_cached
+from .requests import request_id
 
 log = logging.getLogger(__name__)
 
@@ -76,3 +79,14 @@ def generate_for_rows(rows: Sequence[Mapping], model_name: str, model_cfg: Mappi
                                tag=tag, progress=progress)
     finally:
         backend.close()
+
+
+def progress_logger(total: int, what: str) -> Callable[[int], None]:
+    """A tqdm bar (stderr) plus one log line per generated batch."""
+    bar = tqdm(total=total, desc=what, mininterval=5.0)
+
+    def update(n: int) -> None:
+        bar.update(n)
+        log.info("%s: %d / %d generated", what, bar.n, total)
+
+    return update

@@ -1,7 +1,7 @@
 """WikiContradict end to end: request rows, response rows, judge requests and judged rows.
 
 In:  the ingest table WIKICONTRADICT_INSTANCES (as row dicts), template ids and decoding
-     settings from config, generated texts (``conflict.requests.generate_for_rows``), the
+     settings from config, generated texts (``generation.chat_rows.generate_for_rows``), the
      judge's few-shot examples and, for judge agreement, the human-label file.
 Out: row dicts for the WC_* tables of ``tables.conflict`` (same column names).
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from ..errors import InputError
+from ..generation.chat_rows import generate_for_rows, greedy_sampling, provenance_columns, request_columns
 from . import judge as judge_mod
-from . import wikicontradict as wc
-from .requests import generate_for_rows, greedy_sampling, provenance_columns, request_columns
+from . import prompts as wc
 
 
 def wikicontradict_request_rows(instance_rows: Sequence[Mapping], model: str, templates: Sequence[str],

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from evidence_ledger.config_layers import layered_config
-from evidence_ledger.conflict import diffgr_pipeline as dp
+from evidence_ledger.diffgr import pipeline as dp
 from support.paths import REPO_ROOT
 
 PROMPT = "Refer to the passage below and answer.\n\n Passage: {background} \n\n Question: {query} \n\n The answer is"
@@ -206,7 +206,7 @@ def test_reader_requests_send_the_system_message_before_the_prompt():
 
 @pytest.mark.parametrize("config_files", [[], ["config/paper.yaml"]], ids=["demo", "paper"])
 def test_config_default_reader_system_message_is_the_official_llama_readers(config_files):
-    from evidence_ledger.conflict.reader_setup import reader_system_message_from_config
+    from evidence_ledger.diffgr.reader_setup import reader_system_message_from_config
     cfg = layered_config(REPO_ROOT, [REPO_ROOT / f for f in config_files])
     block = cfg["diffgr"]["reader_system_message"]
     for name in cfg["diffgr"]["models"]:
@@ -215,7 +215,7 @@ def test_config_default_reader_system_message_is_the_official_llama_readers(conf
 
 
 def test_reader_system_message_by_family_and_override():
-    from evidence_ledger.conflict.reader_setup import reader_system_message
+    from evidence_ledger.diffgr.reader_setup import reader_system_message
     fam = ["llama", "qwen"]
     assert reader_system_message("r1", "meta-llama/Llama-3.1-8B-Instruct", "SYS", fam) == "SYS"
     assert reader_system_message("qwen3", "", "SYS", fam) == "SYS"
@@ -310,7 +310,7 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
     assert answers.groupby("run").size().to_dict() == {"closed_book": n_questions, "generated": n_questions,
                                                        "hybrid": 3 * n_questions, "retrieved": n_questions}
     # the random order's arrangements: read.py's shuffles after random.seed(4), records in file order
-    from evidence_ledger.conflict.reader_setup import official_random_arrangements
+    from evidence_ledger.diffgr.reader_setup import official_random_arrangements
     shuffled = answers[answers["order"] == "random"]["context_order"].tolist()
     assert shuffled == official_random_arrangements(n_questions, 4)
     system = config["diffgr"]["reader_system_message"]["default"]

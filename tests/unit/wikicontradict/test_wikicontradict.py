@@ -4,8 +4,8 @@ import math
 import pandas as pd
 import pytest
 
-from evidence_ledger.conflict import wikicontradict as wc
-from evidence_ledger.conflict import wikicontradict_metrics as wm
+from evidence_ledger.wikicontradict import prompts as wc
+from evidence_ledger.wikicontradict import metrics as wm
 from support.paths import REPO_ROOT
 
 INST = wc.Instance(
@@ -302,7 +302,7 @@ class _Text:
 
 
 def test_request_rows_are_greedy_with_stable_ids():
-    from evidence_ledger.conflict import wikicontradict_run as wr
+    from evidence_ledger.wikicontradict import run as wr
 
     rows, skipped = wr.wikicontradict_request_rows(_instance_rows(), "m", wc.template_ids(), 250, 0)
     assert len(rows) == 9 + 5 and skipped == {"1": 0, "2": 1, "3": 1, "4": 0, "5": 0, "5.1": 0, "5.2": 0,
@@ -316,8 +316,8 @@ def test_request_rows_are_greedy_with_stable_ids():
 
 
 def test_judged_rows_keep_raw_outputs_and_parse_labels_and_detection():
-    from evidence_ledger.conflict import judge
-    from evidence_ledger.conflict import wikicontradict_run as wr
+    from evidence_ledger.wikicontradict import judge
+    from evidence_ledger.wikicontradict import run as wr
 
     reqs, _ = wr.wikicontradict_request_rows(_instance_rows()[:1], "m", ["5", "5.2", "5.2-control"], 250, 0)
     responses = wr.wikicontradict_response_rows(reqs, [_Text("1921 or 1934."), _Text("Conflict: yes\nAnswer: 1921"),
@@ -340,7 +340,7 @@ def wr_fewshot_path():
 
 
 def test_human_item_for_unknown_instance_names_the_line():
-    from evidence_ledger.conflict import wikicontradict_run as wr
+    from evidence_ledger.wikicontradict import run as wr
     from evidence_ledger.errors import InputError
 
     human = [{"item_id": "a", "instance_id": "7", "template": "5", "model": "m", "response": "r",

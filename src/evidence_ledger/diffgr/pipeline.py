@@ -18,7 +18,7 @@ How the original code (RetrieveOrGenerated) does it, and what is followed here:
   ``{query}`` = the question; the closed-book run uses ``closed_book_prompt`` (``{query}`` only).
   The hybrid run's context order is a factor of the evaluation: ``random`` (the official,
   primary run: ``read.py --merge_order random`` after ``random.seed(4)``, one shuffle per
-  question in record order; :func:`conflict.reader_setup.official_random_arrangements`),
+  question in record order; :func:`.reader_setup.official_random_arrangements`),
   ``generated_first`` and ``retrieved_first`` (the official fixed orders, reported beside
   it). Each hybrid row records the arrangement the reader saw (``context_order``).
 * The reader's messages: an optional system message (``diffgr.reader_system_message``; for
@@ -42,10 +42,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..accounting.bootstrap import bootstrap_draws, percentile_interval
+from ..generation.chat_rows import greedy_sampling, provenance_columns, request_columns
+from ..resampling.bootstrap import bootstrap_draws, percentile_interval
 from ..scoring.diffgr import MergedItem, build_conflict_sets, classify_hybrid_answer, subset_preference
 from .reader_setup import GENERATED_FIRST, RETRIEVED_FIRST, official_random_arrangements
-from .requests import greedy_sampling, provenance_columns, request_columns
 
 RUNS = ("hybrid", "generated", "retrieved", "closed_book")
 ORDERS = ("random", GENERATED_FIRST, RETRIEVED_FIRST)
@@ -282,7 +282,7 @@ def bootstrap_diffgr(gen: Sequence[int], ir: Sequence[int], draws: int, seed: in
 
     ``gen`` / ``ir`` are per-question 0/1 indicators (hybrid answer classified Gen-Ans /
     IR-Ans) of one subset. Questions are resampled with replacement ``draws`` times
-    (seeded PCG64 via ``evidence_ledger.accounting.bootstrap``); a draw with Gen + IR = 0 has no DiffGR
+    (seeded PCG64 via ``evidence_ledger.resampling.bootstrap``); a draw with Gen + IR = 0 has no DiffGR
     and is dropped and counted (``n_undefined``). Empty input -> NaN interval.
     """
     n = len(gen)

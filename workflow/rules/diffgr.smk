@@ -1,0 +1,126 @@
+# Rules of the 'diffgr' stage. Directive order: input, output, log, benchmark, params,
+# threads, resources, conda, script. Config reaches scripts only through params.
+# Rule functions: evidence_ledger.diffgr.stage.
+#
+# diffgr_generate (per model x dataset) -> diffgr_score; diffgr_score_files scores official
+#   reader-output files as given.
+# Logs stay under logs/conflict/ (where the knowledge-conflict rules have always logged).
+
+include: "diffgr_functions.smk"
+
+
+wildcard_constraints:
+    dg_model="|".join(DG.get("models") or ["__none__"]),
+    dg_dataset="nqcc|tqacc",
+
+
+rule diffgr_generate:
+    input:
+        unpack(lambda wc: conflict_model_inputs(wc.dg_model)),
+        records="results/ingest/{dg_dataset}/records.parquet",
+    output:
+        answers="results/diffgr/{dg_model}/{dg_dataset}/reader_answers.parquet",
+        lengths="results/diffgr/{dg_model}/{dg_dataset}/lengths.parquet",
+    log:
+        "logs/conflict/diffgr_generate/{dg_model}_{dg_dataset}.log",
+    benchmark:
+        "logs/conflict/diffgr_generate/{dg_model}_{dg_dataset}.benchmark.tsv"
+    params:
+        model=lambda wc: wc.dg_model,
+        dataset=lambda wc: wc.dg_dataset,
+        prompt=lambda wc: DG["prompt"],
+        closed_book_prompt=lambda wc: DG["closed_book_prompt"],
+        system_message=lambda wc: diffgr_reader_system_message(wc.dg_model),
+        context_orders=DG["context_orders"],
+        shuffle_seed=DG.get("random_order_seed", 4),
+        max_new_tokens=DG["max_new_tokens"],
+        seed=DG["seed"],
+        length_threshold=DG["length_threshold"],
+        **conflict_generation_params(lambda wc: wc.dg_model),
+    threads: 1
+    resources:
+        mem_mb=16000,
+        runtime=120,
+        **gpu_resources(lambda wc: model_gpus(wc.dg_model)),
+    conda:
+        generation_conda_env()
+    script:
+        "../../scripts/diffgr_generate.py"
+
+
+rule diffgr_score:
+    input:
+        answers=expand(
+            "results/diffgr/{dg_model}/{dg_dataset}/reader_answers.parquet",
+            dg_model=DG["models"],
+            dg_dataset=DG["datasets"],
+        ),
+        lengths=expand(
+            "results/diffgr/{dg_model}/{dg_dataset}/lengths.parquet", dg_model=DG["models"], dg_dataset=DG["datasets"]
+        ),
+        records=expand("results/ingest/{dg_dataset}/records.parquet", dg_dataset=DG["datasets"]),
+    output:
+        cc_items="results/diffgr/cc_items.parquet",
+        diffgr=report(
+            "results/diffgr/diffgr.tsv",
+            caption="../report/conflict_diffgr.rst",
+            category="Knowledge conflict",
+            subcategory="DiffGR",
+        ),
+        length_control=report(
+            "results/diffgr/length_control.tsv",
+            caption="../report/conflict_diffgr_length.rst",
+            category="Knowledge conflict",
+            subcategory="DiffGR",
+        ),
+    log:
+        "logs/conflict/diffgr_score.log",
+    benchmark:
+        "logs/conflict/diffgr_score.benchmark.tsv"
+    params:
+        datasets=DG["datasets"],
+        restrict=DG["restrict_to_length_threshold"],
+        length_threshold=DG["length_threshold"],
+        draws=DG["bootstrap"]["draws"],
+        seed=DG["bootstrap"]["seed"],
+        level=DG["bootstrap"]["level"],
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/diffgr_score.py"
+
+
+rule diffgr_score_files:
+    input:
+        files=[data_path(fs[run]) for fs in DG.get("reader_run_files") or [] for run in DIFFGR_FILE_RUNS],
+    output:
+        table=report(
+            "results/diffgr/reader_files.tsv",
+            caption="../report/conflict_diffgr_files.rst",
+            category="Knowledge conflict",
+            subcategory="DiffGR",
+        ),
+    log:
+        "logs/conflict/diffgr_score_files.log",
+    benchmark:
+        "logs/conflict/diffgr_score_files.benchmark.tsv"
+    params:
+        file_sets=[
+            {"name": fs["name"], "dataset": fs["dataset"], **{run: data_path(fs[run]) for run in DIFFGR_FILE_RUNS}}
+            for fs in DG.get("reader_run_files") or []
+        ],
+        draws=DG["bootstrap"]["draws"],
+        seed=DG["bootstrap"]["seed"],
+        level=DG["bootstrap"]["level"],
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/diffgr_score_files.py"

@@ -1,0 +1,169 @@
+# Rules of the 'wikicontradict' stage. Directive order: input, output, log, benchmark, params,
+# threads, resources, conda, script. Config reaches scripts only through params.
+# Rule functions: evidence_ledger.wikicontradict.stage.
+#
+# wikicontradict_requests -> wikicontradict_generate -> wikicontradict_judge
+#   (+ wikicontradict_judge_human on the human-labelled responses) -> wikicontradict_metrics.
+# Logs stay under logs/conflict/ (where the knowledge-conflict rules have always logged).
+
+include: "wikicontradict_functions.smk"
+
+
+wildcard_constraints:
+    wc_model="|".join(WC.get("models") or ["__none__"]),
+
+
+rule wikicontradict_requests:
+    input:
+        instances="results/ingest/wikicontradict/instances.parquet",
+    output:
+        requests="results/wikicontradict/{wc_model}/requests.parquet",
+    log:
+        "logs/conflict/wikicontradict_requests/{wc_model}.log",
+    benchmark:
+        "logs/conflict/wikicontradict_requests/{wc_model}.benchmark.tsv"
+    params:
+        model=lambda wc: wc.wc_model,
+        templates=WC["templates"],
+        max_new_tokens=WC["max_new_tokens"],
+        seed=WC["seed"],
+        passage_version=WC.get("passage_version", "rag_qa"),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/wikicontradict_requests.py"
+
+
+rule wikicontradict_generate:
+    input:
+        unpack(lambda wc: conflict_model_inputs(wc.wc_model)),
+        requests="results/wikicontradict/{wc_model}/requests.parquet",
+    output:
+        responses="results/wikicontradict/{wc_model}/responses.parquet",
+    log:
+        "logs/conflict/wikicontradict_generate/{wc_model}.log",
+    benchmark:
+        "logs/conflict/wikicontradict_generate/{wc_model}.benchmark.tsv"
+    params:
+        model=lambda wc: wc.wc_model,
+        **conflict_generation_params(lambda wc: wc.wc_model),
+    threads: 1
+    resources:
+        mem_mb=16000,
+        runtime=240,
+        **gpu_resources(lambda wc: model_gpus(wc.wc_model)),
+    conda:
+        generation_conda_env()
+    script:
+        "../../scripts/wikicontradict_generate.py"
+
+
+rule wikicontradict_judge:
+    input:
+        unpack(lambda wc: conflict_model_inputs(WC["judge"]["model"])),
+        responses="results/wikicontradict/{wc_model}/responses.parquet",
+        instances="results/ingest/wikicontradict/instances.parquet",
+        fewshot=repo_path(WC["judge"]["fewshot_file"]),
+    output:
+        judgements="results/wikicontradict/{wc_model}/judgements.parquet",
+    log:
+        "logs/conflict/wikicontradict_judge/{wc_model}.log",
+    benchmark:
+        "logs/conflict/wikicontradict_judge/{wc_model}.benchmark.tsv"
+    params:
+        **wikicontradict_judge_params(),
+    threads: 1
+    resources:
+        mem_mb=16000,
+        runtime=240,
+        **gpu_resources(model_gpus(WC["judge"]["model"])),
+    conda:
+        generation_conda_env()
+    script:
+        "../../scripts/wikicontradict_judge.py"
+
+
+rule wikicontradict_judge_human:
+    input:
+        unpack(lambda wc: conflict_model_inputs(WC["judge"]["model"])),
+        human=wikicontradict_human_labels() or [],
+        instances="results/ingest/wikicontradict/instances.parquet",
+        fewshot=repo_path(WC["judge"]["fewshot_file"]),
+    output:
+        judged="results/wikicontradict/judge_agreement/judgements.parquet",
+    log:
+        "logs/conflict/wikicontradict_judge_human.log",
+    benchmark:
+        "logs/conflict/wikicontradict_judge_human.benchmark.tsv"
+    params:
+        **wikicontradict_judge_params(),
+    threads: 1
+    resources:
+        mem_mb=16000,
+        runtime=120,
+        **gpu_resources(model_gpus(WC["judge"]["model"])),
+    conda:
+        generation_conda_env()
+    script:
+        "../../scripts/wikicontradict_judge_human.py"
+
+
+rule wikicontradict_metrics:
+    input:
+        judgements=expand("results/wikicontradict/{wc_model}/judgements.parquet", wc_model=WC["models"]),
+        instances="results/ingest/wikicontradict/instances.parquet",
+        human_judged=(
+            "results/wikicontradict/judge_agreement/judgements.parquet" if wikicontradict_human_labels() else []
+        ),
+    output:
+        rates=report(
+            "results/wikicontradict/rates.tsv",
+            caption="../report/conflict_wikicontradict_rates.rst",
+            category="Knowledge conflict",
+            subcategory="WikiContradict",
+        ),
+        detection=report(
+            "results/wikicontradict/detection.tsv",
+            caption="../report/conflict_wikicontradict_detection.rst",
+            category="Knowledge conflict",
+            subcategory="WikiContradict",
+        ),
+        agreement=(
+            report(
+                "results/wikicontradict/judge_agreement.tsv",
+                caption="../report/conflict_wikicontradict_agreement.rst",
+                category="Knowledge conflict",
+                subcategory="WikiContradict",
+            )
+            if wikicontradict_human_labels()
+            else []
+        ),
+        confusion=(
+            report(
+                "results/wikicontradict/judge_confusion.tsv",
+                caption="../report/conflict_wikicontradict_confusion.rst",
+                category="Knowledge conflict",
+                subcategory="WikiContradict",
+            )
+            if wikicontradict_human_labels()
+            else []
+        ),
+    log:
+        "logs/conflict/wikicontradict_metrics.log",
+    benchmark:
+        "logs/conflict/wikicontradict_metrics.benchmark.tsv"
+    params:
+        templates=WC["templates"],
+        passage_version=WC.get("passage_version", "rag_qa"),
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/wikicontradict_metrics.py"
