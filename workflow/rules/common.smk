@@ -25,9 +25,9 @@ SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yam
 
 # jobs (SLURM or local) get the pipeline's interpreter and thread/offline settings, whatever
 # the submitting shell has: evidence_ledger.job_env, config job_env (README "Running on SLURM")
-job_env.prepare(REPO_ROOT, config.get("job_env"))
+job_env.prepare(REPO_ROOT, config["job_env"])
 
-load_plugins(config.get("benchmark_plugins") or [])
+load_plugins(config["benchmark_plugins"])
 check_config_benchmarks(config, SCHEMA["properties"]["data"]["properties"])
 # Before any job: every GPU job fits the GPUs the run grants (--resources gpu=N; none = no limit,
 # e.g. SLURM). Only the main process checks: a spawned job is parsed with its own --resources.
@@ -70,13 +70,12 @@ def repo_path(relpath):
 def generation_cache_dir(model):
     """The response cache of one model (config ``generation.cache_dir``), shared by every rule
     that generates (Study 2 generation, WikiContradict, DiffGR, the judge)."""
-    root = (config.get("generation") or {}).get("cache_dir", "results/cache/generation")
-    return f"{root}/{model}"
+    return f"{config['generation']['cache_dir']}/{model}"
 
 
 def generation_conda_env():
     """Conda env of the rules that run a generation backend: vLLM on GPU, else the CPU env."""
-    return "../../envs/gpu-vllm.yaml" if config["generation"].get("backend") == "vllm" else "../../envs/cpu.yaml"
+    return "../../envs/gpu-vllm.yaml" if config["generation"]["backend"] == "vllm" else "../../envs/cpu.yaml"
 
 
 def gpu_resources(gpus):
@@ -89,9 +88,9 @@ def gpu_resources(gpus):
     ``gpu_jobs: cpu`` (the CPU route: a CPU-only cluster, or the demo through SLURM) the rule asks
     for no GPU and runs where every other rule runs.
     """
-    if config.get("gpu_jobs", "gpu") == "cpu":
+    if config["gpu_jobs"] == "cpu":
         return {"gpu": 0}
-    partition = config.get("slurm_gpu_partition")
+    partition = config["slurm_gpu_partition"]
     return {"gpu": gpus, "slurm_partition": (lambda wildcards: partition)}
 
 
@@ -107,7 +106,7 @@ def get_final_output():
 
 
 def enabled(study):
-    return bool(config["studies"].get(study, False))
+    return bool(config["studies"][study])
 
 
 # --- generation settings shared by the generation and conflict stages -------------------
@@ -125,7 +124,7 @@ def generation_backend_options(model=None):
     if g["backend"] == "vllm":
         tp = g["tensor_parallel_size"] if model is None else tensor_parallel_size(config, model)
         opts.update(enable_prefix_caching=g["enable_prefix_caching"], tensor_parallel_size=tp)
-        opts.update(g.get("vllm", {}))
+        opts.update(g["vllm"])
     return opts
 
 

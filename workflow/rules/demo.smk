@@ -54,7 +54,7 @@ rule build_demo_reranker:
     input:
         unpack(lambda wc: demo_reranker_inputs()),
     output:
-        model=directory(config["retrieval"]["reranker"].get("local_dir") or "results/models/reranker"),
+        model=directory(config["retrieval"]["reranker"]["local_dir"] or "results/models/reranker"),
     log:
         "logs/demo/build_demo_reranker.log",
     benchmark:

@@ -53,7 +53,7 @@ rule export_provider_submissions:
     benchmark:
         "logs/evidence/export_provider_submissions/{dataset}_{name}.benchmark.tsv"
     params:
-        max_ids=config["evidence"].get("export_max_ids"),
+        max_ids=config["evidence"]["export_max_ids"],
     threads: 1
     priority: 85
     resources:

@@ -51,7 +51,7 @@ def summary_page_inputs(wildcards):
         inputs["wikicontradict_detection"] = "results/wikicontradict/detection.tsv"
     if enabled("diffgr"):
         inputs["diffgr"] = "results/diffgr/diffgr.tsv"
-        if config["diffgr"].get("reader_run_files"):
+        if config["diffgr"]["reader_run_files"]:
             inputs["diffgr_files"] = "results/diffgr/reader_files.tsv"
     return inputs
 

@@ -21,11 +21,11 @@ rule serialise_verifier_inputs:
         max_units=VERIFIER_CFG["input"]["max_units"],
         max_candidates=VERIFIER_CFG["input"]["max_candidates"],
         max_unit_tokens=VERIFIER_CFG["input"]["max_unit_tokens"],
-        include_context=VERIFIER_CFG["input"].get("include_context", True),
-        context_separator=VERIFIER_CFG["input"].get("context_separator", " : "),
-        unit_separator=VERIFIER_CFG["input"].get("unit_separator", " | "),
-        sentinel=VERIFIER_CFG["input"].get("sentinel", "no evidence"),
-        repeats_take_window_slots=VERIFIER_CFG["input"].get("repeats_take_window_slots", True),
+        include_context=VERIFIER_CFG["input"]["include_context"],
+        context_separator=VERIFIER_CFG["input"]["context_separator"],
+        unit_separator=VERIFIER_CFG["input"]["unit_separator"],
+        sentinel=VERIFIER_CFG["input"]["sentinel"],
+        repeats_take_window_slots=VERIFIER_CFG["input"]["repeats_take_window_slots"],
     wildcard_constraints:
         split="train|dev",
     threads: 1
@@ -60,8 +60,8 @@ rule train_verifier:
         precision=VERIFIER_CFG["precision"],
         label_set=list(VERIFIER_CFG["label_set"]),
         examples=VERIFIER_CFG["examples_per_checkpoint"],
-        weight_decay=VERIFIER_CFG.get("weight_decay", 0.01),
-        max_grad_norm=VERIFIER_CFG.get("max_grad_norm", 1.0),
+        weight_decay=VERIFIER_CFG["weight_decay"],
+        max_grad_norm=VERIFIER_CFG["max_grad_norm"],
     wildcard_constraints:
         k=r"[1-9][0-9]*",
     threads: 1
