@@ -1,5 +1,6 @@
 """What every stage shares: config loading and validation, the benchmark registry's wildcard
-constraint, data_path / repo_path, enabled, the FINAL_OUTPUTS registry, and the generation
+constraint, data_path / repo_path, the log / benchmark / report paths of a rule (rule_log,
+rule_benchmark, report_output), enabled, the FINAL_OUTPUTS registry, and the generation
 cache / backend settings used by both the generation and the conflict stages.
 
 Each stage's own input functions, constants and target hook live in
@@ -92,6 +93,25 @@ def gpu_resources(gpus):
         return {"gpu": 0}
     partition = config["slurm_gpu_partition"]
     return {"gpu": gpus, "slurm_partition": (lambda wildcards: partition)}
+
+
+# --- paths every rule names the same way: log, benchmark, report output -------------------
+
+
+def rule_log(stage, rule, wildcards=None):
+    """The log of one rule's job: ``logs/<stage>/<rule>.log``, or ``logs/<stage>/<rule>/<wildcards>.log``
+    for a rule with wildcards (``wildcards`` a pattern such as ``"{family}"``)."""
+    return f"logs/{stage}/{rule}/{wildcards}.log" if wildcards else f"logs/{stage}/{rule}.log"
+
+
+def rule_benchmark(stage, rule, wildcards=None):
+    """The benchmark file beside the rule's log (``....benchmark.tsv``)."""
+    return rule_log(stage, rule, wildcards)[: -len(".log")] + ".benchmark.tsv"
+
+
+def report_output(path, caption, category, subcategory):
+    """An output shown in the Snakemake report, captioned by ``workflow/report/<caption>.rst``."""
+    return report(path, caption=f"../report/{caption}.rst", category=category, subcategory=subcategory)
 
 
 FINAL_OUTPUTS = {}  # stage name -> function returning a list of targets; stages register here

@@ -4,7 +4,7 @@
 
 def trace_datasets():
     """Study 2 datasets whose evidence-only credit changes are traced in the report."""
-    return list(study2_panel_names()[0])
+    return list(STUDY2_DATASETS)
 
 
 def claim_trace_inputs(wildcards):
