@@ -69,8 +69,8 @@ def study2_inputs(*names):
 
 
 def study2_panel():
-    """The Study 2 design every panel rule shares: datasets, models, sources, budgets, formats
-    and the sampled replicates (``accounting.study2``)."""
+    """The Study 2 design the panel rules share (datasets, models, sources, budgets, formats
+    and the sampled replicates), from ``generation`` and ``accounting.study2``."""
     return {"datasets": STUDY2_DATASETS, "models": STUDY2_MODELS, "sources": ACC2["sources"],
             "budgets": ACC2["budgets"], "formats": ACC2["formats"], "seed_replicates": ACC2["seed_replicates"]}
 

@@ -95,7 +95,7 @@ def gpu_resources(gpus):
     return {"gpu": gpus, "slurm_partition": (lambda wildcards: partition)}
 
 
-# --- paths every rule names the same way: log, benchmark, report output -------------------
+# --- the log, benchmark and report paths, named the same way in every stage ----------------
 
 
 def rule_log(stage, rule, wildcards=None):
