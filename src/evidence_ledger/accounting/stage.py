@@ -304,8 +304,8 @@ def control_generations(*, requests: Sequence, reference=None, requests_out) -> 
                      requests_out)
 
 
-def study2_answer_accuracy(*, answers: Mapping[str, Mapping], families: Mapping, datasets: Sequence[str], models: Sequence[str],
-                           sources: Sequence[str], budgets: Sequence[str], formats: Sequence[str],
+def study2_answer_accuracy(*, answers: Mapping[str, Mapping], families: Mapping, datasets: Sequence[str],
+                           models: Sequence[str], sources: Sequence[str], budgets: Sequence[str], formats: Sequence[str],
                            parsers: Sequence[str], greedy_replicate: int | None, seed_replicates: Sequence[int],
                            draws: int, alpha: float, family_size: int, seed: int, batch_size: int,
                            accuracy_out) -> None:
