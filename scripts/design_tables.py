@@ -1,7 +1,8 @@
 """Rule design_tables: the paper's Tables 4 (design) and 5 (populations).
 
-Reads:  input.requests / input.answers (dataset-major over params datasets x models),
-        input.sample_summaries / samples / families / evidence / relevant (one per dataset).
+Reads:  input.requests (REQUESTS, one per model x dataset); params files: answers[dataset][model],
+        sample_summaries / samples / families / evidence / relevant [dataset] (the rule's inputs,
+        by name); params datasets, models.
 Writes: output.design (TSV: conditions, request rows and unique requests per model x dataset x
         condition), output.populations (TSV: each population's size through the joins).
 """
@@ -10,10 +11,7 @@ from evidence_ledger.accounting.stage import design_tables
 
 log_to_rule_log(snakemake.log[0])
 design_tables(
-    requests=list(snakemake.input.requests), sample_summaries=list(snakemake.input.sample_summaries),
-    samples=list(snakemake.input.samples), families=list(snakemake.input.families),
-    evidence=list(snakemake.input.evidence), relevant=list(snakemake.input.relevant),
-    answers=list(snakemake.input.answers), datasets=list(snakemake.params.datasets),
+    requests=list(snakemake.input.requests), **snakemake.params.files, datasets=list(snakemake.params.datasets),
     models=list(snakemake.params.models), design_out=snakemake.output.design,
     populations_out=snakemake.output.populations,
 )

@@ -2,8 +2,8 @@
 
 Reads:  input.answers (ANSWER_INDICATORS), input.evidence (EVIDENCE_INDICATORS), input.relevant
         (RELEVANT), input.unresolved (the verifier's per-claim UNRESOLVED_FLAGS), input.reference
-        (paper values TSV, optional); params dataset, system, parser, sources, budget,
-        checkpoints, answer_format, unresolved_scope (window | list: which flag defines
+        (paper values TSV, optional); params design (dataset, system, parser, sources,
+        checkpoints), budget, answer_format, unresolved_scope (window | list: which flag defines
         the resolved population).
 Writes: output.estimates (ESTIMATES), output.summary (TSV, replicate-averaged rows),
         output.counts (CLUSTER_COUNTS, populations all + resolved), output.coverage (COVERAGE).
@@ -15,9 +15,7 @@ log_to_rule_log(snakemake.log[0])
 study1_accounting(
     answers=snakemake.input.answers, evidence=snakemake.input.evidence, relevant=snakemake.input.relevant,
     unresolved=snakemake.input.unresolved, reference=snakemake.input.get("reference"),
-    dataset=snakemake.params.dataset, system=snakemake.params.system, parser=snakemake.params.parser,
-    sources=list(snakemake.params.sources), budget=snakemake.params.budget,
-    checkpoints=list(snakemake.params.checkpoints), answer_format=snakemake.params.answer_format,
+    **snakemake.params.design, budget=snakemake.params.budget, answer_format=snakemake.params.answer_format,
     unresolved_scope=snakemake.params.unresolved_scope,
     estimates_out=snakemake.output.estimates, summary_out=snakemake.output.summary,
     counts_out=snakemake.output.counts, coverage_out=snakemake.output.coverage,

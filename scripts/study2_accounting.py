@@ -1,9 +1,9 @@
 """Rule study2_accounting: Study 2 estimates, family counts, invalid rates, pattern traces.
 
-Reads:  input.answers (ANSWER_INDICATORS, dataset-major over params datasets x models),
-        input.evidence / input.relevant / input.families (one per dataset), input.reference
-        (optional); params datasets, models, sources, budgets, formats, parser,
-        sensitivity_parsers, greedy_replicate, seed_replicates.
+Reads:  params files: answers[dataset][model] (ANSWER_INDICATORS), evidence / relevant /
+        families [dataset] (the rule's inputs, by name); input.reference (optional); params panel
+        (datasets, models, sources, budgets, formats, seed_replicates), parser,
+        sensitivity_parsers, greedy_replicate.
 Writes: output.estimates (ESTIMATES) and TSVs contrasts / cells / partition / crossed,
         output.invalid_rates (+ TSV), output.counts (CLUSTER_COUNTS per claim family, sampled
         seeds), output.coverage, output.traces (PATTERN_TRACES), output.examples (TSV).
@@ -13,14 +13,9 @@ from evidence_ledger.accounting.stage import study2_accounting
 
 log_to_rule_log(snakemake.log[0])
 study2_accounting(
-    answers=list(snakemake.input.answers), evidence=list(snakemake.input.evidence),
-    relevant=list(snakemake.input.relevant), families=list(snakemake.input.families),
-    reference=snakemake.input.get("reference"),
-    datasets=list(snakemake.params.datasets), models=list(snakemake.params.models),
-    sources=list(snakemake.params.sources), budgets=list(snakemake.params.budgets),
-    formats=list(snakemake.params.formats), parser=snakemake.params.parser,
-    sensitivity_parsers=list(snakemake.params.sensitivity_parsers),
-    greedy_replicate=snakemake.params.greedy_replicate, seed_replicates=list(snakemake.params.seed_replicates),
+    **snakemake.params.files, reference=snakemake.input.get("reference"), **snakemake.params.panel,
+    parser=snakemake.params.parser, sensitivity_parsers=list(snakemake.params.sensitivity_parsers),
+    greedy_replicate=snakemake.params.greedy_replicate,
     estimates_out=snakemake.output.estimates, contrasts_out=snakemake.output.contrasts,
     cells_out=snakemake.output.cells, partition_out=snakemake.output.partition,
     crossed_out=snakemake.output.crossed, invalid_rates_out=snakemake.output.invalid_rates,

@@ -1,5 +1,7 @@
 # Rules of the 'accounting' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# threads, resources, conda, script. Config reaches scripts only through params; the shared
+# parameter blocks (study1_design, study2_panel, bootstrap_params) and the Study 2 tables keyed
+# by dataset and model (study2_files / study2_inputs) are in accounting_functions.smk.
 # Rule functions: evidence_ledger.accounting.stage.
 
 include: "accounting_functions.smk"
@@ -14,27 +16,18 @@ rule study1_accounting:
         **accounting_reference_inputs(),
     output:
         estimates="results/accounting/study1/estimates.parquet",
-        summary=report(
-            "results/accounting/study1/estimates.tsv",
-            caption="../report/accounting_study1.rst",
-            category="Accounting",
-            subcategory="Study 1",
-        ),
+        summary=accounting_report("study1", "estimates.tsv", "accounting_study1"),
         counts="results/accounting/study1/counts.parquet",
         coverage="results/accounting/study1/coverage.parquet",
     log:
-        "logs/accounting/study1_accounting.log",
+        rule_log("accounting", "study1_accounting"),
     benchmark:
-        "logs/accounting/study1_accounting.benchmark.tsv"
+        rule_benchmark("accounting", "study1_accounting")
     params:
-        dataset=config["verifier"]["dataset"],
-        system=config["verifier"]["name"],
-        parser=ACC1["parser"],
-        sources=list(config["verifier"]["sources"]),
+        design=study1_design(),
         budget=ACC1["budget"],
-        checkpoints=study1_checkpoints(),
         answer_format=ACC1["format"],
-        unresolved_scope=ACC1.get("unresolved_scope", "window"),
+        unresolved_scope=ACC1["unresolved_scope"],
     threads: 1
     resources:
         mem_mb=4000,
@@ -51,26 +44,17 @@ rule study1_bootstrap:
         **accounting_reference_inputs(),
     output:
         intervals="results/accounting/study1/intervals.parquet",
-        summary=report(
-            "results/accounting/study1/intervals.tsv",
-            caption="../report/accounting_study1_intervals.rst",
-            category="Accounting",
-            subcategory="Study 1",
-        ),
+        summary=accounting_report("study1", "intervals.tsv", "accounting_study1_intervals"),
     log:
-        "logs/accounting/study1_bootstrap.log",
+        rule_log("accounting", "study1_bootstrap"),
     benchmark:
-        "logs/accounting/study1_bootstrap.benchmark.tsv"
+        rule_benchmark("accounting", "study1_bootstrap")
     params:
         sources=list(config["verifier"]["sources"]),
         budget=ACC1["budget"],
         checkpoints=study1_checkpoints(),
         answer_format=ACC1["format"],
-        draws=ACC1["bootstrap"]["draws"],
-        alpha=ACC1["bootstrap"]["alpha"],
-        family_size=ACC1["bootstrap"]["family_size"],
-        seed=ACC1["bootstrap"]["seed"],
-        batch_size=ACC_BOOT["batch_size"],
+        bootstrap=bootstrap_params("study1"),
     threads: 1
     resources:
         mem_mb=4000,
@@ -83,63 +67,30 @@ rule study1_bootstrap:
 
 rule study2_accounting:
     input:
-        **study2_accounting_inputs(),
+        **study2_inputs("answers", "evidence", "relevant", "families"),
+        **accounting_reference_inputs(),
     output:
         estimates="results/accounting/study2/estimates.parquet",
-        contrasts=report(
-            "results/accounting/study2/contrasts.tsv",
-            caption="../report/accounting_contrasts.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
-        cells=report(
-            "results/accounting/study2/cells.tsv",
-            caption="../report/accounting_cells.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
-        partition=report(
-            "results/accounting/study2/partition.tsv",
-            caption="../report/accounting_partition.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
-        crossed=report(
-            "results/accounting/study2/crossed.tsv",
-            caption="../report/accounting_crossed.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        contrasts=accounting_report("study2", "contrasts.tsv", "accounting_contrasts"),
+        cells=accounting_report("study2", "cells.tsv", "accounting_cells"),
+        partition=accounting_report("study2", "partition.tsv", "accounting_partition"),
+        crossed=accounting_report("study2", "crossed.tsv", "accounting_crossed"),
         invalid_rates="results/accounting/study2/invalid_rates.parquet",
-        invalid_rates_tsv=report(
-            "results/accounting/study2/invalid_rates.tsv",
-            caption="../report/accounting_invalid_rates.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        invalid_rates_tsv=accounting_report("study2", "invalid_rates.tsv", "accounting_invalid_rates"),
         counts="results/accounting/study2/counts.parquet",
         coverage="results/accounting/study2/coverage.parquet",
         traces="results/accounting/study2/pattern_traces.parquet",
-        examples=report(
-            "results/accounting/study2/pattern_examples.tsv",
-            caption="../report/accounting_pattern_examples.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        examples=accounting_report("study2", "pattern_examples.tsv", "accounting_pattern_examples"),
     log:
-        "logs/accounting/study2_accounting.log",
+        rule_log("accounting", "study2_accounting"),
     benchmark:
-        "logs/accounting/study2_accounting.benchmark.tsv"
+        rule_benchmark("accounting", "study2_accounting")
     params:
-        datasets=study2_panel_names()[0],
-        models=study2_panel_names()[1],
-        sources=ACC2["sources"],
-        budgets=ACC2["budgets"],
-        formats=ACC2["formats"],
+        files=study2_files("answers", "evidence", "relevant", "families"),
+        panel=study2_panel(),
         parser=ACC2["parser"],
-        sensitivity_parsers=ACC2.get("sensitivity_parsers", []),
-        greedy_replicate=ACC2.get("greedy_replicate"),
-        seed_replicates=ACC2["seed_replicates"],
+        sensitivity_parsers=ACC2["sensitivity_parsers"],
+        greedy_replicate=ACC2["greedy_replicate"],
     threads: 1
     resources:
         mem_mb=8000,
@@ -156,30 +107,16 @@ rule study2_bootstrap:
         **accounting_reference_inputs(),
     output:
         intervals="results/accounting/study2/intervals_{family}.parquet",
-        summary=report(
-            "results/accounting/study2/intervals_{family}.tsv",
-            caption="../report/accounting_intervals.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        summary=accounting_report("study2", "intervals_{family}.tsv", "accounting_intervals"),
     log:
-        "logs/accounting/study2_bootstrap/{family}.log",
+        rule_log("accounting", "study2_bootstrap", "{family}"),
     benchmark:
-        "logs/accounting/study2_bootstrap/{family}.benchmark.tsv"
+        rule_benchmark("accounting", "study2_bootstrap", "{family}")
     params:
-        datasets=study2_panel_names()[0],
-        models=study2_panel_names()[1],
-        sources=ACC2["sources"],
-        budgets=ACC2["budgets"],
-        formats=ACC2["formats"],
-        seed_replicates=ACC2["seed_replicates"],
-        draws=lambda wc: study2_bootstrap_setting(wc.family, "draws"),
-        alpha=lambda wc: study2_bootstrap_setting(wc.family, "alpha"),
-        family_size=lambda wc: study2_bootstrap_setting(wc.family, "family_size"),
-        seed=ACC_BOOT["seed"],
-        batch_size=ACC_BOOT["batch_size"],
+        panel=study2_panel(),
+        bootstrap=lambda wc: bootstrap_params(wc.family),
     wildcard_constraints:
-        family="primary|exploratory|crossed",
+        family="|".join(STUDY2_BOOTSTRAP_FAMILIES),
     threads: 1
     resources:
         mem_mb=8000,
@@ -197,27 +134,17 @@ rule decision_labels:
         **accounting_reference_inputs(),
     output:
         criteria="results/accounting/study2/decision_criteria.parquet",
-        criteria_tsv=report(
-            "results/accounting/study2/decision_criteria.tsv",
-            caption="../report/accounting_decision_criteria.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        criteria_tsv=accounting_report("study2", "decision_criteria.tsv", "accounting_decision_criteria"),
         label="results/accounting/study2/decision_label.parquet",
-        label_tsv=report(
-            "results/accounting/study2/decision_label.tsv",
-            caption="../report/accounting_decision_label.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        label_tsv=accounting_report("study2", "decision_label.tsv", "accounting_decision_label"),
     log:
-        "logs/accounting/decision_labels.log",
+        rule_log("accounting", "decision_labels"),
     benchmark:
-        "logs/accounting/decision_labels.benchmark.tsv"
+        rule_benchmark("accounting", "decision_labels")
     params:
         parser=ACC2["parser"],
         seed_replicates=ACC2["seed_replicates"],
-        models=study2_panel_names()[1],
+        models=STUDY2_MODELS,
         magnitude=ACC_DECISION["magnitude"],
         min_agreeing_seeds=ACC_DECISION["min_agreeing_seeds"],
         min_datasets=ACC_DECISION["min_datasets"],
@@ -237,17 +164,12 @@ rule study2_forest_plot:
     input:
         intervals="results/accounting/study2/intervals_primary.parquet",
     output:
-        png=report(
-            "results/accounting/study2/forest_primary.png",
-            caption="../report/accounting_forest.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        png=accounting_report("study2", "forest_primary.png", "accounting_forest"),
         svg="results/accounting/study2/forest_primary.svg",
     log:
-        "logs/accounting/study2_forest_plot.log",
+        rule_log("accounting", "study2_forest_plot"),
     benchmark:
-        "logs/accounting/study2_forest_plot.benchmark.tsv"
+        rule_benchmark("accounting", "study2_forest_plot")
     params:
         bound=ACC_DECISION["bound"],
     threads: 1
@@ -262,21 +184,18 @@ rule study2_forest_plot:
 
 rule study2_controls:
     input:
-        **study2_accounting_inputs(),
+        **study2_inputs("answers", "evidence", "relevant", "families"),
+        **accounting_reference_inputs(),
     output:
-        controls=report(
-            "results/accounting/study2/controls.tsv",
-            caption="../report/accounting_controls.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        controls=accounting_report("study2", "controls.tsv", "accounting_controls"),
     log:
-        "logs/accounting/study2_controls.log",
+        rule_log("accounting", "study2_controls"),
     benchmark:
-        "logs/accounting/study2_controls.benchmark.tsv"
+        rule_benchmark("accounting", "study2_controls")
     params:
-        datasets=study2_panel_names()[0],
-        models=study2_panel_names()[1],
+        files=study2_files("answers", "evidence", "relevant", "families"),
+        datasets=STUDY2_DATASETS,
+        models=STUDY2_MODELS,
         parser=ACC2["parser"],
         budget=ACC_CONTROLS["budget"],
         formats=list(config["generation"]["controls"]["formats"]),
@@ -284,11 +203,7 @@ rule study2_controls:
         primary_sources=list(config["generation"]["sources"]),
         mappings=alternative_code_mappings(),
         greedy_replicate=ACC2["greedy_replicate"],
-        draws=ACC_BOOT["primary"]["draws"],
-        alpha=ACC_CONTROLS["alpha"],
-        family_size=ACC_CONTROLS["family_size"],
-        seed=ACC_BOOT["seed"],
-        batch_size=ACC_BOOT["batch_size"],
+        bootstrap=bootstrap_params("controls"),
     threads: 1
     resources:
         mem_mb=8000,
@@ -301,19 +216,14 @@ rule study2_controls:
 
 rule control_generations:
     input:
-        requests=control_generation_inputs(),
+        **study2_inputs("requests"),
         **accounting_reference_inputs(),
     output:
-        requests=report(
-            "results/accounting/study2/control_generations.tsv",
-            caption="../report/accounting_control_generations.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        requests=accounting_report("study2", "control_generations.tsv", "accounting_control_generations"),
     log:
-        "logs/accounting/control_generations.log",
+        rule_log("accounting", "control_generations"),
     benchmark:
-        "logs/accounting/control_generations.benchmark.tsv"
+        rule_benchmark("accounting", "control_generations")
     threads: 1
     resources:
         mem_mb=4000,
@@ -326,33 +236,19 @@ rule control_generations:
 
 rule study2_answer_accuracy:
     input:
-        answers=study2_accounting_inputs()["answers"],
-        families=study2_accounting_inputs()["families"],
+        **study2_inputs("answers", "families"),
     output:
-        accuracy=report(
-            "results/accounting/study2/answer_accuracy.tsv",
-            caption="../report/accounting_answer_accuracy.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        accuracy=accounting_report("study2", "answer_accuracy.tsv", "accounting_answer_accuracy"),
     log:
-        "logs/accounting/study2_answer_accuracy.log",
+        rule_log("accounting", "study2_answer_accuracy"),
     benchmark:
-        "logs/accounting/study2_answer_accuracy.benchmark.tsv"
+        rule_benchmark("accounting", "study2_answer_accuracy")
     params:
-        datasets=study2_panel_names()[0],
-        models=study2_panel_names()[1],
-        sources=ACC2["sources"],
-        budgets=ACC2["budgets"],
-        formats=ACC2["formats"],
+        files=study2_files("answers", "families"),
+        panel=study2_panel(),
         parsers=study2_parsers(),
-        greedy_replicate=ACC2.get("greedy_replicate"),
-        seed_replicates=ACC2["seed_replicates"],
-        draws=ACC_BOOT["primary"]["draws"],
-        alpha=ACC_BOOT["primary"]["alpha"],
-        family_size=ACC_BOOT["primary"]["family_size"],
-        seed=ACC_BOOT["seed"],
-        batch_size=ACC_BOOT["batch_size"],
+        greedy_replicate=ACC2["greedy_replicate"],
+        bootstrap=bootstrap_params("primary"),
     threads: 1
     resources:
         mem_mb=8000,
@@ -365,35 +261,19 @@ rule study2_answer_accuracy:
 
 rule study2_parser_sensitivity:
     input:
-        answers=study2_accounting_inputs()["answers"],
-        evidence=study2_accounting_inputs()["evidence"],
-        relevant=study2_accounting_inputs()["relevant"],
-        families=study2_accounting_inputs()["families"],
+        **study2_inputs("answers", "evidence", "relevant", "families"),
     output:
         counts="results/accounting/study2/counts_by_parser.parquet",
-        sensitivity=report(
-            "results/accounting/study2/parser_sensitivity.tsv",
-            caption="../report/accounting_parser_sensitivity.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        sensitivity=accounting_report("study2", "parser_sensitivity.tsv", "accounting_parser_sensitivity"),
     log:
-        "logs/accounting/study2_parser_sensitivity.log",
+        rule_log("accounting", "study2_parser_sensitivity"),
     benchmark:
-        "logs/accounting/study2_parser_sensitivity.benchmark.tsv"
+        rule_benchmark("accounting", "study2_parser_sensitivity")
     params:
-        datasets=study2_panel_names()[0],
-        models=study2_panel_names()[1],
-        sources=ACC2["sources"],
-        budgets=ACC2["budgets"],
-        formats=ACC2["formats"],
+        files=study2_files("answers", "evidence", "relevant", "families"),
+        panel=study2_panel(),
         parsers=study2_parsers(),
-        seed_replicates=ACC2["seed_replicates"],
-        draws=ACC_BOOT["primary"]["draws"],
-        alpha=ACC_BOOT["primary"]["alpha"],
-        family_size=ACC_BOOT["primary"]["family_size"],
-        seed=ACC_BOOT["seed"],
-        batch_size=ACC_BOOT["batch_size"],
+        bootstrap=bootstrap_params("primary"),
     threads: 1
     resources:
         mem_mb=8000,
@@ -410,28 +290,15 @@ rule study1_answer_metrics:
         relevant="results/study1/relevant.parquet",
         **accounting_reference_inputs(),
     output:
-        metrics=report(
-            "results/accounting/study1/answer_metrics.tsv",
-            caption="../report/accounting_study1_answer_metrics.rst",
-            category="Accounting",
-            subcategory="Study 1",
-        ),
+        metrics=accounting_report("study1", "answer_metrics.tsv", "accounting_study1_answer_metrics"),
     log:
-        "logs/accounting/study1_answer_metrics.log",
+        rule_log("accounting", "study1_answer_metrics"),
     benchmark:
-        "logs/accounting/study1_answer_metrics.benchmark.tsv"
+        rule_benchmark("accounting", "study1_answer_metrics")
     params:
-        dataset=config["verifier"]["dataset"],
-        system=config["verifier"]["name"],
-        parser=ACC1["parser"],
-        sources=list(config["verifier"]["sources"]),
-        checkpoints=study1_checkpoints(),
-        classes=ACC1.get("macro_f1_classes"),
-        draws=ACC1["bootstrap"]["draws"],
-        alpha=ACC1["bootstrap"]["alpha"],
-        family_size=ACC1["bootstrap"]["family_size"],
-        seed=ACC1["bootstrap"]["seed"],
-        batch_size=ACC_BOOT["batch_size"],
+        design=study1_design(),
+        classes=ACC1["macro_f1_classes"],
+        bootstrap=bootstrap_params("study1"),
     threads: 1
     resources:
         mem_mb=4000,
@@ -448,16 +315,11 @@ rule study2_endpoints:
         exploratory="results/accounting/study2/intervals_exploratory.parquet",
         primary="results/accounting/study2/intervals_primary.parquet",
     output:
-        endpoints=report(
-            "results/accounting/study2/endpoints.tsv",
-            caption="../report/accounting_endpoints.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        endpoints=accounting_report("study2", "endpoints.tsv", "accounting_endpoints"),
     log:
-        "logs/accounting/study2_endpoints.log",
+        rule_log("accounting", "study2_endpoints"),
     benchmark:
-        "logs/accounting/study2_endpoints.benchmark.tsv"
+        rule_benchmark("accounting", "study2_endpoints")
     params:
         parser=ACC2["parser"],
     threads: 1
@@ -472,33 +334,18 @@ rule study2_endpoints:
 
 rule design_tables:
     input:
-        requests=control_generation_inputs(),
-        sample_summaries=[f"results/sampling/{d}/sample_summary.tsv" for d in study2_panel_names()[0]],
-        samples=[f"results/sampling/{d}/sample.parquet" for d in study2_panel_names()[0]],
-        families=study2_accounting_inputs()["families"],
-        evidence=study2_accounting_inputs()["evidence"],
-        relevant=study2_accounting_inputs()["relevant"],
-        answers=study2_accounting_inputs()["answers"],
+        **study2_inputs("requests", "sample_summaries", "samples", "families", "evidence", "relevant", "answers"),
     output:
-        design=report(
-            "results/accounting/study2/design.tsv",
-            caption="../report/accounting_design.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
-        populations=report(
-            "results/accounting/study2/populations.tsv",
-            caption="../report/accounting_populations.rst",
-            category="Accounting",
-            subcategory="Study 2",
-        ),
+        design=accounting_report("study2", "design.tsv", "accounting_design"),
+        populations=accounting_report("study2", "populations.tsv", "accounting_populations"),
     log:
-        "logs/accounting/design_tables.log",
+        rule_log("accounting", "design_tables"),
     benchmark:
-        "logs/accounting/design_tables.benchmark.tsv"
+        rule_benchmark("accounting", "design_tables")
     params:
-        datasets=study2_panel_names()[0],
-        models=study2_panel_names()[1],
+        files=study2_files("sample_summaries", "samples", "families", "evidence", "relevant", "answers"),
+        datasets=STUDY2_DATASETS,
+        models=STUDY2_MODELS,
     threads: 1
     resources:
         mem_mb=4000,

@@ -1,17 +1,28 @@
-# Input functions, constants and the target hook of the 'accounting' stage; its rules are in
-# accounting.smk, which includes this file first (Snakemake's linter keeps functions and
-# rules in separate files).
+# Input functions, constants, shared parameter blocks and the target hook of the 'accounting'
+# stage; its rules are in accounting.smk, which includes this file first (Snakemake's linter
+# keeps functions and rules in separate files).
+
+ACC1 = config["accounting"]["study1"]
+ACC2 = config["accounting"]["study2"]
+ACC_BOOT = config["accounting"]["bootstrap"]
+ACC_DECISION = config["accounting"]["decision"]
+ACC_CONTROLS = config["accounting"]["controls"]
+# The Study 2 panel: generation.datasets x generation.models, in config order
+STUDY2_DATASETS = list(config["generation"]["datasets"])
+STUDY2_MODELS = list(config["generation"]["models"])
+
+
+def accounting_report(study, filename, caption):
+    """A report TSV/figure of an accounting rule: ``results/accounting/<study>/<filename>`` with
+    caption ``workflow/report/<caption>.rst``, shown under Accounting > Study 1 / Study 2."""
+    return report_output(f"results/accounting/{study}/{filename}", caption, "Accounting",
+                         {"study1": "Study 1", "study2": "Study 2"}[study])
+
 
 def accounting_reference_inputs():
     """The paper reference-values file (``accounting.reference_values``, repo-relative) when set."""
-    path = config["accounting"].get("reference_values")
+    path = config["accounting"]["reference_values"]
     return {"reference": str(REPO_ROOT / path)} if path else {}
-
-
-def study2_panel_names():
-    """(datasets, models) of Study 2: ``generation.datasets`` x ``generation.models`` (config order)."""
-    gen = config.get("generation") or {}
-    return list(gen.get("datasets", [])), list(gen.get("models", []))
 
 
 def study1_checkpoints():
@@ -19,23 +30,73 @@ def study1_checkpoints():
     return list(range(1, len(config["verifier"]["checkpoint_seeds"]) + 1))
 
 
-def study2_accounting_inputs():
-    """Named inputs of study2_accounting: answers (dataset-major x models), evidence, relevant,
-    families (per dataset) and the reference file."""
-    datasets, models = study2_panel_names()
-    inputs = {
-        "answers": [f"results/scoring/{m}/{d}/answer_indicators.parquet" for d in datasets for m in models],
-        "evidence": [f"results/scoring/{d}/evidence_indicators.parquet" for d in datasets],
-        "relevant": [f"results/scoring/{d}/relevant.parquet" for d in datasets],
-        "families": [f"results/families/{d}/families.parquet" for d in datasets],
-    }
-    inputs.update(accounting_reference_inputs())
-    return inputs
+# --- Study 2 inputs, keyed by dataset (and model) --------------------------------------
+
+STUDY2_FILES = {
+    # per dataset x model: {dataset: {model: path}}
+    "answers": "results/scoring/{model}/{dataset}/answer_indicators.parquet",
+    "requests": "results/generation/{model}/{dataset}/requests.parquet",
+    # per dataset: {dataset: path}
+    "evidence": "results/scoring/{dataset}/evidence_indicators.parquet",
+    "relevant": "results/scoring/{dataset}/relevant.parquet",
+    "families": "results/families/{dataset}/families.parquet",
+    "samples": "results/sampling/{dataset}/sample.parquet",
+    "sample_summaries": "results/sampling/{dataset}/sample_summary.tsv",
+}
 
 
-def study2_bootstrap_setting(family, key):
-    """``accounting.bootstrap.<family>.<key>`` (draws, alpha, family_size) of a comparison family."""
-    return config["accounting"]["bootstrap"][family][key]
+def study2_files(*names):
+    """``{name: {dataset: path}}`` (``{name: {dataset: {model: path}}}`` for the per-model tables
+    ``answers`` and ``requests``) of the Study 2 tables ``names`` (keys of STUDY2_FILES): the
+    rules pass this as the ``files`` param, so stage functions look each table up by name."""
+    out = {}
+    for name in names:
+        pattern = STUDY2_FILES[name]
+        if "{model}" in pattern:
+            out[name] = {d: {m: pattern.format(dataset=d, model=m) for m in STUDY2_MODELS} for d in STUDY2_DATASETS}
+        else:
+            out[name] = {d: pattern.format(dataset=d) for d in STUDY2_DATASETS}
+    return out
+
+
+def study2_inputs(*names):
+    """The same tables as named input lists (dataset-major, models in config order)."""
+    return {name: [p for v in by_dataset.values() for p in (v.values() if isinstance(v, dict) else [v])]
+            for name, by_dataset in study2_files(*names).items()}
+
+
+# --- shared parameter blocks ------------------------------------------------------------
+
+
+def study2_panel():
+    """The Study 2 design the panel rules share (datasets, models, sources, budgets, formats
+    and the sampled replicates), from ``generation`` and ``accounting.study2``."""
+    return {"datasets": STUDY2_DATASETS, "models": STUDY2_MODELS, "sources": ACC2["sources"],
+            "budgets": ACC2["budgets"], "formats": ACC2["formats"], "seed_replicates": ACC2["seed_replicates"]}
+
+
+def bootstrap_params(family):
+    """Draw protocol of one interval family (docs/accounting.md): ``draws``, ``alpha``,
+    ``family_size``, ``seed`` and ``batch_size``.
+
+    ``study1``: ``accounting.study1.bootstrap``; ``primary`` / ``exploratory`` / ``crossed``:
+    ``accounting.bootstrap.<family>``; ``controls``: the primary draws at the pointwise
+    ``accounting.controls`` alpha and family size."""
+    if family == "study1":
+        b = ACC1["bootstrap"]
+        return {"draws": b["draws"], "alpha": b["alpha"], "family_size": b["family_size"], "seed": b["seed"],
+                "batch_size": ACC_BOOT["batch_size"]}
+    b = ACC_BOOT["primary"] if family == "controls" else ACC_BOOT[family]
+    sizes = ACC_CONTROLS if family == "controls" else b
+    return {"draws": b["draws"], "alpha": sizes["alpha"], "family_size": sizes["family_size"],
+            "seed": ACC_BOOT["seed"], "batch_size": ACC_BOOT["batch_size"]}
+
+
+def study1_design():
+    """Study 1's panel: dataset, system (``verifier.name``), parser, sources and checkpoints."""
+    return {"dataset": config["verifier"]["dataset"], "system": config["verifier"]["name"],
+            "parser": ACC1["parser"], "sources": list(config["verifier"]["sources"]),
+            "checkpoints": study1_checkpoints()}
 
 
 def analysed_control_sources():
@@ -43,34 +104,22 @@ def analysed_control_sources():
     primary source: ``swap_bm25``, ...)."""
     from evidence_ledger.evidence.controls import control_sources
 
-    gen = config.get("generation") or {}
-    return control_sources((gen.get("controls") or {}).get("sources", []), gen.get("sources", []))
+    return control_sources(config["generation"]["controls"]["sources"], config["generation"]["sources"])
 
 
 def alternative_code_mappings():
     """Names of ``generation.code_mappings.alternatives`` (config order)."""
-    return list(((config.get("generation") or {}).get("code_mappings") or {}).get("alternatives") or {})
-
-
-def control_generation_inputs():
-    """The REQUESTS table of every Study 2 model x dataset (dataset-major)."""
-    datasets, models = study2_panel_names()
-    return [f"results/generation/{m}/{d}/requests.parquet" for d in datasets for m in models]
+    return list(config["generation"]["code_mappings"]["alternatives"] or {})
 
 
 def study2_parsers():
     """The primary parser, then the sensitivity parsers."""
-    return [ACC2["parser"]] + [p for p in ACC2.get("sensitivity_parsers", []) if p != ACC2["parser"]]
+    return [ACC2["parser"]] + [p for p in ACC2["sensitivity_parsers"] if p != ACC2["parser"]]
 
 
 STUDY2_BOOTSTRAP_FAMILIES = ("primary", "exploratory", "crossed")
 STUDY2_ANALYSES = ("controls", "control_generations", "answer_accuracy", "parser_sensitivity", "endpoints", "design",
                    "populations")
-ACC1 = config["accounting"]["study1"]
-ACC2 = config["accounting"]["study2"]
-ACC_BOOT = config["accounting"]["bootstrap"]
-ACC_DECISION = config["accounting"]["decision"]
-ACC_CONTROLS = config["accounting"]["controls"]
 
 
 def accounting_final_outputs():

@@ -1,5 +1,6 @@
 """What every stage shares: config loading and validation, the benchmark registry's wildcard
-constraint, data_path / repo_path, enabled, the FINAL_OUTPUTS registry, and the generation
+constraint, data_path / repo_path, the log / benchmark / report paths of a rule (rule_log,
+rule_benchmark, report_output), enabled, the FINAL_OUTPUTS registry, and the generation
 cache / backend settings used by both the generation and the conflict stages.
 
 Each stage's own input functions, constants and target hook live in
@@ -25,9 +26,9 @@ SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yam
 
 # jobs (SLURM or local) get the pipeline's interpreter and thread/offline settings, whatever
 # the submitting shell has: evidence_ledger.job_env, config job_env (README "Running on SLURM")
-job_env.prepare(REPO_ROOT, config.get("job_env"))
+job_env.prepare(REPO_ROOT, config["job_env"])
 
-load_plugins(config.get("benchmark_plugins") or [])
+load_plugins(config["benchmark_plugins"])
 check_config_benchmarks(config, SCHEMA["properties"]["data"]["properties"])
 # Before any job: every GPU job fits the GPUs the run grants (--resources gpu=N; none = no limit,
 # e.g. SLURM). Only the main process checks: a spawned job is parsed with its own --resources.
@@ -70,13 +71,12 @@ def repo_path(relpath):
 def generation_cache_dir(model):
     """The response cache of one model (config ``generation.cache_dir``), shared by every rule
     that generates (Study 2 generation, WikiContradict, DiffGR, the judge)."""
-    root = (config.get("generation") or {}).get("cache_dir", "results/cache/generation")
-    return f"{root}/{model}"
+    return f"{config['generation']['cache_dir']}/{model}"
 
 
 def generation_conda_env():
     """Conda env of the rules that run a generation backend: vLLM on GPU, else the CPU env."""
-    return "../../envs/gpu-vllm.yaml" if config["generation"].get("backend") == "vllm" else "../../envs/cpu.yaml"
+    return "../../envs/gpu-vllm.yaml" if config["generation"]["backend"] == "vllm" else "../../envs/cpu.yaml"
 
 
 def gpu_resources(gpus):
@@ -89,10 +89,29 @@ def gpu_resources(gpus):
     ``gpu_jobs: cpu`` (the CPU route: a CPU-only cluster, or the demo through SLURM) the rule asks
     for no GPU and runs where every other rule runs.
     """
-    if config.get("gpu_jobs", "gpu") == "cpu":
+    if config["gpu_jobs"] == "cpu":
         return {"gpu": 0}
-    partition = config.get("slurm_gpu_partition")
+    partition = config["slurm_gpu_partition"]
     return {"gpu": gpus, "slurm_partition": (lambda wildcards: partition)}
+
+
+# --- the log, benchmark and report paths, named the same way in every stage ----------------
+
+
+def rule_log(stage, rule, wildcards=None):
+    """The log of one rule's job: ``logs/<stage>/<rule>.log``, or ``logs/<stage>/<rule>/<wildcards>.log``
+    for a rule with wildcards (``wildcards`` a pattern such as ``"{family}"``)."""
+    return f"logs/{stage}/{rule}/{wildcards}.log" if wildcards else f"logs/{stage}/{rule}.log"
+
+
+def rule_benchmark(stage, rule, wildcards=None):
+    """The benchmark file beside the rule's log (``....benchmark.tsv``)."""
+    return rule_log(stage, rule, wildcards)[: -len(".log")] + ".benchmark.tsv"
+
+
+def report_output(path, caption, category, subcategory):
+    """An output shown in the Snakemake report, captioned by ``workflow/report/<caption>.rst``."""
+    return report(path, caption=f"../report/{caption}.rst", category=category, subcategory=subcategory)
 
 
 FINAL_OUTPUTS = {}  # stage name -> function returning a list of targets; stages register here
@@ -107,7 +126,7 @@ def get_final_output():
 
 
 def enabled(study):
-    return bool(config["studies"].get(study, False))
+    return bool(config["studies"][study])
 
 
 # --- generation settings shared by the generation and conflict stages -------------------
@@ -125,7 +144,7 @@ def generation_backend_options(model=None):
     if g["backend"] == "vllm":
         tp = g["tensor_parallel_size"] if model is None else tensor_parallel_size(config, model)
         opts.update(enable_prefix_caching=g["enable_prefix_caching"], tensor_parallel_size=tp)
-        opts.update(g.get("vllm", {}))
+        opts.update(g["vllm"])
     return opts
 
 

@@ -16,9 +16,9 @@ rule build_demo_models:
     output:
         directory("results/models/{model}"),
     log:
-        "logs/demo/build_demo_models/{model}.log",
+        rule_log("demo", "build_demo_models", "{model}"),
     benchmark:
-        "logs/demo/build_demo_models/{model}.benchmark.tsv"
+        rule_benchmark("demo", "build_demo_models", "{model}")
     params:
         arch=lambda wc: config["models"][wc.model]["build"],
         chat_template_kwargs=lambda wc: config["models"][wc.model].get("chat_template_kwargs", {}),
@@ -54,11 +54,11 @@ rule build_demo_reranker:
     input:
         unpack(lambda wc: demo_reranker_inputs()),
     output:
-        model=directory(config["retrieval"]["reranker"].get("local_dir") or "results/models/reranker"),
+        model=directory(config["retrieval"]["reranker"]["local_dir"] or "results/models/reranker"),
     log:
-        "logs/demo/build_demo_reranker.log",
+        rule_log("demo", "build_demo_reranker"),
     benchmark:
-        "logs/demo/build_demo_reranker.benchmark.tsv"
+        rule_benchmark("demo", "build_demo_reranker")
     params:
         claims_per_dataset=demo_reranker_claims_per_dataset(),
         docs_per_claim=demo_reranker_docs_per_claim(),
@@ -83,9 +83,9 @@ rule build_demo_verifier:
     output:
         directory("results/models/verifier_base"),
     log:
-        "logs/demo/build_demo_verifier.log",
+        rule_log("demo", "build_demo_verifier"),
     benchmark:
-        "logs/demo/build_demo_verifier.benchmark.tsv"
+        rule_benchmark("demo", "build_demo_verifier")
     params:
         spec=config["verifier"]["demo_model"],
     threads: 1

@@ -51,12 +51,12 @@ def demo_conflict_params():
     keys = ("templates", "passage_version", "reader_prompt", "closed_book_prompt")
     if not demo_conflict_tasks_on():
         return dict.fromkeys(keys)
-    wc, dg = config.get("wikicontradict") or {}, config.get("diffgr") or {}
+    wc, dg = config["wikicontradict"], config["diffgr"]
     return {
-        "templates": wc.get("templates", []),
-        "passage_version": wc.get("passage_version", "rag_qa"),
-        "reader_prompt": dg.get("prompt", ""),
-        "closed_book_prompt": dg.get("closed_book_prompt", ""),
+        "templates": wc["templates"],
+        "passage_version": wc["passage_version"],
+        "reader_prompt": dg["prompt"],
+        "closed_book_prompt": dg["closed_book_prompt"],
     }
 
 
@@ -71,7 +71,7 @@ def demo_reader_system_message(model):
 
 def demo_reranker_build():
     """``retrieval.reranker.build`` (None: the reranker is loaded from the Hub)."""
-    return config["retrieval"]["reranker"].get("build")
+    return config["retrieval"]["reranker"]["build"]
 
 
 def demo_reranker_inputs():

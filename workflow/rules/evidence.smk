@@ -18,9 +18,9 @@ rule assemble_evidence:
     output:
         evidence="results/evidence/{dataset}/evidence.parquet",
     log:
-        "logs/evidence/assemble_evidence/{dataset}.log",
+        rule_log("evidence", "assemble_evidence", "{dataset}"),
     benchmark:
-        "logs/evidence/assemble_evidence/{dataset}.benchmark.tsv"
+        rule_benchmark("evidence", "assemble_evidence", "{dataset}")
     params:
         dataset=lambda wc: wc.dataset,
         tokenizers=budget_tokenizer_specs(),
@@ -49,11 +49,11 @@ rule export_provider_submissions:
     output:
         submission="results/evidence/{dataset}/submissions/provider_{name,[A-Za-z0-9_-]+}.jsonl",
     log:
-        "logs/evidence/export_provider_submissions/{dataset}_{name}.log",
+        rule_log("evidence", "export_provider_submissions", "{dataset}_{name}"),
     benchmark:
-        "logs/evidence/export_provider_submissions/{dataset}_{name}.benchmark.tsv"
+        rule_benchmark("evidence", "export_provider_submissions", "{dataset}_{name}")
     params:
-        max_ids=config["evidence"].get("export_max_ids"),
+        max_ids=config["evidence"]["export_max_ids"],
     threads: 1
     priority: 85
     resources:
@@ -75,9 +75,9 @@ rule import_evidence_source:
         evidence="results/evidence/{dataset}/provider_{name,[A-Za-z0-9_-]+}.parquet",
         summary="results/evidence/{dataset}/provider_{name}.summary.json",
     log:
-        "logs/evidence/import_evidence_source/{dataset}_{name}.log",
+        rule_log("evidence", "import_evidence_source", "{dataset}_{name}"),
     benchmark:
-        "logs/evidence/import_evidence_source/{dataset}_{name}.benchmark.tsv"
+        rule_benchmark("evidence", "import_evidence_source", "{dataset}_{name}")
     params:
         dataset=lambda wc: wc.dataset,
         source=provider_source_name,
@@ -103,9 +103,9 @@ rule evidence_diagnostics:
         tsv=report("results/evidence/{dataset}/diagnostics.tsv", caption="../report/retrieval_diagnostics.rst",
                    category="Retrieval", subcategory="{dataset}"),
     log:
-        "logs/evidence/evidence_diagnostics/{dataset}.log",
+        rule_log("evidence", "evidence_diagnostics", "{dataset}"),
     benchmark:
-        "logs/evidence/evidence_diagnostics/{dataset}.benchmark.tsv"
+        rule_benchmark("evidence", "evidence_diagnostics", "{dataset}")
     params:
         dataset=lambda wc: wc.dataset,
         per_document=lambda wc: retrieval_per_document(wc.dataset),

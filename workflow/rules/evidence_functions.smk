@@ -36,7 +36,7 @@ def evidence_providers(dataset):
     """Provider evidence sources of a dataset (config ``evidence.providers.<dataset>``), Study 1 only."""
     if not enabled("study1"):
         return {}
-    return dict(config["evidence"].get("providers", {}).get(dataset, {}) or {})
+    return dict(config["evidence"]["providers"].get(dataset) or {})
 
 
 def provider_claim_inputs(dataset):
@@ -80,8 +80,8 @@ def retrieval_datasets():
 
 def retrieval_has_claims(dataset):
     """True when some claims of the dataset are retrieved for (see ``retrieval_claim_inputs``)."""
-    return (enabled("study2") and dataset in config.get("sampling", {})) or bool(
-        config["retrieval"].get("extra_claim_splits", {}).get(dataset))
+    return (enabled("study2") and dataset in config["sampling"]) or bool(
+        config["retrieval"]["extra_claim_splits"].get(dataset))
 
 
 def evidence_final_outputs():

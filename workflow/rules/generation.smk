@@ -19,9 +19,9 @@ rule plan_requests:
     output:
         requests="results/generation/{model}/{dataset}/requests.parquet",
     log:
-        "logs/generation/plan_requests/{model}_{dataset}.log",
+        rule_log("generation", "plan_requests", "{model}_{dataset}"),
     benchmark:
-        "logs/generation/plan_requests/{model}_{dataset}.benchmark.tsv"
+        rule_benchmark("generation", "plan_requests", "{model}_{dataset}")
     params:
         seeds=GEN_CFG["seeds"],
         temperature=GEN_CFG["sampling"]["temperature"],
@@ -33,10 +33,10 @@ rule plan_requests:
         sources=GEN_CFG["sources"],
         budgets=GEN_CFG["budgets"],
         code_mappings=GEN_CFG["code_mappings"],
-        control_sources=GEN_CFG["controls"].get("sources", []),
-        control_budgets=GEN_CFG["controls"].get("budgets", []),
-        control_formats=GEN_CFG["controls"].get("formats", []),
-        control_code_mapping_budgets=GEN_CFG["controls"].get("code_mapping_budgets", []),
+        control_sources=GEN_CFG["controls"]["sources"],
+        control_budgets=GEN_CFG["controls"]["budgets"],
+        control_formats=GEN_CFG["controls"]["formats"],
+        control_code_mapping_budgets=GEN_CFG["controls"]["code_mapping_budgets"],
         shards=GEN_CFG["shards"],
     wildcard_constraints:
         model=GEN_MODEL_RE,
@@ -58,9 +58,9 @@ rule generate:
     output:
         responses="results/generation/{model}/{dataset}/shards/responses_{shard}.parquet",
     log:
-        "logs/generation/generate/{model}_{dataset}_{shard}.log",
+        rule_log("generation", "generate", "{model}_{dataset}_{shard}"),
     benchmark:
-        "logs/generation/generate/{model}_{dataset}_{shard}.benchmark.tsv"
+        rule_benchmark("generation", "generate", "{model}_{dataset}_{shard}")
     params:
         model_spec=lambda wc: generation_model_spec(wc.model),
         backend=GEN_CFG["backend"],
@@ -88,9 +88,9 @@ rule gather_responses:
     output:
         responses="results/generation/{model}/{dataset}/responses.parquet",
     log:
-        "logs/generation/gather_responses/{model}_{dataset}.log",
+        rule_log("generation", "gather_responses", "{model}_{dataset}"),
     benchmark:
-        "logs/generation/gather_responses/{model}_{dataset}.benchmark.tsv"
+        rule_benchmark("generation", "gather_responses", "{model}_{dataset}")
     wildcard_constraints:
         model=GEN_MODEL_RE,
     threads: 1
@@ -116,9 +116,9 @@ rule parse_responses:
             subcategory="{model} {dataset}",
         ),
     log:
-        "logs/generation/parse_responses/{model}_{dataset}.log",
+        rule_log("generation", "parse_responses", "{model}_{dataset}"),
     benchmark:
-        "logs/generation/parse_responses/{model}_{dataset}.benchmark.tsv"
+        rule_benchmark("generation", "parse_responses", "{model}_{dataset}")
     params:
         code_mappings=GEN_CFG["code_mappings"],
     wildcard_constraints:

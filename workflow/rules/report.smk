@@ -13,9 +13,9 @@ rule provenance:
             category="Provenance",
         ),
     log:
-        "logs/report/provenance.log",
+        rule_log("report", "provenance"),
     benchmark:
-        "logs/report/provenance.benchmark.tsv"
+        rule_benchmark("report", "provenance")
     params:
         config=config,
         repo=workflow.basedir,
@@ -40,9 +40,9 @@ rule claim_traces:
             subcategory="Per-claim traces",
         ),
     log:
-        "logs/report/claim_traces.log",
+        rule_log("report", "claim_traces"),
     benchmark:
-        "logs/report/claim_traces.benchmark.tsv"
+        rule_benchmark("report", "claim_traces")
     params:
         sources=lambda wc: config["accounting"]["study2"]["sources"],
         per_pattern=lambda wc: config["report"]["traces_per_pattern"],
@@ -72,9 +72,9 @@ rule summary_page:
             category=SUMMARY_CATEGORY,
         ),
     log:
-        "logs/report/summary_page.log",
+        rule_log("report", "summary_page"),
     benchmark:
-        "logs/report/summary_page.benchmark.tsv"
+        rule_benchmark("report", "summary_page")
     params:
         extra_titles=[title for title, _ in summary_extra_tables()],
     threads: 1

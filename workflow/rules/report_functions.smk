@@ -4,7 +4,7 @@
 
 def trace_datasets():
     """Study 2 datasets whose evidence-only credit changes are traced in the report."""
-    return list(study2_panel_names()[0])
+    return list(STUDY2_DATASETS)
 
 
 def claim_trace_inputs(wildcards):
@@ -51,7 +51,7 @@ def summary_page_inputs(wildcards):
         inputs["wikicontradict_detection"] = "results/wikicontradict/detection.tsv"
     if enabled("diffgr"):
         inputs["diffgr"] = "results/diffgr/diffgr.tsv"
-        if config["diffgr"].get("reader_run_files"):
+        if config["diffgr"]["reader_run_files"]:
             inputs["diffgr_files"] = "results/diffgr/reader_files.tsv"
     return inputs
 

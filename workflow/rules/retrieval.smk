@@ -13,9 +13,9 @@ rule index_corpus:
     output:
         index=directory("results/retrieval/{dataset}/index"),
     log:
-        "logs/retrieval/index_corpus/{dataset}.log",
+        rule_log("retrieval", "index_corpus", "{dataset}"),
     benchmark:
-        "logs/retrieval/index_corpus/{dataset}.benchmark.tsv"
+        rule_benchmark("retrieval", "index_corpus", "{dataset}")
     params:
         method=config["retrieval"]["corpus_bm25"]["method"],
         k1=config["retrieval"]["corpus_bm25"]["k1"],
@@ -40,9 +40,9 @@ rule retrieve:
     output:
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
     log:
-        "logs/retrieval/retrieve/{dataset}.log",
+        rule_log("retrieval", "retrieve", "{dataset}"),
     benchmark:
-        "logs/retrieval/retrieve/{dataset}.benchmark.tsv"
+        rule_benchmark("retrieval", "retrieve", "{dataset}")
     params:
         k=lambda wc: retrieval_k(wc.dataset),
     threads: 1
@@ -64,9 +64,9 @@ rule build_pools:
     output:
         pools="results/retrieval/{dataset}/pools.parquet",
     log:
-        "logs/retrieval/build_pools/{dataset}.log",
+        rule_log("retrieval", "build_pools", "{dataset}"),
     benchmark:
-        "logs/retrieval/build_pools/{dataset}.benchmark.tsv"
+        rule_benchmark("retrieval", "build_pools", "{dataset}")
     params:
         max_units=config["retrieval"]["max_pool_units"],
         pool_kinds=config["retrieval"]["pool_kinds"],
@@ -90,9 +90,9 @@ rule order_bm25:
     output:
         ordering="results/retrieval/{dataset}/ordering_bm25.parquet",
     log:
-        "logs/retrieval/order_bm25/{dataset}.log",
+        rule_log("retrieval", "order_bm25", "{dataset}"),
     benchmark:
-        "logs/retrieval/order_bm25/{dataset}.benchmark.tsv"
+        rule_benchmark("retrieval", "order_bm25", "{dataset}")
     params:
         k1=config["retrieval"]["pool_bm25"]["k1"],
         b=config["retrieval"]["pool_bm25"]["b"],
@@ -117,9 +117,9 @@ rule order_bge:
     output:
         ordering="results/retrieval/{dataset}/ordering_bge.parquet",
     log:
-        "logs/retrieval/order_bge/{dataset}.log",
+        rule_log("retrieval", "order_bge", "{dataset}"),
     benchmark:
-        "logs/retrieval/order_bge/{dataset}.benchmark.tsv"
+        rule_benchmark("retrieval", "order_bge", "{dataset}")
     params:
         reranker=reranker_spec(),
         claims_per_call=config["retrieval"]["reranker"]["claims_per_call"],

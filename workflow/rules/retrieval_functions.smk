@@ -17,9 +17,9 @@ def retrieval_claim_inputs(dataset):
     """CLAIMS tables whose claims are retrieved for: the Study 2 sample (when Study 2 runs and the
     dataset is sampled) and the ingest splits in ``retrieval.extra_claim_splits.<dataset>``."""
     paths = []
-    if enabled("study2") and dataset in config.get("sampling", {}):
+    if enabled("study2") and dataset in config["sampling"]:
         paths.append(f"results/sampling/{dataset}/sample.parquet")
-    for split in config["retrieval"].get("extra_claim_splits", {}).get(dataset, []):
+    for split in config["retrieval"]["extra_claim_splits"].get(dataset, []):
         paths.append(f"results/ingest/{dataset}/claims_{split}.parquet")
     if not paths:
         raise ValueError(f"retrieval: no claims for dataset {dataset!r} (enable study2 with sampling, "
@@ -31,12 +31,12 @@ def reranker_spec():
     """Reranker settings for order_bge (``local_dir`` wins over ``hub_id``/``revision``): one
     ``retrieval.reranker.RerankerSpec``."""
     r = config["retrieval"]["reranker"]
-    return {"hub_id": r["hub_id"], "revision": r["revision"], "local_dir": r.get("local_dir"),
+    return {"hub_id": r["hub_id"], "revision": r["revision"], "local_dir": r["local_dir"],
             "batch_size": r["batch_size"], "fp16": r["fp16"], "max_length": r["max_length"],
-            "allow_pickle_weights": r.get("allow_pickle_weights", False)}
+            "allow_pickle_weights": r["allow_pickle_weights"]}
 
 
 def reranker_inputs():
     """The locally built reranker directory when ``retrieval.reranker.build`` is set, else nothing."""
     r = config["retrieval"]["reranker"]
-    return {"reranker": r["local_dir"]} if r.get("build") and r.get("local_dir") else {}
+    return {"reranker": r["local_dir"]} if r["build"] and r["local_dir"] else {}

@@ -18,9 +18,9 @@ rule build_families:
             subcategory="{dataset}",
         ),
     log:
-        "logs/sampling/build_families/{dataset}.log",
+        rule_log("sampling", "build_families", "{dataset}"),
     benchmark:
-        "logs/sampling/build_families/{dataset}.benchmark.tsv"
+        rule_benchmark("sampling", "build_families", "{dataset}")
     params:
         dataset=lambda wc: wc.dataset,
         negation_tokens=config["families"]["negation_tokens"],
@@ -49,9 +49,9 @@ rule sample_claims:
             subcategory="{dataset}",
         ),
     log:
-        "logs/sampling/sample_claims/{dataset}.log",
+        rule_log("sampling", "sample_claims", "{dataset}"),
     benchmark:
-        "logs/sampling/sample_claims/{dataset}.benchmark.tsv"
+        rule_benchmark("sampling", "sample_claims", "{dataset}")
     params:
         method=lambda wc: config["sampling"][wc.dataset]["method"],
         salt=lambda wc: config["sampling"][wc.dataset].get("salt", ""),

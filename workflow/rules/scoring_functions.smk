@@ -7,13 +7,13 @@ def scoring_final_outputs():
     answer indicators per model x dataset (``generation.models`` x ``generation.datasets``)."""
     if not enabled("study2"):
         return []
-    gen = config.get("generation") or {}
-    datasets = list(gen.get("datasets", []))
+    gen = config["generation"]
+    datasets = list(gen["datasets"])
     targets = []
     for dataset in datasets:
         targets += [f"results/scoring/{dataset}/evidence_indicators.parquet",
                     f"results/scoring/{dataset}/relevant.parquet"]
-    for model in gen.get("models", []):
+    for model in gen["models"]:
         targets += [f"results/scoring/{model}/{dataset}/answer_indicators.parquet" for dataset in datasets]
     return targets
 

@@ -10,9 +10,9 @@ rule serialise_verifier_inputs:
     output:
         "results/verifier/inputs_{split}.parquet",
     log:
-        "logs/verifier/serialise_verifier_inputs/{split}.log",
+        rule_log("verifier", "serialise_verifier_inputs", "{split}"),
     benchmark:
-        "logs/verifier/serialise_verifier_inputs/{split}.benchmark.tsv"
+        rule_benchmark("verifier", "serialise_verifier_inputs", "{split}")
     params:
         sources=lambda wc: verifier_split_sources(wc.split),
         base=verifier_base_model(),
@@ -21,11 +21,11 @@ rule serialise_verifier_inputs:
         max_units=VERIFIER_CFG["input"]["max_units"],
         max_candidates=VERIFIER_CFG["input"]["max_candidates"],
         max_unit_tokens=VERIFIER_CFG["input"]["max_unit_tokens"],
-        include_context=VERIFIER_CFG["input"].get("include_context", True),
-        context_separator=VERIFIER_CFG["input"].get("context_separator", " : "),
-        unit_separator=VERIFIER_CFG["input"].get("unit_separator", " | "),
-        sentinel=VERIFIER_CFG["input"].get("sentinel", "no evidence"),
-        repeats_take_window_slots=VERIFIER_CFG["input"].get("repeats_take_window_slots", True),
+        include_context=VERIFIER_CFG["input"]["include_context"],
+        context_separator=VERIFIER_CFG["input"]["context_separator"],
+        unit_separator=VERIFIER_CFG["input"]["unit_separator"],
+        sentinel=VERIFIER_CFG["input"]["sentinel"],
+        repeats_take_window_slots=VERIFIER_CFG["input"]["repeats_take_window_slots"],
     wildcard_constraints:
         split="train|dev",
     threads: 1
@@ -45,9 +45,9 @@ rule train_verifier:
     output:
         directory("results/verifier/ckpt{k}"),
     log:
-        "logs/verifier/train_verifier/ckpt{k}.log",
+        rule_log("verifier", "train_verifier", "ckpt{k}"),
     benchmark:
-        "logs/verifier/train_verifier/ckpt{k}.benchmark.tsv"
+        rule_benchmark("verifier", "train_verifier", "ckpt{k}")
     params:
         checkpoint=lambda wc: int(wc.k),
         seed=verifier_checkpoint_seed,
@@ -60,8 +60,8 @@ rule train_verifier:
         precision=VERIFIER_CFG["precision"],
         label_set=list(VERIFIER_CFG["label_set"]),
         examples=VERIFIER_CFG["examples_per_checkpoint"],
-        weight_decay=VERIFIER_CFG.get("weight_decay", 0.01),
-        max_grad_norm=VERIFIER_CFG.get("max_grad_norm", 1.0),
+        weight_decay=VERIFIER_CFG["weight_decay"],
+        max_grad_norm=VERIFIER_CFG["max_grad_norm"],
     wildcard_constraints:
         k=r"[1-9][0-9]*",
     threads: 1
@@ -83,9 +83,9 @@ rule predict_verifier:
     output:
         "results/verifier/answers.parquet",
     log:
-        "logs/verifier/predict_verifier.log",
+        rule_log("verifier", "predict_verifier"),
     benchmark:
-        "logs/verifier/predict_verifier.benchmark.tsv"
+        rule_benchmark("verifier", "predict_verifier")
     params:
         system=VERIFIER_CFG["name"],
         batch_size=VERIFIER_CFG["predict_batch_size"],
@@ -116,9 +116,9 @@ rule study1_indicators:
         unresolved_tsv=report("results/study1/unresolved.tsv", caption="../report/study1_unresolved.rst",
                               category="Verifier"),
     log:
-        "logs/verifier/study1_indicators.log",
+        rule_log("verifier", "study1_indicators"),
     benchmark:
-        "logs/verifier/study1_indicators.benchmark.tsv"
+        rule_benchmark("verifier", "study1_indicators")
     params:
         sources=VERIFIER_CFG["sources"],
         max_evidence=config["scoring"]["max_evidence"],
@@ -141,9 +141,9 @@ rule verifier_summary:
     output:
         report("results/verifier/summary.tsv", caption="../report/verifier_summary.rst", category="Verifier"),
     log:
-        "logs/verifier/verifier_summary.log",
+        rule_log("verifier", "verifier_summary"),
     benchmark:
-        "logs/verifier/verifier_summary.benchmark.tsv"
+        rule_benchmark("verifier", "verifier_summary")
     threads: 1
     resources:
         mem_mb=2000,

@@ -9,7 +9,7 @@ def verifier_evidence_path(source):
     """Provider EVIDENCE table of a Study 1 source: ``provider_{name}.parquet`` where ``name`` is
     the key under ``evidence.providers.<dataset>`` whose ``source`` (else key) is ``source``."""
     d = config["verifier"]["dataset"]
-    providers = config.get("evidence", {}).get("providers", {}).get(d, {})
+    providers = config["evidence"]["providers"].get(d, {})
     names = [n for n, spec in providers.items() if (spec or {}).get("source", n) == source]
     if len(names) != 1:
         raise ValueError(f"verifier source {source!r}: expected one provider under evidence.providers.{d} "
@@ -27,9 +27,9 @@ def verifier_base_local_dir():
     """The local directory the base model loads from: the demo build, else
     ``verifier.base_model.local_dir`` inside data_root (e.g. a convert-weights output), else None."""
     v = config["verifier"]
-    if v.get("demo_model"):
+    if v["demo_model"]:
         return "results/models/verifier_base"
-    local = v["base_model"].get("local_dir")
+    local = v["base_model"]["local_dir"]
     return data_path(local) if local else None
 
 
@@ -55,10 +55,10 @@ def verifier_base_model():
     a local directory (demo build or ``base_model.local_dir``) wins over the Hub id at its revision."""
     v = config["verifier"]
     b = v["base_model"]
-    if v.get("demo_model"):
+    if v["demo_model"]:
         return {"hub_id": None, "revision": None, "local_dir": verifier_base_local_dir(), "allow_pickle_weights": False}
     return {"hub_id": b["hub_id"], "revision": b["revision"], "local_dir": verifier_base_local_dir(),
-            "allow_pickle_weights": bool(b.get("allow_pickle_weights", False))}
+            "allow_pickle_weights": bool(b["allow_pickle_weights"])}
 
 
 def verifier_checkpoint_seed(wildcards):

@@ -17,12 +17,15 @@
   design_tables       REQUESTS + sampling / families / indicators -> Tables 4 and 5 (TSVs)
 
 Each takes paths and plain values (keyword-only); ``reference`` is the optional paper
-reference-values file. Output paths end in ``_out``.
+reference-values file. Output paths end in ``_out``. The Study 2 tables are looked up by name:
+``answers[dataset][model]`` and ``evidence[dataset]`` (likewise ``relevant``, ``families``,
+``samples``, ``sample_summaries``), mappings the rules pass as their ``files`` param
+(``study2_files`` in workflow/rules/accounting_functions.smk).
 """
 from __future__ import annotations
 
 import logging
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -111,7 +114,7 @@ def study1_bootstrap(*, counts, reference=None, sources: Sequence[str], budget: 
     write_report_tsv(out, summary_out)
 
 
-def study2_accounting(*, answers: Sequence, evidence: Sequence, relevant: Sequence, families: Sequence,
+def study2_accounting(*, answers: Mapping[str, Mapping], evidence: Mapping, relevant: Mapping, families: Mapping,
                       reference=None, datasets: Sequence[str], models: Sequence[str], sources: Sequence[str],
                       budgets: Sequence[str], formats: Sequence[str], parser: str,
                       sensitivity_parsers: Sequence[str] = (), greedy_replicate: int | None = None,
@@ -123,21 +126,21 @@ def study2_accounting(*, answers: Sequence, evidence: Sequence, relevant: Sequen
     parser over the sampled seeds, invalid rates, (1,0,1,0)/(0,1,0,1) traces and examples,
     coverage.
 
-    ``answers`` is ordered dataset-major (for dataset in datasets: for model in models);
-    ``evidence``, ``relevant`` and ``families`` follow ``datasets``."""
+    ``answers[dataset][model]``, ``evidence[dataset]``, ``relevant[dataset]`` and
+    ``families[dataset]``: the input tables of every dataset of ``datasets`` and model of ``models``."""
     datasets, models = list(datasets), list(models)
     seeds, greedy = list(seed_replicates), greedy_replicate
     replicates = ([greedy] if greedy is not None else []) + seeds
     ref = _reference(reference)
     est_parts, count_parts, cov_rows, inv_parts, trace_parts = [], [], [], [], []
-    for d_i, dataset in enumerate(datasets):
-        evidence_frame = tables.read_frame(evidence[d_i], EVIDENCE_INDICATORS)
-        relevant_frame = tables.read_frame(relevant[d_i], RELEVANT)
-        families_frame = tables.read_frame(families[d_i], FAMILIES)
-        for m_i, model in enumerate(models):
-            apath = answers[d_i * len(models) + m_i]
+    for dataset in datasets:
+        evidence_frame = tables.read_frame(evidence[dataset], EVIDENCE_INDICATORS)
+        relevant_frame = tables.read_frame(relevant[dataset], RELEVANT)
+        families_frame = tables.read_frame(families[dataset], FAMILIES)
+        for model in models:
+            apath = answers[dataset][model]
             answers_frame = tables.read_frame(apath, ANSWER_INDICATORS)
-            paths = {"answers": str(apath), "evidence": str(evidence[d_i]), "relevant": str(relevant[d_i])}
+            paths = {"answers": str(apath), "evidence": str(evidence[dataset]), "relevant": str(relevant[dataset])}
             for p in [parser] + [x for x in sensitivity_parsers if x != parser]:
                 if not (answers_frame["parser"] == p).any():
                     cov_rows.append({"study": "study2", "population": "all", "dataset": dataset, "system": model,
@@ -152,7 +155,7 @@ def study2_accounting(*, answers: Sequence, evidence: Sequence, relevant: Sequen
                 inv_parts.append(invalid_rates(answers_frame, dataset=dataset, system=model, parser=p,
                                                formats=formats, sources=sources, budgets=budgets))
                 if p == parser:
-                    fam_panel = aggregate_to_families(panel, families_frame, path=str(families[d_i]))
+                    fam_panel = aggregate_to_families(panel, families_frame, path=str(families[dataset]))
                     count_parts.append(panel_to_frame(replicate_subpanel(fam_panel, seeds), study="study2",
                                                       population="all", parser=p))
                     trace_parts.append(pattern_traces(answers_frame, evidence_frame, dataset=dataset, system=model,
@@ -250,7 +253,7 @@ def study2_forest_plot(*, intervals, bound: float, png_out, svg_out) -> None:
     log.info("forest plot written to %s and %s", png_out, svg_out)
 
 
-def study2_controls(*, answers: Sequence, evidence: Sequence, relevant: Sequence, families: Sequence,
+def study2_controls(*, answers: Mapping[str, Mapping], evidence: Mapping, relevant: Mapping, families: Mapping,
                     datasets: Sequence[str], models: Sequence[str], parser: str, budget: str,
                     formats: Sequence[str], control_sources: Sequence[str], primary_sources: Sequence[str],
                     mappings: Sequence[str], greedy_replicate: int, draws: int, alpha: float, family_size: int,
@@ -258,16 +261,15 @@ def study2_controls(*, answers: Sequence, evidence: Sequence, relevant: Sequence
     """The greedy controls analysed (``accounting.controls``): per model x dataset x format x
     control its units, feasibility, score, E-type contrasts against ``none`` and answer agreement
     with ``none``, intervals by the primary draw protocol at tail ``alpha / (2 family_size)``.
-    Inputs are ordered as in :func:`study2_accounting`."""
-    datasets, models = list(datasets), list(models)
+    Inputs are keyed as in :func:`study2_accounting`."""
     tail = bonferroni_tail(alpha, family_size)
     rows = []
-    for d_i, dataset in enumerate(datasets):
-        ev = tables.read_frame(evidence[d_i], EVIDENCE_INDICATORS)
-        rel = tables.read_frame(relevant[d_i], RELEVANT)
-        fam = tables.read_frame(families[d_i], FAMILIES)
-        for m_i, model in enumerate(models):
-            ans = tables.read_frame(answers[d_i * len(models) + m_i], ANSWER_INDICATORS)
+    for dataset in datasets:
+        ev = tables.read_frame(evidence[dataset], EVIDENCE_INDICATORS)
+        rel = tables.read_frame(relevant[dataset], RELEVANT)
+        fam = tables.read_frame(families[dataset], FAMILIES)
+        for model in models:
+            ans = tables.read_frame(answers[dataset][model], ANSWER_INDICATORS)
             rows += control_rows(ans, ev, rel, fam, dataset=dataset, system=model, parser=parser, budget=budget,
                                  replicate=greedy_replicate, formats=formats, control_sources=control_sources,
                                  primary_sources=primary_sources, mappings=mappings, n_draws=draws, seed=seed,
@@ -302,19 +304,19 @@ def control_generations(*, requests: Sequence, reference=None, requests_out) -> 
                      requests_out)
 
 
-def study2_answer_accuracy(*, answers: Sequence, families: Sequence, datasets: Sequence[str], models: Sequence[str],
-                           sources: Sequence[str], budgets: Sequence[str], formats: Sequence[str],
+def study2_answer_accuracy(*, answers: Mapping[str, Mapping], families: Mapping, datasets: Sequence[str],
+                           models: Sequence[str], sources: Sequence[str], budgets: Sequence[str], formats: Sequence[str],
                            parsers: Sequence[str], greedy_replicate: int | None, seed_replicates: Sequence[int],
                            draws: int, alpha: float, family_size: int, seed: int, batch_size: int,
                            accuracy_out) -> None:
     """Study 2 answer accuracy per cell (INVALID counted wrong) for every parser, seed mean with
-    primary-protocol intervals and the greedy value."""
+    primary-protocol intervals and the greedy value. Inputs are keyed as in :func:`study2_accounting`."""
     tail = bonferroni_tail(alpha, family_size)
     rows = []
-    for d_i, dataset in enumerate(datasets):
-        fam = tables.read_frame(families[d_i], FAMILIES)
-        for m_i, model in enumerate(models):
-            ans = tables.read_frame(answers[d_i * len(models) + m_i], ANSWER_INDICATORS)
+    for dataset in datasets:
+        fam = tables.read_frame(families[dataset], FAMILIES)
+        for model in models:
+            ans = tables.read_frame(answers[dataset][model], ANSWER_INDICATORS)
             for p in parsers:
                 rows += study2_accuracy_rows(ans, fam, dataset=dataset, system=model, parser=p, formats=formats,
                                              sources=sources, budgets=budgets, seeds=seed_replicates,
@@ -323,21 +325,23 @@ def study2_answer_accuracy(*, answers: Sequence, families: Sequence, datasets: S
     write_report_tsv(pd.DataFrame(rows), accuracy_out)
 
 
-def study2_parser_sensitivity(*, answers: Sequence, evidence: Sequence, relevant: Sequence, families: Sequence,
+def study2_parser_sensitivity(*, answers: Mapping[str, Mapping], evidence: Mapping, relevant: Mapping,
+                              families: Mapping,
                               datasets: Sequence[str], models: Sequence[str], sources: Sequence[str],
                               budgets: Sequence[str], formats: Sequence[str], parsers: Sequence[str],
                               seed_replicates: Sequence[int], draws: int, alpha: float, family_size: int,
                               seed: int, batch_size: int, counts_out, sensitivity_out) -> None:
     """The primary family (format and context effects on E0) under every parser, with the
     primary draws (a fresh ``PCG64(seed)`` per dataset and parser, so every parser gets the same
-    family and seed-index draws); the family counts of every parser are saved."""
+    family and seed-index draws); the family counts of every parser are saved. Inputs are keyed
+    as in :func:`study2_accounting`."""
     tail = bonferroni_tail(alpha, family_size)
     rows, count_parts = [], []
-    for d_i, dataset in enumerate(datasets):
-        ev = tables.read_frame(evidence[d_i], EVIDENCE_INDICATORS)
-        rel = tables.read_frame(relevant[d_i], RELEVANT)
-        fam = tables.read_frame(families[d_i], FAMILIES)
-        frames = [tables.read_frame(answers[d_i * len(models) + m_i], ANSWER_INDICATORS) for m_i in range(len(models))]
+    for dataset in datasets:
+        ev = tables.read_frame(evidence[dataset], EVIDENCE_INDICATORS)
+        rel = tables.read_frame(relevant[dataset], RELEVANT)
+        fam = tables.read_frame(families[dataset], FAMILIES)
+        frames = [tables.read_frame(answers[dataset][model], ANSWER_INDICATORS) for model in models]
         for p in parsers:
             panels = []
             for model, ans in zip(models, frames):
@@ -397,27 +401,26 @@ def study2_endpoints(*, estimates, exploratory, primary, parser: str, endpoints_
                      endpoints_out)
 
 
-def design_tables(*, requests: Sequence, sample_summaries: Sequence, samples: Sequence, families: Sequence,
-                  evidence: Sequence, relevant: Sequence, answers: Sequence, datasets: Sequence[str],
+def design_tables(*, requests: Sequence, sample_summaries: Mapping, samples: Mapping, families: Mapping,
+                  evidence: Mapping, relevant: Mapping, answers: Mapping[str, Mapping], datasets: Sequence[str],
                   models: Sequence[str], design_out, populations_out) -> None:
     """The paper's Tables 4 (conditions and requests per model x dataset) and 5 (each
-    population's size through the joins). ``requests`` and ``answers`` are dataset-major over
-    ``datasets`` x ``models``; the other inputs follow ``datasets``."""
-    datasets, models = list(datasets), list(models)
+    population's size through the joins). ``requests``: the REQUESTS table of every model x
+    dataset; the other inputs are keyed as in :func:`study2_accounting` (``sample_summaries``
+    and ``samples`` by dataset)."""
     req = pd.concat([tables.read_frame(p, REQUESTS, columns=["model", "dataset", "condition", "request_id"]
                                        + ["source", "budget", "format", "code_mapping", "replicate"])
                      for p in requests], ignore_index=True)
     write_report_tsv(pd.DataFrame(design_rows(req)), design_out)
     rows = []
-    for d_i, dataset in enumerate(datasets):
-        summary = pd.read_csv(sample_summaries[d_i], sep="\t", dtype=str, keep_default_na=False)
-        sample = tables.read_frame(samples[d_i], CLAIMS, columns=["claim_id"])
-        ans = {m: tables.read_frame(answers[d_i * len(models) + m_i], ANSWER_INDICATORS,
-                                    columns=["dataset", "claim_id", "parser"])
-               for m_i, m in enumerate(models)}
+    for dataset in datasets:
+        summary = pd.read_csv(sample_summaries[dataset], sep="\t", dtype=str, keep_default_na=False)
+        sample = tables.read_frame(samples[dataset], CLAIMS, columns=["claim_id"])
+        ans = {m: tables.read_frame(answers[dataset][m], ANSWER_INDICATORS, columns=["dataset", "claim_id", "parser"])
+               for m in models}
         ans = {m: a[a["parser"] == a["parser"].iat[0]] if len(a) else a for m, a in ans.items()}
         rows += population_rows(dataset, dict(zip(summary["key"], summary["value"])), list(sample["claim_id"]),
-                                tables.read_frame(families[d_i], FAMILIES),
-                                tables.read_frame(evidence[d_i], EVIDENCE_INDICATORS),
-                                tables.read_frame(relevant[d_i], RELEVANT), ans)
+                                tables.read_frame(families[dataset], FAMILIES),
+                                tables.read_frame(evidence[dataset], EVIDENCE_INDICATORS),
+                                tables.read_frame(relevant[dataset], RELEVANT), ans)
     write_report_tsv(pd.DataFrame(rows), populations_out)
