@@ -96,7 +96,7 @@ def wikicontradict_rows(w: dict) -> list[dict]:
 
 
 def human_judgements(rows: list[dict]) -> list[dict]:
-    """30 project-written human labels of template-5 responses (rubric of SPEC section 7)."""
+    """30 project-written human labels of template-5 responses (rubric of the WikiContradict paper, Section 3.4)."""
     r = rng_for("wikicontradict:human")
     by_id = sorted(rows, key=lambda x: x["question_ID"])
     out = []
