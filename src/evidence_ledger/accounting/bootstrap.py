@@ -21,7 +21,7 @@ when every possible total is below 2**24, else float64 below 2**53; identical co
 are multiplied once). All products and sums are of integers within the exact range, so the
 totals equal those of a per-draw loop summing ``counts[idx]`` in int64; statistics built by
 :func:`contrast_statistic` use only element-wise operations, so the two give bit-identical
-draws and intervals (tests/bootstrap_reference.py keeps that loop). Run with one BLAS
+draws and intervals (tests/support/bootstrap_reference.py keeps that loop). Run with one BLAS
 thread (``OMP_NUM_THREADS=1``) when jobs share cores.
 
 Generic: nothing here knows about studies, datasets or panels (``intervals`` does).
