@@ -90,3 +90,12 @@ def test_every_test_file_a_tracked_file_cites_exists():
 def test_every_evidence_ledger_name_a_doc_cites_exists(doc):
     missing = sorted({name for name in DOTTED.findall(doc.read_text()) if name not in METADATA_KEYS and not resolves(name)})
     assert not missing, f"{doc.name} cites names that do not exist {missing}"
+
+
+def test_the_accounting_doc_lists_every_accounting_stage_function():
+    from evidence_ledger.accounting import stage
+
+    functions = [name for name, fn in vars(stage).items() if callable(fn) and not name.startswith("_")
+                 and getattr(fn, "__module__", "") == stage.__name__]
+    text = (REPO / "docs" / "accounting.md").read_text()
+    assert [name for name in functions if f"`{name}`" not in text] == []
