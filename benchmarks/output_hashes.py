@@ -1,6 +1,7 @@
-"""Fingerprint a pipeline run's outputs and compare two fingerprints (the restructure invariant).
+"""Fingerprint a pipeline run's outputs and compare two fingerprints (a code change that
+must leave every output unchanged).
 
-A restructure must not change a single output a user sees. Record the sha256 of every
+A change that only moves or reorganises code must not change a single output a user sees. Record the sha256 of every
 Parquet, TSV, JSON and PNG file under a results directory before the change, record it
 again after a fresh run, and compare:
 
@@ -11,7 +12,7 @@ again after a fresh run, and compare:
 
 Left out: the generation response cache (``results/cache/``: shards are named by content
 and written in completion order) and the provenance table (it records the git commit and
-the run's code version, which a restructure changes by definition).
+the run's code version, which any code change changes by definition).
 
 ``compare`` prints the counts, every file that differs, is missing or is new, and exits 1
 when anything differs.

@@ -1,4 +1,4 @@
-"""Rule decision_labels: SPEC 5 decision label and the criteria each primary contrast met.
+"""Rule decision_labels: decision label (the paper's Study 2) and the criteria each primary contrast met.
 
 Reads:  input.intervals (INTERVALS, primary family), input.estimates (ESTIMATES, for per-seed
         signs), input.reference (optional); params parser, seed_replicates, models,

@@ -4,6 +4,7 @@ Commands:
   score {fever,feverous,scifact,diffgr}   score official submission files (prints JSON)
   plan --configfile CONFIG                 count generation requests and estimate GPU time
   call RULE key=value ...                  run one rule's stage function outside Snakemake
+  call --rule RULE wildcard=value ...      ... with what the workflow passes to that job
   rehearsal-data --out DIR [--force]       write a small data tree in the paper's file layout
   convert-weights SOURCE --out DIR         pickle-only model (dir or cached Hub id) -> safetensors dir
 Each command lives in its own module and exposes ``register(subparsers)``.

@@ -1,4 +1,10 @@
-"""Run one rule's stage function outside Snakemake: ``python -m evidence_ledger call RULE key=value ...``.
+"""Run one rule's stage function outside Snakemake.
+
+``python -m evidence_ledger call RULE key=value ...`` calls the function with the keywords given;
+``python -m evidence_ledger call --rule RULE [wildcard=value ...] [--configfile F ...] [--config k=v ...]``
+calls it with exactly the inputs, outputs and params the workflow passes to that rule's job with
+those wildcards, for that config (none given: the embedded demo), in the working directory
+(``--directory``); see :mod:`evidence_ledger.rule_job` and docs/LAYOUT.md.
 
 Every rule ``R`` has a script ``scripts/R.py`` that calls one keyword-only function
 ``evidence_ledger.<package>.stage.R`` with paths and plain values. This command finds that
@@ -6,16 +12,20 @@ function by the rule's name (in the ``stage`` module of every package) and calls
 the given keyword arguments, each value parsed as YAML (``k=5`` is an int, ``k=[a, b]`` a
 list, ``k=null`` None, anything else a string). Logging goes to stderr.
 
-In:  a rule name and ``key=value`` pairs. Out: the function's effect (its output files);
-exit 2 with a message naming the missing or unknown keywords.
+In:  a rule name and ``key=value`` pairs, or ``--rule`` with a rule name and ``wildcard=value``
+pairs. Out: the function's effect (its output files); an exit with a message naming the
+missing or unknown keywords, or the job that is not in the workflow's DAG.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 import inspect
+import json
 import logging
+import os
 import pkgutil
+from pathlib import Path
 
 import yaml
 
@@ -55,13 +65,66 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("call", help="run one rule's stage function outside Snakemake",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rule", help="rule name, e.g. assemble_evidence (see `call --list`)", nargs="?")
-    parser.add_argument("arguments", nargs="*", help="key=value keyword arguments of the stage function")
+    parser.add_argument("arguments", nargs="*", help="key=value keyword arguments of the stage function "
+                        "(with --rule: wildcard=value pairs of the job)")
     parser.add_argument("--list", action="store_true", help="list every rule's function and its keywords")
+    job = parser.add_argument_group("the workflow's own job (--rule)")
+    job.add_argument("--rule", dest="job_rule", metavar="RULE",
+                     help="call RULE's function with what the workflow passes to its job with the given wildcards")
+    job.add_argument("--configfile", nargs="+", default=[], metavar="FILE",
+                     help="config files, as for snakemake (none: the embedded demo)")
+    job.add_argument("--config", nargs="+", default=[], metavar="KEY=VALUE",
+                     help="config values, as for snakemake --config")
+    job.add_argument("--snakefile", default=None,
+                     help="the workflow's Snakefile (default: ./Snakefile, else the one of this repository)")
+    job.add_argument("--directory", default=".", help="the run's working directory (default: .)")
+    job.add_argument("--print", dest="print_only", action="store_true",
+                     help="print the function and its keyword arguments as JSON instead of calling it")
     parser.set_defaults(func=run)
+
+
+def default_snakefile(directory: str) -> Path:
+    """``DIRECTORY/Snakefile`` when there is one, else this repository's Snakefile."""
+    local = Path(directory) / "Snakefile"
+    return local if local.is_file() else Path(__file__).resolve().parents[2] / "Snakefile"
+
+
+def call_workflow_job(args, functions: dict[str, object]) -> int:
+    """``call --rule``: the rule's job from the workflow's DAG, then its stage function."""
+    from snakemake.cli import parse_config
+
+    from evidence_ledger.rule_job import parse_wildcards, rule_job_call
+
+    pairs = ([args.rule] if args.rule else []) + list(args.arguments)
+    try:
+        wildcards = parse_wildcards(pairs)
+        config = parse_config(args.config)
+        job = rule_job_call(args.job_rule, wildcards, snakefile=Path(args.snakefile or default_snakefile(args.directory)),
+                            workdir=Path(args.directory), configfiles=[Path(f) for f in args.configfile],
+                            config=config)
+    except (ValueError, LookupError) as exc:
+        raise SystemExit(f"call --rule {args.job_rule}: {exc}") from None
+    if args.print_only:
+        print(json.dumps({"function": job.function, "kwargs": job.kwargs}, indent=2, default=str))
+        return 0
+    if job.function not in functions:
+        raise SystemExit(f"call --rule {args.job_rule}: its script calls {job.function!r}, not a stage function")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    here = Path.cwd()
+    os.chdir(args.directory)
+    try:
+        for output in job.outputs:  # Snakemake creates the output directories before a job runs
+            Path(output).parent.mkdir(parents=True, exist_ok=True)
+        functions[job.function](**job.kwargs)
+    finally:
+        os.chdir(here)
+    return 0
 
 
 def run(args) -> int:
     functions = stage_functions()
+    if args.job_rule:
+        return call_workflow_job(args, functions)
     if args.list or not args.rule:
         for name in sorted(functions):
             params = ", ".join(inspect.signature(functions[name]).parameters)

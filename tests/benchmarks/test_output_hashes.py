@@ -1,4 +1,4 @@
-"""benchmarks/output_hashes.py: the restructure invariant's fingerprint and comparison."""
+"""benchmarks/output_hashes.py: the fingerprint of a run's outputs and its comparison."""
 import importlib.util
 import json
 from pathlib import Path

@@ -1,6 +1,7 @@
 """Where the tests find the repository, their fixtures and the real benchmark files.
 
-``shared_file(...)`` returns a file under ``../shared/data`` (or ``$EVIDENCE_LEDGER_SHARED_DATA``)
+``shared_file(...)`` returns a file under ``$EVIDENCE_LEDGER_SHARED_DATA`` (default: a ``shared/data``
+directory beside the checkout, where the official release files are kept when available)
 or skips the calling test, naming the missing file.
 """
 import os
@@ -14,8 +15,8 @@ SHARED_DATA = Path(os.environ.get("EVIDENCE_LEDGER_SHARED_DATA", REPO_ROOT.paren
 
 
 def shared_file(*parts: str) -> Path:
-    """A file under ../shared/data, or skip the test saying which file is missing."""
+    """A file of the real data directory, or skip the test saying which file is missing."""
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"real benchmark file {path} not present (tests use ../shared/data when available)")
+        pytest.skip(f"real benchmark file {path} not present (tests use {SHARED_DATA} when available)")
     return path

@@ -1,4 +1,4 @@
-"""Issue 17 item 6: every JSON-lines reader names file and line for undecodable bytes and for
+"""Every JSON-lines reader names file and line for undecodable bytes and for
 JSON nested too deeply (one reader, one error format)."""
 import json
 

@@ -1,4 +1,4 @@
-"""Issue 17 item 7: the README's re-running recipes are the ones that work after a kill."""
+"""The README's re-running recipes are the ones that work after a kill."""
 import re
 
 from support.paths import REPO_ROOT

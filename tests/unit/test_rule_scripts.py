@@ -1,4 +1,4 @@
-"""scripts/<rule>.py: one calling convention for every rule script (issue 13, item 3).
+"""scripts/<rule>.py: one calling convention for every rule script (docs/LAYOUT.md).
 
 Each script logs to its rule's log file through the one shared helper and then calls one
 keyword-only stage function named like the rule (the ``ingest_<benchmark>`` rules, one per

@@ -174,7 +174,7 @@ def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp
     assert proc.returncode == 0, proc.stderr[-3000:]
     rules = planned_rules(proc.stdout)
     assert "study2_bootstrap" in rules
-    # the issue-15 analyses draw their intervals with the primary protocol's settings, so they follow it
+    # the post-hoc Study 2 analyses draw their intervals with the primary protocol's settings, so they follow it
     assert rules <= {"study2_bootstrap", "decision_labels", "study2_forest_plot", "summary_page", "provenance",
                      "study2_controls", "study2_endpoints", "study2_answer_accuracy", "study2_parser_sensitivity",
                      "all"}, rules

@@ -211,7 +211,7 @@ def test_dry_run_job_counts_by_hand(dry_run):
     assert counts["ingest_conflict_qa"] == 2
     assert not {"build_demo_models", "build_demo_reranker", "build_demo_verifier"} & set(counts)
     # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 24 + 6 + 6,
-    # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8 + 7 analyses (issue 15), WikiContradict 8,
+    # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8 + 7 post-hoc analyses, WikiContradict 8,
     # DiffGR 5, report 3, all 1
     assert counts["total"] == 127
 

@@ -132,8 +132,9 @@ def enabled(study):
 # --- generation settings shared by the generation and conflict stages -------------------
 
 
-# Shared with the conflict stage (its model-loading rules and conflict_generation_params), so
-# they stay here; the generation stage's own helpers are at the top of generation.smk.
+# Shared with the conflict stage (its generating rules and conflict_batch_size in
+# conflict_functions.smk), so they stay here; the generation stage's own helpers are in
+# generation_functions.smk.
 
 
 def generation_backend_options(model=None):

@@ -1,4 +1,4 @@
-"""Evidence/answer accounting (SPEC section 4): cross-scoring T_ab from saved indicators, exactly.
+"""Evidence/answer accounting ("What Changes When Fact-Verification Scores Improve?", Study 1): cross-scoring T_ab from saved indicators, exactly.
 
 Modules, in the order the rules use them:
 
@@ -10,7 +10,7 @@ Modules, in the order the rules use them:
 * ``reference``: paper reference values (``resources/reference/paper_values.tsv``).
 * ``intervals``: bootstrap intervals of count panels per comparison family (the generic
   bootstrap itself is ``evidence_ledger.resampling.bootstrap``).
-* ``decisions``: SPEC 5 decision labels and Figure 1.
+* ``decisions``: the Study 2 decision labels and Figure 1.
 * ``stage``: the rule functions (study1_accounting, study1_bootstrap, study2_accounting,
   study2_bootstrap, decision_labels, study2_forest_plot).
 """

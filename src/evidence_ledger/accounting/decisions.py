@@ -1,4 +1,5 @@
-"""Decision labels for the Study 2 primary family (SPEC section 5).
+"""Decision labels for the Study 2 primary family ("What Changes When Fact-Verification Scores Improve?",
+Study 2).
 
 In:  the 12 primary contrasts (dataset x system x factor on E0) with their estimates,
      Bonferroni-adjusted intervals and per-seed values.

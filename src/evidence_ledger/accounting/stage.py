@@ -224,7 +224,7 @@ def decision_labels(*, intervals, estimates, reference=None, parser: str, seed_r
                     models: Sequence[str], magnitude: float, min_agreeing_seeds: int, min_datasets: int,
                     required_dataset: str, bound: float, criteria_out, criteria_tsv_out, label_out,
                     label_tsv_out) -> None:
-    """SPEC 5 criteria table and label from the primary intervals and the per-seed E0 contrasts."""
+    """The Study 2 decision criteria table and label from the primary intervals and the per-seed E0 contrasts."""
     interval_rows = tables.read_frame(intervals, INTERVALS)
     estimate_rows = tables.read_frame(estimates, ESTIMATES)
     rule = DecisionRule(magnitude=magnitude, min_agreeing_seeds=min_agreeing_seeds, min_datasets=min_datasets,

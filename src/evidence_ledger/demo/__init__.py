@@ -11,6 +11,6 @@ The demo data under ``resources/demo/`` is written by another package, ``evidenc
   ``stage``           the three demo rules' functions (``build_demo_models``, ``build_demo_reranker``,
                       ``build_demo_verifier``)
 
-The production packages never import this package (``tests/unit/demo/test_no_production_imports.py``);
+The production packages never import this package (``tests/unit/demo/test_demo_isolation.py``);
 only the demo rules (``workflow/rules/demo.smk``), tests and benchmarks do.
 """

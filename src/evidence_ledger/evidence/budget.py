@@ -5,7 +5,7 @@ In:  rendered unit lines in evidence order, tokenizers (name -> tokenizer), budg
 Out: per budget the number of leading units kept, the evidence text and its token count
      under every tokenizer.
 
-Rule (SPEC 3): walk the units in order and add whole units while the rendered evidence
+Rule ("What Changes When Fact-Verification Scores Improve?", Study 2): walk the units in order and add whole units while the rendered evidence
 text (``render.render_evidence`` of the prefix) has at most ``budget`` tokens under *every*
 tokenizer; stop at the first unit that would make any tokenizer exceed the budget (later,
 shorter units are not tried). Token counts are of the whole rendered text without special

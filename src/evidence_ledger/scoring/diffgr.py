@@ -29,7 +29,7 @@ Construction, in the official order (``context_conflicting_dataset.pipeline``):
 Where the official code crashes (an empty subset, Gen-Ans + IR-Ans = 0, filters leaving
 nothing) the result here is 0.0 with a warning.
 
-The seed card's simplified recipe (raw string equality, one pooled number over all items,
+A simplified recipe of the paper's formula (raw string equality, one pooled number over all items,
 0 on a zero denominator, no CC filters) differs; it is *not* implemented: docs/scoring.md
 lists the differences.
 """

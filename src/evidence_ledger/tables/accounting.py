@@ -116,7 +116,7 @@ actually in the family (may differ from `family_size`, the configured Bonferroni
 DECISION_CRITERIA = TableSchema(
     name="decision_criteria",
     version=1,
-    doc="""One row per primary contrast (dataset x system x factor on E0): which of the SPEC 5
+    doc="""One row per primary contrast (dataset x system x factor on E0): which of the paper's Study 2
 criteria it met. `direction` +1/-1/0 (sign of the estimate); `seeds_agreeing`: sampled
 seeds whose own contrast has that sign; `local_ok` = magnitude_ok & interval_ok & seeds_ok;
 `within_bound`: the adjusted interval lies inside [-bound, +bound].""",

@@ -7,7 +7,7 @@ In:  a question, its gold answers (list), a model response, and few-shot example
 Out: the judge's user prompt (:func:`render_judge_prompt`), and from the judge's raw output
      a label in :data:`LABELS` or ``"unparseable"`` with a reason (:func:`parse_judgement`).
 
-The rubric is the published one (paper Appendix C, SPEC section 7): *correct* = all gold
+The rubric is the published one (WikiContradict paper, Section 3.4 and Appendix C): *correct* = all gold
 answers, conflict handled without preferring one (attribution to sources or alternatives
 are fine; asserting them as simultaneously true is not); *partially correct* = only one gold
 answer, a preference for one, or an extra answer not in the gold list; *incorrect* = none of

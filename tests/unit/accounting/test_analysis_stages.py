@@ -1,4 +1,4 @@
-"""Stage functions of the analyses added for issue 15: control generations after reuse, the
+"""Stage functions of the post-hoc analyses of Study 2: control generations after reuse, the
 parser sensitivity with shared draws, and Tables 6 / 7."""
 import csv
 

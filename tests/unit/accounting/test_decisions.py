@@ -1,4 +1,4 @@
-"""SPEC 5 decision labels from the primary family, on hand-made tables and synthetic panels."""
+"""Study 2 decision labels from the primary family, on hand-made tables and synthetic panels."""
 import pandas as pd
 
 from support import accounting_synthetic as syn

@@ -1,4 +1,4 @@
-"""Issue 17 item 4: files found inside a data directory stay inside ``data_root``."""
+"""Files found inside a data directory stay inside ``data_root``."""
 import json
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 17 item 6: ingest errors reach the rule's log; ``on_unresolved: count`` logs what it kept."""
+"""Ingest errors reach the rule's log; ``on_unresolved: count`` logs what it kept."""
 import json
 import logging
 import subprocess

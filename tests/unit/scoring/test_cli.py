@@ -1,4 +1,4 @@
-"""Issue 17 item 3: every numeric option of ``score`` has a range and a clear argparse error."""
+"""Every numeric option of ``score`` has a range and a clear argparse error."""
 import argparse
 
 import pytest

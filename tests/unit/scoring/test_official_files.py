@@ -1,4 +1,4 @@
-"""Issue 17 item 2: prediction files the official tools accept are accepted, with their numbers.
+"""Prediction files the official tools accept are accepted, with their numbers.
 
 Each expected number is worked out below with the official code's semantics:
 sheffieldnlp/fever-scorer ``src/fever/scorer.py`` (``fever_score``), Raldir/FEVEROUS

@@ -1,4 +1,4 @@
-"""Issue 17 item 1: the scorer never changes its matching rule silently."""
+"""The scorer never changes its matching rule silently."""
 import argparse
 import json
 import random

@@ -1,4 +1,4 @@
-"""Issue 17 item 7: hidden temporaries of a killed atomic write are removed when the path is written next."""
+"""Hidden temporaries of a killed atomic write are removed when the path is written next."""
 from evidence_ledger.tables import read_table, write_table
 from evidence_ledger.tables.ingest import DOCUMENTS
 
