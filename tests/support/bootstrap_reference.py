@@ -3,7 +3,7 @@
 Same draw protocol as ``evidence_ledger.resampling.bootstrap.bootstrap_draws`` (one PCG64 generator,
 batches of cluster indices then seed indices), but every draw sums ``counts[idx]`` in int64
 and evaluates the statistic on its own: no multiplicity matrix, no GEMM. Used by
-tests/unit/accounting/test_bootstrap.py and benchmarks/bootstrap.py.
+tests/unit/resampling/test_bootstrap.py and benchmarks/bootstrap.py.
 """
 import numpy as np
 
