@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
-INVALID = "INVALID"
+from .vocabulary import INVALID, parsed_format
 
 _THINK = re.compile(r"^<think>\s*</think>\s*", re.IGNORECASE)
 _PREFIX = re.compile(
@@ -124,7 +124,6 @@ def parse_responses(requests, responses, code_mappings: Mapping[str, Mapping[str
     import pyarrow as pa
 
     from .generation import prompts
-    from .generation.requests import PRIMARY_MAPPING
     from .tables.generation import PARSED
 
     by_id = {r["request_id"]: r for r in responses.select(["request_id", "cache_key", "raw_response"]).to_pylist()}
@@ -137,11 +136,9 @@ def parse_responses(requests, responses, code_mappings: Mapping[str, Mapping[str
                              f"(claim {req['claim_id']}, {req['source']}/{req['budget']}/{req['format']})")
         labels = prompts.labels_for(req["dataset"])
         cmap = None
-        fmt = req["format"]
-        if fmt == "codes":
+        fmt = parsed_format(req["format"], req["code_mapping"])
+        if req["format"] == "codes":
             cmap = prompts.code_to_label(req["dataset"], code_mappings[req["code_mapping"]])
-            if req["code_mapping"] != PRIMARY_MAPPING:
-                fmt = f"codes:{req['code_mapping']}"
         text = resp["raw_response"]
         strict = parse_strict(text, req["format"], labels, cmap)
         lenient = parse_lenient(text, req["format"], labels, cmap)

@@ -41,7 +41,7 @@ def study2_bootstrap_setting(family, key):
 def analysed_control_sources():
     """Control evidence sources of ``generation.controls.sources`` (swap / reversed once per
     primary source: ``swap_bm25``, ...)."""
-    from evidence_ledger.evidence.controls import control_sources
+    from evidence_ledger.vocabulary import control_sources
 
     gen = config.get("generation") or {}
     return control_sources((gen.get("controls") or {}).get("sources", []), gen.get("sources", []))
