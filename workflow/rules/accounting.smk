@@ -179,7 +179,7 @@ rule study2_bootstrap:
         seed=ACC_BOOT["seed"],
         batch_size=ACC_BOOT["batch_size"],
     wildcard_constraints:
-        family="primary|exploratory|crossed",
+        family="|".join(STUDY2_BOOTSTRAP_FAMILIES),
     threads: 1
     resources:
         mem_mb=8000,
@@ -350,7 +350,7 @@ rule study2_answer_accuracy:
         seed_replicates=ACC2["seed_replicates"],
         draws=ACC_BOOT["primary"]["draws"],
         alpha=ACC_BOOT["primary"]["alpha"],
-        family_size=ACC_BOOT["primary"]["family_size"],
+        family_size=study2_bootstrap_setting("primary", "family_size"),
         seed=ACC_BOOT["seed"],
         batch_size=ACC_BOOT["batch_size"],
     threads: 1
@@ -391,7 +391,7 @@ rule study2_parser_sensitivity:
         seed_replicates=ACC2["seed_replicates"],
         draws=ACC_BOOT["primary"]["draws"],
         alpha=ACC_BOOT["primary"]["alpha"],
-        family_size=ACC_BOOT["primary"]["family_size"],
+        family_size=study2_bootstrap_setting("primary", "family_size"),
         seed=ACC_BOOT["seed"],
         batch_size=ACC_BOOT["batch_size"],
     threads: 1

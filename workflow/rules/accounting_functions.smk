@@ -34,7 +34,13 @@ def study2_accounting_inputs():
 
 
 def study2_bootstrap_setting(family, key):
-    """``accounting.bootstrap.<family>.<key>`` (draws, alpha, family_size) of a comparison family."""
+    """``accounting.bootstrap.<family>.<key>`` (draws, alpha) of a comparison family; its
+    ``family_size`` is derived from the family's comparisons (config_checks.study2_family_size,
+    which the start checks compare with a stated one)."""
+    if key == "family_size":
+        from evidence_ledger.config_checks import study2_family_size
+
+        return study2_family_size(config, family)
     return config["accounting"]["bootstrap"][family][key]
 
 
@@ -63,7 +69,7 @@ def study2_parsers():
     return [ACC2["parser"]] + [p for p in ACC2.get("sensitivity_parsers", []) if p != ACC2["parser"]]
 
 
-STUDY2_BOOTSTRAP_FAMILIES = ("primary", "exploratory", "crossed")
+from evidence_ledger.vocabulary import STUDY2_FAMILIES as STUDY2_BOOTSTRAP_FAMILIES
 STUDY2_ANALYSES = ("controls", "control_generations", "answer_accuracy", "parser_sensitivity", "endpoints", "design",
                    "populations")
 ACC1 = config["accounting"]["study1"]
