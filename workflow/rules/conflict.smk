@@ -30,7 +30,7 @@ rule wikicontradict_requests:
         templates=WC["templates"],
         max_new_tokens=WC["max_new_tokens"],
         seed=WC["seed"],
-        passage_version=WC.get("passage_version", "rag_qa"),
+        passage_version=WC["passage_version"],
     threads: 1
     resources:
         mem_mb=1000,
@@ -179,7 +179,7 @@ rule wikicontradict_metrics:
         "logs/conflict/wikicontradict_metrics.benchmark.tsv"
     params:
         templates=WC["templates"],
-        passage_version=WC.get("passage_version", "rag_qa"),
+        passage_version=WC["passage_version"],
     threads: 1
     resources:
         mem_mb=2000,
@@ -208,7 +208,7 @@ rule diffgr_generate:
         closed_book_prompt=lambda wc: DG["closed_book_prompt"],
         system_message=lambda wc: diffgr_reader_system_message(wc.dg_model),
         context_orders=DG["context_orders"],
-        shuffle_seed=DG.get("random_order_seed", 4),
+        shuffle_seed=DG["random_order_seed"],
         max_new_tokens=DG["max_new_tokens"],
         seed=DG["seed"],
         length_threshold=DG["length_threshold"],

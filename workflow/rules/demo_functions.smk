@@ -54,7 +54,7 @@ def demo_conflict_params():
     wc, dg = config.get("wikicontradict") or {}, config.get("diffgr") or {}
     return {
         "templates": wc.get("templates", []),
-        "passage_version": wc.get("passage_version", "rag_qa"),
+        "passage_version": wc["passage_version"],
         "reader_prompt": dg.get("prompt", ""),
         "closed_book_prompt": dg.get("closed_book_prompt", ""),
     }
