@@ -218,7 +218,7 @@ def test_judged_rates_refuse_unknown_labels():
 def test_conflict_detection_rate_counts_unparseable_in_denominator():
     det = pd.DataFrame([("m", "explicit", "yes"), ("m", "explicit", "no"), ("m", "implicit", "yes"),
                         ("m", "implicit", "unparseable")], columns=["model", "conflict_type", "detection"])
-    out = wm.conflict_detection_rates(det).set_index("conflict_type")
+    out = wm.detection_with_control(det.assign(template="5.2"), "passage1_twice").set_index("conflict_type")
     assert out.loc["all", "detection_rate"] == pytest.approx(0.5)
     assert out.loc["implicit", "n_unparseable"] == 1
     assert out.loc["explicit", "detection_rate"] == pytest.approx(0.5)
