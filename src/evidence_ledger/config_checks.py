@@ -6,12 +6,17 @@ Out: ``config_errors(config)``: one message per problem, each naming the config 
      before any job runs, and so does ``python -m evidence_ledger plan``.
 
 Checked: ``data_root`` is given; keys that must agree do (every pair is named in the message);
-every model a run loads has a real revision pin (no ``PIN:`` placeholder).
+a stated Study 2 Bonferroni ``family_size`` equals the one the comparison families determine
+(:func:`study2_family_size`); every model a run loads has a real revision pin (no ``PIN:``
+placeholder).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from .accounting.estimands import family_size
+from .vocabulary import STUDY2_FAMILIES
 
 PLACEHOLDER_PREFIX = "PIN:"
 
@@ -95,6 +100,31 @@ def seed_replicate_errors(config: Mapping) -> list[str]:
     return []
 
 
+def study2_family_size(config: Mapping, family: str) -> int:
+    """Bonferroni size of a Study 2 comparison family (docs/accounting.md): the family's
+    comparisons per panel (``accounting.estimands.family_contrasts`` at the configured numbers
+    of formats and budgets) times the panels, ``generation.datasets`` x ``generation.models``."""
+    n_panels = len(_get(config, "generation.datasets") or []) * len(_get(config, "generation.models") or [])
+    return family_size(family, n_panels, n_formats=len(_get(config, "accounting.study2.formats") or []),
+                       n_budgets=len(_get(config, "accounting.study2.budgets") or []))
+
+
+def family_size_errors(config: Mapping) -> list[str]:
+    """A stated ``accounting.bootstrap.<family>.family_size`` (null: derived) must equal
+    :func:`study2_family_size`; a different one would set the wrong Bonferroni tail."""
+    if not config.get("studies", {}).get("study2", False):
+        return []
+    errors = []
+    for family in STUDY2_FAMILIES:
+        key = f"accounting.bootstrap.{family}.family_size"
+        stated = _get(config, key)
+        if stated is not None and int(stated) != study2_family_size(config, family):
+            errors.append(f"{key} = {stated}, but the {family} family has {study2_family_size(config, family)} "
+                          f"comparisons (per panel x generation.datasets x generation.models); leave it null "
+                          f"(derived) or state that number")
+    return errors
+
+
 def used_models(config: Mapping) -> dict[str, str]:
     """Every model a run loads from the Hub: config key of its revision -> revision.
 
@@ -142,7 +172,8 @@ def revision_pin_errors(config: Mapping) -> list[str]:
 
 def config_errors(config: Mapping) -> list[str]:
     """Every start-of-run problem of ``config``."""
-    return data_root_errors(config) + agreement_errors(config) + revision_pin_errors(config)
+    return (data_root_errors(config) + agreement_errors(config) + family_size_errors(config)
+            + revision_pin_errors(config))
 
 
 def check_run_config(config: Mapping) -> None:

@@ -33,7 +33,9 @@ from pathlib import Path
 
 from .datasets.feverous import is_header_record, iter_feverous_pages
 from .jsonl import iter_jsonl
-from .scoring.feverous import split_element_id
+from .vocabulary import FEVEROUS_CELL_LIKE_TYPES as CELL_LIKE_KINDS
+from .vocabulary import feverous_element_id
+from .vocabulary import split_feverous_element_id as split_element_id
 
 DEFAULT_DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
 
@@ -66,7 +68,6 @@ README = "README.md"
 # element kinds a provider may return (the pool kinds of config/paper.yaml) and which of them
 # count against the official scorer's cell budget (evidence.cell_like_kinds)
 PROVIDER_KINDS = ("sentence", "cell", "header_cell", "table_caption", "item")
-CELL_LIKE_KINDS = frozenset({"cell", "header_cell", "table_caption", "item"})
 DCUF_CAPS = (5, 25)       # (sentences, cell-like elements): the official scorer's budgets
 UNIFEE_CAPS = (3, 10)     # a shorter cut
 UNIFEE_UNRESOLVED_EVERY = 4   # about one claim in 4 gets one id that does not resolve
@@ -194,7 +195,7 @@ def unresolved_id(claim: dict, elements: dict) -> str:
     keys = [split_element_id(u) for u, _, _ in elements.get(page, [])]
     if zlib.crc32(str(claim["id"]).encode()) % 2:
         tables = [int(pos.split("_")[0]) for _, kind, pos in keys if kind in ("cell", "header_cell")]
-        return f"{page}_cell_{max(tables, default=-1) + 1}_0_0"
+        return feverous_element_id(page, f"cell_{max(tables, default=-1) + 1}_0_0")
     lines = [int(pos) for _, kind, pos in keys if kind == "sentence"]
     return f"{page}_sentence_{max(lines, default=-1) + 1}"
 

@@ -4,7 +4,8 @@ import copy
 
 import pytest
 
-from evidence_ledger.config_checks import check_run_config, config_errors, used_models
+from evidence_ledger.config_checks import check_run_config, config_errors, study2_family_size, used_models
+from evidence_ledger.vocabulary import STUDY2_FAMILIES
 from evidence_ledger.config_layers import layered_config
 
 from support.paths import REPO_ROOT
@@ -87,3 +88,29 @@ def test_local_stand_ins_need_no_revision():
     assert not any(k.startswith("models.") for k in used_models(REHEARSAL))
     assert "verifier.base_model.revision" not in used_models(REHEARSAL)
     assert "retrieval.reranker.revision" not in used_models(REHEARSAL)
+
+
+@pytest.mark.parametrize("config", [DEMO, PAPER, REHEARSAL], ids=["demo", "paper", "rehearsal"])
+def test_study2_family_sizes_are_the_papers(config):
+    """Derived from the comparison families: 2 / 10 / 7 per panel x 3 datasets x 2 models."""
+    assert {f: study2_family_size(config, f) for f in STUDY2_FAMILIES} == {"primary": 12, "exploratory": 60,
+                                                                           "crossed": 42}
+
+
+def test_study2_family_size_follows_the_panels():
+    cfg = copy.deepcopy(DEMO)
+    cfg["generation"]["datasets"] = ["fever"]
+    assert study2_family_size(cfg, "primary") == 2 * len(cfg["generation"]["models"])
+
+
+def test_stated_family_size_that_agrees_passes():
+    cfg = copy.deepcopy(DEMO)
+    cfg["accounting"]["bootstrap"]["crossed"]["family_size"] = 42
+    assert config_errors(cfg) == []
+
+
+def test_disagreeing_family_size_names_the_key():
+    cfg = copy.deepcopy(DEMO)
+    cfg["accounting"]["bootstrap"]["exploratory"]["family_size"] = 12
+    with pytest.raises(ValueError, match=r"accounting\.bootstrap\.exploratory\.family_size = 12.* 60 comparisons"):
+        check_run_config(cfg)

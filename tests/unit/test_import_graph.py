@@ -14,11 +14,6 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "src" / "evidence_ledger"
 
-# Cycles that only exist through the control-source names (``evidence.controls.control_of``) and the
-# FEVEROUS element-id format (``scoring.feverous.split_element_id``): they go once both move to a
-# ground-floor vocabulary module. An entry here that no longer is a cycle fails the test: remove it.
-CONSTANTS_ONLY = {frozenset({"evidence", "scoring"})}
-
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(PACKAGE_DIR).with_suffix("").parts)
@@ -121,7 +116,7 @@ def test_the_walk_sees_function_level_and_relative_imports():
 
 def test_no_import_cycles_between_packages():
     graph = import_graph()
-    cycles = [c for c in strongly_connected(graph) if frozenset(c) not in CONSTANTS_ONLY]
+    cycles = strongly_connected(graph)
     detail = [
         "; ".join(f"{a} -> {b} ({', '.join(sorted(graph[a][b]))})" for a in sorted(c) for b in sorted(c)
                   if b in graph.get(a, {}))
@@ -130,7 +125,6 @@ def test_no_import_cycles_between_packages():
     assert not cycles, "import cycles between packages:\n" + "\n".join(detail)
 
 
-def test_constants_only_cycles_are_still_cycles():
-    components = [frozenset(c) for c in strongly_connected(import_graph())]
-    stale = [sorted(c) for c in CONSTANTS_ONLY if c not in components]
-    assert not stale, f"no longer a cycle, remove from CONSTANTS_ONLY: {stale}"
+def test_a_cycle_is_found_and_a_chain_is_not():
+    assert strongly_connected({"a": {"b": []}, "b": {"c": []}, "c": {"a": []}}) == [{"a", "b", "c"}]
+    assert strongly_connected({"a": {"b": []}, "b": {"c": []}}) == []

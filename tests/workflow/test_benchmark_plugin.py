@@ -176,3 +176,39 @@ def test_each_ingest_rule_reads_its_own_benchmark(tmp_path):
         assert set(units.column("dataset").to_pylist()) == {name}
     toy_units = pq.read_table(work / "results" / "ingest" / "toy" / "units.parquet").column("unit_id").to_pylist()
     assert toy_units == ["Sky::0", "Sky::1", "Sea::0", "Sea::1"]
+
+
+def test_toy_plugin_reaches_study2_accounting(toy_registered):
+    """Requests, scoring and the Study 2 count panel read the toy benchmark's facts from the
+    registry alone (metric, labels, unit of evaluation, scorer): no built-in table to extend."""
+    import pandas as pd
+
+    from evidence_ledger.accounting.panel import build_claim_panel, metric_for
+    from evidence_ledger.generation.requests import unit_gold_label
+    from evidence_ledger.vocabulary import INVALID
+
+    assert metric_for("toy") == "strict"
+    claims = [{"dataset": "toy", "claim_id": str(c["id"]), "claim": c["claim"], "label": c["label"],
+               "evidence_groups": [[f"{p}::{s}" for p, s in c["evidence"]]] if c["evidence"] else [],
+               "gold_abstracts": []} for c in TOY_CLAIMS]
+    assert [unit_gold_label("toy", c, "") for c in claims] == ["TRUE", "FALSE", "UNKNOWN"]
+    ordered = {"bm25": ["Sea::0", "Sky::0", "Sea::1"], "bge": ["Sky::0", "Sea::1"]}
+    evidence = [{"dataset": "toy", "claim_id": c["claim_id"], "doc_id": "", "source": s, "budget": "short",
+                 "scored_unit_ids": ids[:2], "unresolved": 0} for c in claims for s, ids in ordered.items()]
+    answers = {"bm25": ["TRUE", "TRUE", INVALID], "bge": ["TRUE", "FALSE", "UNKNOWN"]}
+    parsed = [{"model": "m", "dataset": "toy", "claim_id": c["claim_id"], "doc_id": "", "source": s,
+               "budget": "short", "format": "labels", "replicate": 0, "strict_label": labels[i],
+               "lenient_label": labels[i]} for s, labels in answers.items() for i, c in enumerate(claims)]
+    ev_rows = pd.DataFrame(indicators.evidence_indicator_rows(claims, evidence, max_evidence=5))
+    # bm25's first two units hold Sky::0 but not Sea::1; bge's hold both; UNKNOWN needs none
+    assert ev_rows.set_index(["evidence_source", "claim_id"])["eligible"].to_dict() == {
+        ("bge", "1"): True, ("bge", "2"): True, ("bge", "3"): True,
+        ("bm25", "1"): True, ("bm25", "2"): False, ("bm25", "3"): True}
+    ans_rows = pd.DataFrame(indicators.answer_indicator_rows(claims, parsed))
+    relevant = pd.DataFrame(indicators.relevant_rows(claims))
+    panel = build_claim_panel(ans_rows, ev_rows, relevant, dataset="toy", system="m", parser="strict",
+                              formats=["labels"], sources=["bm25", "bge"], answer_budgets=["short"],
+                              evidence_budgets=["short"], replicates=[0])
+    assert panel.metric == "strict" and panel.den.sum() == 2 * 3
+    # T_ab = correct answers under a x eligible evidence under b, over the 3 claims
+    assert panel.num[:, 0, 0, :, 0, :, 0].sum(axis=0).tolist() == [[1, 1], [2, 3]]

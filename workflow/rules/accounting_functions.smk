@@ -30,6 +30,9 @@ def study1_checkpoints():
     return list(range(1, len(config["verifier"]["checkpoint_seeds"]) + 1))
 
 
+from evidence_ledger.config_checks import study2_family_size
+
+
 # --- Study 2 inputs, keyed by dataset (and model) --------------------------------------
 
 STUDY2_FILES = {
@@ -80,15 +83,20 @@ def bootstrap_params(family):
     ``family_size``, ``seed`` and ``batch_size``.
 
     ``study1``: ``accounting.study1.bootstrap``; ``primary`` / ``exploratory`` / ``crossed``:
-    ``accounting.bootstrap.<family>``; ``controls``: the primary draws at the pointwise
-    ``accounting.controls`` alpha and family size."""
+    ``accounting.bootstrap.<family>``, whose ``family_size`` is derived from the family's
+    comparisons (``config_checks.study2_family_size``; the start checks refuse a stated one that
+    disagrees); ``controls``: the primary draws at the pointwise ``accounting.controls`` alpha and
+    family size."""
     if family == "study1":
         b = ACC1["bootstrap"]
         return {"draws": b["draws"], "alpha": b["alpha"], "family_size": b["family_size"], "seed": b["seed"],
                 "batch_size": ACC_BOOT["batch_size"]}
-    b = ACC_BOOT["primary"] if family == "controls" else ACC_BOOT[family]
-    sizes = ACC_CONTROLS if family == "controls" else b
-    return {"draws": b["draws"], "alpha": sizes["alpha"], "family_size": sizes["family_size"],
+    if family == "controls":
+        b = ACC_BOOT["primary"]
+        return {"draws": b["draws"], "alpha": ACC_CONTROLS["alpha"], "family_size": ACC_CONTROLS["family_size"],
+                "seed": ACC_BOOT["seed"], "batch_size": ACC_BOOT["batch_size"]}
+    b = ACC_BOOT[family]
+    return {"draws": b["draws"], "alpha": b["alpha"], "family_size": study2_family_size(config, family),
             "seed": ACC_BOOT["seed"], "batch_size": ACC_BOOT["batch_size"]}
 
 
@@ -102,7 +110,7 @@ def study1_design():
 def analysed_control_sources():
     """Control evidence sources of ``generation.controls.sources`` (swap / reversed once per
     primary source: ``swap_bm25``, ...)."""
-    from evidence_ledger.evidence.controls import control_sources
+    from evidence_ledger.vocabulary import control_sources
 
     return control_sources(config["generation"]["controls"]["sources"], config["generation"]["sources"])
 
@@ -117,7 +125,7 @@ def study2_parsers():
     return [ACC2["parser"]] + [p for p in ACC2["sensitivity_parsers"] if p != ACC2["parser"]]
 
 
-STUDY2_BOOTSTRAP_FAMILIES = ("primary", "exploratory", "crossed")
+from evidence_ledger.vocabulary import STUDY2_FAMILIES as STUDY2_BOOTSTRAP_FAMILIES
 STUDY2_ANALYSES = ("controls", "control_generations", "answer_accuracy", "parser_sensitivity", "endpoints", "design",
                    "populations")
 

@@ -32,7 +32,7 @@ rule diffgr_generate:
         closed_book_prompt=lambda wc: DG["closed_book_prompt"],
         system_message=lambda wc: diffgr_reader_system_message(wc.dg_model),
         context_orders=DG["context_orders"],
-        shuffle_seed=DG.get("random_order_seed", 4),
+        shuffle_seed=DG["random_order_seed"],
         max_new_tokens=DG["max_new_tokens"],
         seed=DG["seed"],
         length_threshold=DG["length_threshold"],

@@ -27,7 +27,7 @@ rule wikicontradict_requests:
         templates=WC["templates"],
         max_new_tokens=WC["max_new_tokens"],
         seed=WC["seed"],
-        passage_version=WC.get("passage_version", "rag_qa"),
+        passage_version=WC["passage_version"],
     threads: 1
     resources:
         mem_mb=1000,
@@ -158,7 +158,7 @@ rule wikicontradict_metrics:
         "logs/conflict/wikicontradict_metrics.benchmark.tsv"
     params:
         templates=WC["templates"],
-        passage_version=WC.get("passage_version", "rag_qa"),
+        passage_version=WC["passage_version"],
     threads: 1
     resources:
         mem_mb=2000,

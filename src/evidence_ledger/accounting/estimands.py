@@ -5,13 +5,17 @@ In:  cell coordinates (format ``f``, answer source ``a``, answer budget ``u``, e
 Out: :data:`Contrast` values -- tuples of ``(Fraction coefficient, cell)`` -- for T00..T11,
      the accounting components (gain, E0, A1, A0, E1, interaction, Ebar, ...), factor
      effects, the crossed-budget split, and per comparison family (study1, primary,
-     exploratory, crossed) the ``(quantity, factor, contrast)`` list that is bootstrapped.
+     exploratory, crossed) the ``(quantity, factor, contrast)`` list that is bootstrapped,
+     and the Bonferroni size of a family (:func:`family_size`).
 
-This is the one place the quantity lists and family definitions live.
+This is the one place the quantity lists and family definitions live; the family names are
+``vocabulary.COMPARISON_FAMILIES``.
 """
 from __future__ import annotations
 
 from fractions import Fraction
+
+from ..vocabulary import COMPARISON_FAMILIES
 
 
 Cell = tuple[int, int, int, int, int]  # (format, answer source, answer budget, evidence source, evidence budget)
@@ -106,6 +110,8 @@ def family_contrasts(family: str, n_formats: int = 2, n_budgets: int = 2) -> lis
     primary: format and context effects on E0 (2 per panel, 12 over 3 datasets x 2 models);
     exploratory: the same effects on E1, Ebar, S00, S11, source_gain (10 per panel, 60);
     crossed: the seven crossed-budget components of the context contrast (7 per panel, 42)."""
+    if family not in COMPARISON_FAMILIES:
+        raise ValueError(f"unknown comparison family {family!r}; expected one of {COMPARISON_FAMILIES}")
     if family == "study1":
         q = cell_quantities(0, 0)
         return [(name, "", q[name]) for name in STUDY1_BOOTSTRAP]
@@ -113,10 +119,14 @@ def family_contrasts(family: str, n_formats: int = 2, n_budgets: int = 2) -> lis
         names = PRIMARY_QUANTITIES
     elif family == "exploratory":
         names = EXPLORATORY_QUANTITIES
-    elif family == "crossed":
+    else:  # crossed
         comps = crossed_components(n_formats)
         return [(f"crossed.{name}", "context", comps[name]) for name in CROSSED_COMPONENTS]
-    else:
-        raise ValueError(f"unknown comparison family {family!r}")
     return [(name, factor, factor_effect(name, factor, n_formats, n_budgets))
             for name in names for factor in ("format", "context")]
+
+
+def family_size(family: str, n_panels: int, n_formats: int = 2, n_budgets: int = 2) -> int:
+    """Bonferroni size of a comparison family: its comparisons per panel
+    (:func:`family_contrasts`) times the number of panels (datasets x models)."""
+    return len(family_contrasts(family, n_formats, n_budgets)) * int(n_panels)

@@ -10,6 +10,8 @@ Out: :class:`CountPanel` objects -- ``num[k, r, f, a, u, b, v]`` numerator and
 Every metric is a ratio of summed integer counts, so estimates (``estimates``) and the
 bootstrap (``intervals``) recompute any estimand from the same arrays:
 
+The metric of a dataset is its ``benchmark_registry`` entry's:
+
 * FEVER / FEVEROUS (``metric='strict'``): ``T_ab = 100 * sum_i correct_a[i] * eligible_b[i] / N``.
 * SciFact (``metric='f1'``): ``T_ab = 100 * 2 C_ab / (P_a + R)`` with ``C_ab`` the sum over
   (claim, abstract) of ``label_correct_a * eligible_b``, ``P_a`` the submitted abstracts,
@@ -28,12 +30,13 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..benchmark_registry import get_benchmark
 from ..errors import InputError
+from ..vocabulary import INVALID
 
-
-METRIC_BY_DATASET = {"fever": "strict", "feverous": "strict", "scifact": "f1"}
+#: numerator multiplier per accounting metric (the registry's ``METRICS``): strict T = C / N,
+#: F1 T = 2 C / (P + R)
 METRIC_MULTIPLIER = {"strict": 1, "f1": 2}
-INVALID = "INVALID"
 
 
 def claim_sort_key(claim_id: str):
@@ -46,11 +49,9 @@ def sort_claims(ids: Iterable[str]) -> list[str]:
 
 
 def metric_for(dataset: str) -> str:
-    """The scoring metric of a dataset: 'strict' (FEVER, FEVEROUS) or 'f1' (SciFact)."""
-    try:
-        return METRIC_BY_DATASET[dataset]
-    except KeyError:
-        raise ValueError(f"no accounting metric for dataset {dataset!r}; known: {sorted(METRIC_BY_DATASET)}")
+    """The accounting metric of a registered benchmark (``benchmark_registry``): 'strict'
+    (FEVER, FEVEROUS) or 'f1' (SciFact); an unregistered name raises ``ValueError``."""
+    return get_benchmark(dataset).metric
 
 
 @dataclass

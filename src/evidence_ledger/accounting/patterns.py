@@ -13,7 +13,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .panel import INVALID, claim_sort_key, sort_claims
+from ..vocabulary import INVALID
+from .panel import claim_sort_key, sort_claims
 
 
 def invalid_rates(answers: pd.DataFrame, *, dataset: str, system: str, parser: str, formats: Sequence[str],

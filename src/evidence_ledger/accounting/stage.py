@@ -215,7 +215,8 @@ def study2_bootstrap(*, counts, reference=None, family: str, datasets: Sequence[
     out = interval_table(rows, study="study2", family=family, population_of="all", family_size=family_size,
                          reference=_reference(reference))
     if len(out) != family_size:
-        log.warning("%s family: %d comparisons, Bonferroni size configured as %d", family, len(out), family_size)
+        raise ValueError(f"{family} family: {len(out)} comparisons, but a Bonferroni size of {family_size}; the "
+                         f"size is derived from the family's comparisons (config_checks.study2_family_size)")
     tables.write_table(out, intervals_out, INTERVALS)
     write_report_tsv(out, summary_out)
 

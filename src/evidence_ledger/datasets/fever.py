@@ -23,6 +23,7 @@ from ..benchmark_registry import FEVER
 from ..errors import InputError
 from ..jsonl import JSON_FIELD, parse_json
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
+from ..vocabulary import fever_unit_id
 from .corpus_tables import Page, collect_corpus, write_corpus
 from .records import check_label, claim_tables, dedupe_groups, inside_root, iter_jsonl, require, resolve_gold_ids, wanted_gold_ids
 
@@ -31,10 +32,6 @@ LABELS = FEVER.labels
 NEI = FEVER.nei_label
 _ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}",
             "-COLON-": ":"}
-
-
-def fever_unit_id(page: str, line: int) -> str:
-    return f"{page}::{line}"
 
 
 def page_title(page_id: str) -> str:

@@ -24,6 +24,7 @@ from ..benchmark_registry import FEVEROUS
 from ..errors import InputError, Row
 from ..jsonl import parse_json
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
+from ..vocabulary import feverous_element_id
 from .corpus_tables import Page, collect_corpus, write_corpus
 from .records import check_label, claim_tables, dedupe_groups, iter_jsonl, require, resolve_gold_ids, wanted_gold_ids
 
@@ -120,7 +121,7 @@ def page_units(page: str, data: dict, where: tuple) -> Page:
     unit_ids, kinds, texts, contexts = [], [], [], []
 
     def add(key, kind, text, context_parts):
-        unit_ids.append(f"{page}_{key}")
+        unit_ids.append(feverous_element_id(page, key))
         kinds.append(kind)
         texts.append(text)
         contexts.append(CONTEXT_SEPARATOR.join(p for p in context_parts if p))

@@ -16,15 +16,12 @@ import pyarrow as pa
 from ..benchmark_registry import SCIFACT
 from ..errors import InputError
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
+from ..vocabulary import scifact_unit_id
 from .records import check_label, dedupe_groups, iter_jsonl, require, resolve_gold_ids
 
 DATASET = "scifact"
 LABELS = SCIFACT.verdict_labels  # a gold abstract's labels
 NOINFO = SCIFACT.nei_label
-
-
-def scifact_unit_id(doc_id, sentence: int) -> str:
-    return f"{doc_id}:{sentence}"
 
 
 def gold_of(evidence: dict, path, line: int) -> tuple[list[dict], list[list[str]]]:

@@ -114,7 +114,7 @@ def wikicontradict_target(template: str, answer1: str, answer2: str, key: str, s
     raise KeyError(f"no demo target for WikiContradict template {template!r}")
 
 
-def wikicontradict_pairs(instance_rows: Iterable[Mapping], templates: Sequence[str], passage_version: str = "rag_qa",
+def wikicontradict_pairs(instance_rows: Iterable[Mapping], templates: Sequence[str], passage_version: str,
                          seed: int = 0) -> list[Pair]:
     """Template prompts (``render_requests``) -> :func:`wikicontradict_target` for each applicable row."""
     instances = {i.instance_id: i for i in instances_from_records(list(instance_rows), passage_version)}
@@ -151,7 +151,7 @@ def judge_cases(question: str, gold: Sequence[str], wrong: str) -> list[tuple[st
 
 
 def judge_pairs(instance_rows: Iterable[Mapping], templates: Sequence[str], examples: Sequence,
-                passage_version: str = "rag_qa") -> list[Pair]:
+                passage_version: str) -> list[Pair]:
     """Judge prompts (``render_judge_prompt``) around :func:`judge_cases` responses.
 
     One case set per (instance, distinct gold list of the templates); the wrong entity is the
@@ -189,7 +189,7 @@ def weighted(pairs: Sequence[Pair], weight: float) -> list[Pair]:
 
 def conflict_mixture(wikicontradict_rows: Sequence[Mapping], templates: Sequence[str], fewshot: Sequence,
                      reader_records: Sequence[Mapping], reader_prompt: str, closed_book_prompt: str,
-                     weights: Mapping[str, float], passage_version: str = "rag_qa",
+                     weights: Mapping[str, float], passage_version: str,
                      seed: int = 0, reader_system_message: str = "") -> tuple[list[Pair], dict[str, int]]:
     """All conflict-task pairs, weighted per task (``diffgr_reader``, ``wikicontradict``, ``judge``).
 

@@ -45,11 +45,10 @@ import numpy as np
 from ..generation.chat_rows import greedy_sampling, provenance_columns, request_columns
 from ..resampling.bootstrap import bootstrap_draws, percentile_interval
 from ..scoring.diffgr import MergedItem, build_conflict_sets, classify_hybrid_answer, subset_preference
+from ..vocabulary import DIFFGR_ORDERS as ORDERS
 from .reader_setup import GENERATED_FIRST, RETRIEVED_FIRST, official_random_arrangements
 
 RUNS = ("hybrid", "generated", "retrieved", "closed_book")
-ORDERS = ("random", GENERATED_FIRST, RETRIEVED_FIRST)
-OFFICIAL_SHUFFLE_SEED = 4
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
 
 
@@ -121,15 +120,16 @@ def run_passages(run: str, order: str, generated: str, retrieved: str) -> list[s
 
 
 def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt: str,
-                        orders: Sequence[str],
-                        shuffle_seed: int = OFFICIAL_SHUFFLE_SEED) -> tuple[list[dict], list[dict]]:
+                        orders: Sequence[str], *,
+                        shuffle_seed: int | None = None) -> tuple[list[dict], list[dict]]:
     """Reader prompts for every question and run, plus per-question length statistics.
 
     ``records`` are CONFLICT_QA_RECORDS rows (``question_id``, ``question``, ``answers``,
     ``generated_passages``, ``retrieved_passages``); the first retrieved passage is used (the
     original's ``ctxs_num 1``) and the generated passage closest to it in length.
     Order ``random`` arranges each question's two passages as the official random merge
-    does (one shuffle per record, in the given order, from ``random.Random(shuffle_seed)``).
+    does (one shuffle per record, in the given order, from ``random.Random(shuffle_seed)``;
+    config ``diffgr.random_order_seed``, required when ``orders`` holds ``random``).
     Returns ``(prompts, lengths)``: prompt rows ``(question_id, run, order, context_order,
     prompt)`` with ``order == context_order == ""`` for the single-context and closed-book
     runs (``context_order`` = the arrangement the hybrid reader saw); length rows
@@ -139,6 +139,8 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
     for o in orders:
         if o not in ORDERS:
             raise ValueError(f"unknown context order {o!r}; use one of {ORDERS}")
+    if "random" in orders and shuffle_seed is None:
+        raise ValueError("context order 'random' needs shuffle_seed (config diffgr.random_order_seed)")
     records = list(records)
     shuffled = official_random_arrangements(len(records), shuffle_seed) if "random" in orders else []
     prompts, lengths = [], []
@@ -191,14 +193,14 @@ def diffgr_from_counts(gen_ans, ir_ans):
 # ----------------------------------------------------------------------------- end to end
 def reader_request_rows(records: Sequence[dict], model: str, dataset: str, prompt: str, closed_book_prompt: str,
                         orders: Sequence[str], max_new_tokens: int, seed: int, threshold: float,
-                        system_message: str = "",
-                        shuffle_seed: int = OFFICIAL_SHUFFLE_SEED) -> tuple[list[dict], list[dict]]:
+                        system_message: str = "", *,
+                        shuffle_seed: int | None = None) -> tuple[list[dict], list[dict]]:
     """Request rows (DIFFGR_READER_ANSWERS columns up to ``request_id``) and DIFFGR_LENGTHS rows.
 
     ``system_message`` ('' = none) precedes every user prompt; ``shuffle_seed`` seeds the
-    ``random`` order's arrangements."""
+    ``random`` order's arrangements (required with that order, see :func:`plan_reader_prompts`)."""
     sampling = greedy_sampling(max_new_tokens, seed)
-    prompts, lengths = plan_reader_prompts(records, prompt, closed_book_prompt, orders, shuffle_seed)
+    prompts, lengths = plan_reader_prompts(records, prompt, closed_book_prompt, orders, shuffle_seed=shuffle_seed)
     rows = [{"model": model, "dataset": dataset, "question_id": p["question_id"], "run": p["run"],
              "order": p["order"], "context_order": p["context_order"],
              **request_columns(p["prompt"], sampling, system_message)} for p in prompts]

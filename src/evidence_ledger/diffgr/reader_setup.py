@@ -23,8 +23,8 @@ from __future__ import annotations
 import random
 from typing import Mapping, Sequence
 
-GENERATED_FIRST = "generated_first"
-RETRIEVED_FIRST = "retrieved_first"
+from ..vocabulary import DIFFGR_GENERATED_FIRST as GENERATED_FIRST
+from ..vocabulary import DIFFGR_RETRIEVED_FIRST as RETRIEVED_FIRST
 
 
 def official_random_arrangements(n_items: int, seed: int) -> list[str]:

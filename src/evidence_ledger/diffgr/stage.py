@@ -30,18 +30,18 @@ log = logging.getLogger(__name__)
 
 
 def diffgr_generate(*, records, model_dir=None, model: str, dataset: str, prompt: str, closed_book_prompt: str,
-                    system_message: str = "", context_orders: Sequence[str], shuffle_seed: int = 4,
+                    system_message: str = "", context_orders: Sequence[str], shuffle_seed: int,
                     max_new_tokens: int, seed: int, length_threshold: float,
                     model_cfg: Mapping, backend: str, backend_options: Mapping, batch_size: int, cache_dir: str,
                     answers_out, lengths_out) -> None:
     """Records -> the four reader runs of one model (hybrid in each context order) + context lengths.
 
     ``system_message`` ('' = none) precedes every reader prompt; ``shuffle_seed`` seeds the
-    official random context order (``read.py``: 4)."""
+    official random context order (config ``diffgr.random_order_seed``; ``read.py`` seeds 4)."""
     record_rows = read_table(records, CONFLICT_QA_RECORDS).to_pylist()
     rows, lengths = reader_request_rows(record_rows, model, dataset, prompt, closed_book_prompt,
                                         list(context_orders), max_new_tokens, seed, length_threshold,
-                                        system_message, shuffle_seed)
+                                        system_message, shuffle_seed=shuffle_seed)
     gens = generate_for_rows(rows, model, model_cfg, backend, backend_options, cache_dir, local_dir=model_dir,
                              batch_size=batch_size, tag=f"diffgr-{model}-{dataset}",
                              progress=progress_logger(len(rows), f"diffgr {model} {dataset}"))

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from .budget import assemble_budgeted, render_counts
-from .controls import CONTROLS, control_source
+from ..vocabulary import CONTROLS, control_source
 from .prefix import CELL_LIKE_KINDS, scored_prefix
 from .render import render_unit
 

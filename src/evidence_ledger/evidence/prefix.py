@@ -12,7 +12,7 @@ unit is kept while its category's count is below the cap; when no cell cap is gi
 """
 from __future__ import annotations
 
-CELL_LIKE_KINDS = ("cell", "item", "table_caption", "header_cell")
+from ..vocabulary import FEVEROUS_CELL_LIKE_TYPES as CELL_LIKE_KINDS
 
 
 def scored_prefix(unit_ids: list[str], kinds: list[str], non_cell: int, cell: int | None = None,

@@ -29,7 +29,7 @@ import json
 
 from ..errors import InputError
 from ..jsonl import iter_jsonl
-from ..scoring.feverous import split_element_id
+from ..vocabulary import fever_unit_id, feverous_element_id, split_feverous_element_id
 from .prefix import scored_prefix
 
 
@@ -39,9 +39,9 @@ def item_to_unit_id(item, path, line: int) -> str:
         return item
     if isinstance(item, list) and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in item):
         if len(item) == 3:
-            return f"{item[0]}_{item[1]}_{item[2]}"
+            return feverous_element_id(item[0], f"{item[1]}_{item[2]}")
         if len(item) == 2:
-            return f"{item[0]}::{item[1]}"
+            return fever_unit_id(item[0], item[1])
     raise InputError(path, line, "predicted_evidence",
                      f"item {item!r} is neither a unit id, a [page, type, position] triple nor a [page, line] pair")
 
@@ -86,7 +86,7 @@ def submitted_kind(unit_id: str, units) -> str:
     if unit_id in units:
         return units[unit_id].kind
     if "::" not in unit_id and "_" in unit_id:
-        return split_element_id(unit_id)[1]
+        return split_feverous_element_id(unit_id)[1]
     return "sentence"
 
 

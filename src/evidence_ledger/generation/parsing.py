@@ -29,10 +29,8 @@ from typing import Mapping, Sequence
 import pyarrow as pa
 
 from ..tables.generation import PARSED
+from ..vocabulary import INVALID, parsed_format
 from . import prompts
-from .requests import PRIMARY_MAPPING
-
-INVALID = "INVALID"
 
 _THINK = re.compile(r"^<think>\s*</think>\s*", re.IGNORECASE)
 _PREFIX = re.compile(
@@ -137,11 +135,9 @@ def parse_responses(requests, responses, code_mappings: Mapping[str, Mapping[str
                              f"(claim {req['claim_id']}, {req['source']}/{req['budget']}/{req['format']})")
         labels = prompts.labels_for(req["dataset"])
         cmap = None
-        fmt = req["format"]
-        if fmt == "codes":
+        fmt = parsed_format(req["format"], req["code_mapping"])
+        if req["format"] == "codes":
             cmap = prompts.code_to_label(req["dataset"], code_mappings[req["code_mapping"]])
-            if req["code_mapping"] != PRIMARY_MAPPING:
-                fmt = f"codes:{req['code_mapping']}"
         text = resp["raw_response"]
         strict = parse_strict(text, req["format"], labels, cmap)
         lenient = parse_lenient(text, req["format"], labels, cmap)

@@ -33,13 +33,10 @@ import pyarrow as pa
 
 from ..benchmark_registry import get_benchmark
 from ..errors import InputError
-from ..evidence.controls import control_sources
+from ..vocabulary import PRIMARY_MAPPING, control_sources
 from ..tables.generation import REQUESTS
 from . import prompts
 from .backends.base import SamplingSpec, canonical_json
-
-PRIMARY_MAPPING = "primary"
-
 
 @dataclass(frozen=True)
 class Condition:
@@ -49,13 +46,6 @@ class Condition:
     format: str  # codes | labels
     code_mapping: str  # mapping name for codes, '' for labels
     replicate: int
-
-    @property
-    def parsed_format(self) -> str:
-        """The PARSED ``format`` value: 'codes', 'labels' or 'codes:{alternative mapping}'."""
-        if self.format == "codes" and self.code_mapping != PRIMARY_MAPPING:
-            return f"codes:{self.code_mapping}"
-        return self.format
 
 
 def code_mappings(gen: Mapping[str, Any]) -> dict[str, dict[str, str]]:

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import asdict, dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from evidence_ledger.benchmark_registry import FEVER
 from evidence_ledger.errors import InputError
+from evidence_ledger.vocabulary import split_fever_unit_id as unit_id_to_sentence
 
 from .records import read_jsonl, require, submission_pairs
 
@@ -54,17 +55,6 @@ def gold_sentence_groups(evidence: Sequence[Sequence[Sequence]]) -> list[list[Se
     return [[(item[2], item[3]) for item in group] for group in evidence]
 
 
-def unit_id_to_sentence(unit_id: str) -> Sentence:
-    """Pipeline FEVER unit id ``"{page}::{line}"`` -> ``(page, line)`` with an int line.
-
-    The page is everything before the last ``::`` (page titles may contain ``::``).
-    """
-    page, sep, line = unit_id.rpartition("::")
-    if not sep or not line.lstrip("-").isdigit():
-        raise ValueError(f"FEVER unit id {unit_id!r} is not of the form 'page::line'")
-    return (page, int(line))
-
-
 def _contains_group(group: Sequence[Sentence], submitted: Sequence[Sentence]) -> bool:
     return all(tuple(item) in submitted for item in group)
 
@@ -82,6 +72,14 @@ def evidence_eligible(gold_label: str, gold_groups: Sequence[Sequence[Sentence]]
         return True
     submitted = [tuple(p) for p in predicted_evidence[:max_evidence]]
     return any(_contains_group(group, submitted) for group in gold_groups)
+
+
+def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequence[str], *,
+                           max_evidence: int, max_evidence_cell: int, max_sentences: int) -> bool:
+    """:func:`evidence_eligible` of a CLAIMS row (``label``, ``evidence_groups`` as unit ids) and
+    the scored unit ids (``max_evidence_cell`` and ``max_sentences`` unused)."""
+    groups = [[unit_id_to_sentence(u) for u in g] for g in claim["evidence_groups"] or []]
+    return evidence_eligible(claim["label"], groups, [unit_id_to_sentence(u) for u in scored_unit_ids], max_evidence)
 
 
 def is_strictly_correct(gold_label: str, predicted_label: str, gold_groups: Sequence[Sequence[Sentence]],

@@ -23,10 +23,12 @@ Rules (the official code's):
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from evidence_ledger.benchmark_registry import FEVEROUS
 from evidence_ledger.errors import InputError
+from evidence_ledger.vocabulary import FEVEROUS_CELL_LIKE_TYPES as CELL_LIKE_TYPES
+from evidence_ledger.vocabulary import split_feverous_element_id as split_element_id
 
 from .fever import ClaimScore, CorpusScore, FileScore, corpus_score, is_correct_label
 from .records import read_jsonl, require, submission_pairs
@@ -35,24 +37,8 @@ NEI = FEVEROUS.nei_label
 LABELS = FEVEROUS.labels
 MAX_EVIDENCE = 5
 MAX_EVIDENCE_CELL = 25
-CELL_LIKE_TYPES = frozenset({"cell", "item", "table_caption", "header_cell"})
 
 Element = tuple  # (page: str, type: str, position: str)
-
-
-def split_element_id(element_id: str) -> Element:
-    """Released id -> ``(page, type, position)`` exactly as the official evaluate.py splits it.
-
-    ``"Korean Air_cell_1_19_0"`` -> ``("Korean Air", "cell", "1_19_0")``;
-    ``"Page_header_cell_0_0_1"`` -> ``("Page", "header_cell", "0_0_1")``;
-    ``"Page_title"`` -> ``("Page", "title", "")``.
-    """
-    parts = element_id.split("_")
-    if len(parts) < 2:
-        raise ValueError(f"FEVEROUS element id {element_id!r} has no '_<type>' part")
-    if "table_caption" not in element_id and "header_cell" not in element_id:
-        return (parts[0], parts[1], "_".join(parts[2:]))
-    return (parts[0], "_".join(parts[1:3]), "_".join(parts[3:]))
 
 
 def truncate_evidence(predicted: Sequence[Element], max_evidence: int | None = MAX_EVIDENCE,
@@ -205,8 +191,17 @@ def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVID
     return FileScore(**corpus_score(scores).as_dict(), matching=mode)
 
 
+def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequence[str], *,
+                           max_evidence: int, max_evidence_cell: int, max_sentences: int) -> bool:
+    """The evidence condition on a CLAIMS row (``evidence_groups`` as released element ids) and
+    the scored unit ids, truncated as the official scorer truncates (``max_sentences`` unused)."""
+    sets = [[split_element_id(u) for u in g] for g in claim["evidence_groups"] or []]
+    return evidence_eligible(sets, truncate_evidence([split_element_id(u) for u in scored_unit_ids],
+                                                     max_evidence, max_evidence_cell))
+
+
 __all__ = [
     "CELL_LIKE_TYPES", "ClaimScore", "CorpusScore", "evidence_eligible", "evidence_macro_precision",
     "evidence_macro_recall", "feverous_score", "is_correct_label", "is_strictly_correct", "score_claim",
-    "score_files", "split_element_id", "truncate_evidence",
+    "score_files", "split_element_id", "truncate_evidence", "unit_evidence_eligible",
 ]

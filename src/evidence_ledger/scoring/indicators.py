@@ -18,12 +18,11 @@ INVALID), a FEVER/FEVEROUS primary (source, budget) that lacks some claim (contr
 gold / swap_{source} / reversed_{source} and 'codes:{mapping}' formats are exempt), a malformed unit id. A SciFact unit of another abstract
 (swap control) occupies one of the 3 slots and matches no rationale.
 
-Benchmark facts (label sets, NEI label, unit of evaluation) come from
-``evidence_ledger.benchmark_registry``. A registered benchmark other than the three built-in
-ones supplies its evidence condition as ``unit_evidence_eligible(claim, doc_id,
-scored_unit_ids, *, max_evidence, max_evidence_cell, max_sentences) -> bool`` in its scorer
-module; its answers are scored by its unit: per claim like FEVER, per claim x abstract like
-SciFact.
+Benchmark facts (label sets, NEI label, unit of evaluation, scorer module) come from
+``evidence_ledger.benchmark_registry``. Every benchmark's scorer module (built-in or plugin)
+supplies its evidence condition as ``unit_evidence_eligible(claim, doc_id, scored_unit_ids, *,
+max_evidence, max_evidence_cell, max_sentences) -> bool``; answers are scored by the
+benchmark's unit: per claim like FEVER, per claim x abstract like SciFact.
 """
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ from typing import Iterable, Mapping, Sequence
 import pandas as pd
 
 from ..benchmark_registry import Benchmark, benchmark_names, get_benchmark, is_benchmark
-from ..evidence.controls import control_of
+from ..vocabulary import INVALID, control_of, is_alternative_mapping_format
 from ..report_tsv import write_report_tsv
 from ..tables import read_table, write_table
 from ..tables.evidence import EVIDENCE
@@ -42,7 +41,6 @@ from ..tables.ingest import CLAIMS
 from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
 from . import fever, feverous, scifact
 
-INVALID = "INVALID"
 # Controls may legitimately lack claims (e.g. gold evidence that does not fit a budget); the
 # completeness check covers the primary sources and formats only (alternative code mappings
 # are formats 'codes:{mapping}').
@@ -65,58 +63,14 @@ def _claims_by_id(claims: Iterable[Mapping]) -> dict[str, Mapping]:
     return out
 
 
-def scifact_unit_sentence(unit_id: str, doc_id: str) -> int:
-    """``"{doc_id}:{sent}"`` -> sent; an id of another abstract is an error."""
-    doc, sep, sent = unit_id.rpartition(":")
-    if not sep or not sent.isdigit():
-        raise ValueError(f"SciFact unit id {unit_id!r} is not of the form 'doc_id:sentence'")
-    if doc != doc_id:
-        raise ValueError(f"SciFact unit id {unit_id!r} submitted for abstract {doc_id!r}")
-    return int(sent)
-
-
-def _sentence_of(unit_id: str, doc_id: str) -> int | None:
-    doc, _, _ = unit_id.rpartition(":")
-    return scifact_unit_sentence(unit_id, doc_id) if doc == doc_id else None
-
-
-def scifact_gold_abstracts(claim: Mapping) -> dict[str, scifact.GoldAbstract]:
-    """CLAIMS row -> ``{doc_id: GoldAbstract}``; rationales are the evidence groups of that abstract."""
-    rationales: dict[str, list[frozenset]] = {}
-    for group in claim["evidence_groups"] or []:
-        docs = {u.rpartition(":")[0] for u in group}
-        if len(docs) != 1:
-            raise ValueError(f"claim {claim['claim_id']}: SciFact evidence group {list(group)} spans abstracts {docs}")
-        doc = docs.pop()
-        rationales.setdefault(doc, []).append(frozenset(scifact_unit_sentence(u, doc) for u in group))
-    gold = {}
-    for abstract in claim["gold_abstracts"] or []:
-        doc = str(abstract["doc_id"])
-        gold[doc] = scifact.GoldAbstract(abstract["label"], tuple(rationales.get(doc, ())))
-    return gold
-
-
 def evidence_eligible(dataset: str, claim: Mapping, doc_id: str, scored_unit_ids: Sequence[str], *,
                       max_evidence: int = fever.MAX_EVIDENCE, max_evidence_cell: int = feverous.MAX_EVIDENCE_CELL,
                       max_sentences: int = scifact.MAX_ABSTRACT_SENTS) -> bool:
-    """The benchmark's evidence condition on a scored prefix, for one claim (x abstract)."""
-    if dataset == "fever":
-        groups = [[fever.unit_id_to_sentence(u) for u in g] for g in claim["evidence_groups"] or []]
-        submitted = [fever.unit_id_to_sentence(u) for u in scored_unit_ids]
-        return fever.evidence_eligible(claim["label"], groups, submitted, max_evidence)
-    if dataset == "feverous":
-        sets = [[feverous.split_element_id(u) for u in g] for g in claim["evidence_groups"] or []]
-        kept = feverous.truncate_evidence([feverous.split_element_id(u) for u in scored_unit_ids],
-                                          max_evidence, max_evidence_cell)
-        return feverous.evidence_eligible(sets, kept)
-    bench = _check_dataset(dataset)
-    if dataset != "scifact":
-        return importlib.import_module(bench.scorer).unit_evidence_eligible(
-            claim, doc_id, scored_unit_ids, max_evidence=max_evidence, max_evidence_cell=max_evidence_cell,
-            max_sentences=max_sentences)
-    # A unit of another abstract (e.g. a swap control) occupies a slot but matches nothing.
-    sentences = [_sentence_of(u, doc_id) for u in scored_unit_ids]
-    return scifact.abstract_eligible(scifact_gold_abstracts(claim), doc_id, sentences, max_sentences)
+    """The benchmark's evidence condition on a scored prefix, for one claim (x abstract): the
+    ``unit_evidence_eligible`` of the benchmark's registered scorer module."""
+    scorer = importlib.import_module(_check_dataset(dataset).scorer)
+    return scorer.unit_evidence_eligible(claim, doc_id, scored_unit_ids, max_evidence=max_evidence,
+                                         max_evidence_cell=max_evidence_cell, max_sentences=max_sentences)
 
 
 def evidence_indicator_rows(claims: Iterable[Mapping], evidence: Iterable[Mapping], *,
@@ -161,7 +115,8 @@ def _check_complete(rows: list[dict], by_id: Mapping, source_key: str, budget_ke
     """FEVER/FEVEROUS (per-claim units): each primary condition must have a row for every claim."""
     covered: dict[tuple, set] = {}
     for r in rows:
-        if not get_benchmark(r["dataset"]).per_document and control_of(r[source_key]) is None and ":" not in r.get("format", ""):
+        if (not get_benchmark(r["dataset"]).per_document and control_of(r[source_key]) is None
+                and not is_alternative_mapping_format(r.get("format", ""))):
             cond = (r["dataset"], r[source_key], r[budget_key], *(r[k] for k in extra_keys))
             covered.setdefault(cond, set()).add(r["claim_id"])
     for cond, ids in sorted(covered.items(), key=lambda kv: tuple(map(str, kv[0]))):

@@ -43,6 +43,7 @@ from typing import Iterable, Mapping, Sequence
 
 from evidence_ledger.benchmark_registry import SCIFACT
 from evidence_ledger.errors import InputError
+from evidence_ledger.vocabulary import split_scifact_unit_id
 
 from .records import match_records, read_jsonl, require
 
@@ -118,6 +119,40 @@ class Counts:
         return (self.abstract_relevant, self.abstract_retrieved, self.abstract_correct_label_only,
                 self.abstract_correct_rationalized, self.sentence_relevant, self.sentence_retrieved,
                 self.sentence_correct_selection, self.sentence_correct_label)
+
+
+def unit_sentence(unit_id: str, doc_id: str) -> int:
+    """Sentence index of pipeline unit id ``"{doc_id}:{sent}"``; an id of another abstract is an error."""
+    doc, sent = split_scifact_unit_id(unit_id)
+    if doc != doc_id:
+        raise ValueError(f"SciFact unit id {unit_id!r} submitted for abstract {doc_id!r}")
+    return sent
+
+
+def claim_gold_abstracts(claim: Mapping) -> dict[str, GoldAbstract]:
+    """CLAIMS row -> ``{doc_id: GoldAbstract}``; rationales are the evidence groups of that abstract."""
+    rationales: dict[str, list[frozenset]] = {}
+    for group in claim["evidence_groups"] or []:
+        docs = {split_scifact_unit_id(u)[0] for u in group}
+        if len(docs) != 1:
+            raise ValueError(f"claim {claim['claim_id']}: SciFact evidence group {list(group)} spans abstracts {docs}")
+        doc = docs.pop()
+        rationales.setdefault(doc, []).append(frozenset(unit_sentence(u, doc) for u in group))
+    gold = {}
+    for abstract in claim["gold_abstracts"] or []:
+        doc = str(abstract["doc_id"])
+        gold[doc] = GoldAbstract(abstract["label"], tuple(rationales.get(doc, ())))
+    return gold
+
+
+def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequence[str], *,
+                           max_evidence: int, max_evidence_cell: int, max_sentences: int) -> bool:
+    """:func:`abstract_eligible` of a CLAIMS row and the scored unit ids of abstract ``doc_id``.
+
+    A unit of another abstract (e.g. a swap control) occupies one of the ``max_sentences``
+    slots but matches no rationale (``max_evidence`` / ``max_evidence_cell`` unused)."""
+    sentences = [unit_sentence(u, doc_id) if u.rpartition(":")[0] == doc_id else None for u in scored_unit_ids]
+    return abstract_eligible(claim_gold_abstracts(claim), doc_id, sentences, max_sentences)
 
 
 def predicted_abstract_counts(gold: Mapping[str, GoldAbstract], doc_id: str, prediction: PredictedAbstract,

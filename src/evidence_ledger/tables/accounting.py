@@ -85,7 +85,8 @@ INTERVALS = TableSchema(
 percentile bounds at `tail` and `1 - tail`; `estimate`: the point estimate; `boot_mean`,
 `boot_sd`: of the draws; `n_clusters`: resampling units; `n_seed_indices`: seed indices
 drawn per draw (0 = replicates averaged, not resampled); `n_comparisons`: comparisons
-actually in the family (may differ from `family_size`, the configured Bonferroni size).""",
+actually in the family; `family_size`: the Bonferroni size (Study 2 families: derived from
+their comparisons, so equal to `n_comparisons`; Study 1: 1, pointwise intervals).""",
     schema=pa.schema([
         ("study", pa.string()),
         ("family", pa.string()),

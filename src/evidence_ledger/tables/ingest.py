@@ -36,7 +36,6 @@ claims were loaded without a corpus (resolution not checked, e.g. FEVER without 
     ]),
 )
 
-UNIT_KINDS = ("sentence", "cell", "header_cell", "table_caption", "item", "title", "section")
 
 UNITS = TableSchema(
     name="units",

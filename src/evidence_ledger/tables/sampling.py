@@ -8,7 +8,6 @@ import pyarrow as pa
 
 from . import TableSchema
 
-LINK_REASONS = ("exact_match", "negation_mutation", "numeric_mutation", "citation", "near_duplicate")
 
 FAMILIES = TableSchema(
     name="families",

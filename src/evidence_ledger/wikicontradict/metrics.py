@@ -91,18 +91,6 @@ def judged_rates(judged: pd.DataFrame, template_order: list[str] | None = None,
     return out.sort_values(["model", "_t", "_c"], kind="stable").drop(columns=["_t", "_c"]).reset_index(drop=True)
 
 
-def conflict_detection_rates(detections: pd.DataFrame) -> pd.DataFrame:
-    """Template 5.2 conflict-detection rate per model x conflict type (and ``all``).
-
-    ``detections`` needs ``model``, ``conflict_type``, ``detection`` in {yes, no, unparseable}.
-    ``detection_rate`` = n_yes / n (unparseable in the denominator).
-    """
-    rows = []
-    for model, grp in detections.groupby("model", sort=True):
-        rows += [{"model": model, **r} for r in _detection_rows(grp)]
-    return pd.DataFrame(rows)
-
-
 DETECTION_COLUMNS = ["model", "conflict_type", "n", "n_yes", "n_no", "n_unparseable", "detection_rate",
                      "consistent_context", "n_control", "n_control_yes", "n_control_no", "n_control_unparseable",
                      "false_detection_rate"]

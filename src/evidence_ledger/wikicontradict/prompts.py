@@ -292,7 +292,7 @@ def parse_conflict_detection(response: str) -> str:
 PASSAGE_VERSIONS = ("rag_qa", "standalone")
 
 
-def instances_from_records(records: Iterable[dict], passage_version: str = "rag_qa") -> list[Instance]:
+def instances_from_records(records: Iterable[dict], passage_version: str) -> list[Instance]:
     """Instances from rows of the ingest table ``tables.conflict_inputs.WIKICONTRADICT_INSTANCES``.
 
     Uses ``question_id``, ``question``, ``answer1``, ``answer2``, ``contradict_type``

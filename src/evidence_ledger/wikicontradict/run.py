@@ -22,7 +22,7 @@ from . import prompts as wc
 
 def wikicontradict_request_rows(instance_rows: Sequence[Mapping], model: str, templates: Sequence[str],
                                 max_new_tokens: int, seed: int,
-                                passage_version: str = "rag_qa") -> tuple[list[dict], dict[str, int]]:
+                                passage_version: str) -> tuple[list[dict], dict[str, int]]:
     """WC_REQUESTS rows for one model, and per template the number of skipped instances."""
     instances = wc.instances_from_records(instance_rows, passage_version)
     prompts, skipped = wc.render_requests(instances, templates)
@@ -81,13 +81,18 @@ def judged_rows(response_rows: Sequence[Mapping], judge_requests: Sequence[Mappi
     return out
 
 
+#: the passages human-labelled items are matched against: only instance ids, gold answers, conflict
+#: types and template applicability are read, none of which depends on the passage version
+HUMAN_LABEL_PASSAGE_VERSION = "rag_qa"
+
+
 def human_items(human_rows: Sequence[Mapping], instance_rows: Sequence[Mapping], path: str) -> list[dict]:
     """Human-labelled responses with their gold answers and conflict type from the instances.
 
     Raises ``InputError`` (human-label file, item's position, field) when the item's
     instance or template is unknown, or the template does not apply to the instance.
     """
-    instances = {i.instance_id: i for i in wc.instances_from_records(instance_rows)}
+    instances = {i.instance_id: i for i in wc.instances_from_records(instance_rows, HUMAN_LABEL_PASSAGE_VERSION)}
     out = []
     for n, h in enumerate(human_rows, start=1):
         inst = instances.get(str(h["instance_id"]))

@@ -32,7 +32,7 @@ from .run import (human_items, human_judged_rows, judge_generations, judged_rows
 log = logging.getLogger(__name__)
 
 def wikicontradict_requests(*, instances, model: str, templates: Sequence[str], max_new_tokens: int, seed: int,
-                            passage_version: str = "rag_qa", out) -> None:
+                            passage_version: str, out) -> None:
     """Instances table -> WC_REQUESTS of one model (instances in table order, templates in config
     order); logs per template the instances it does not apply to."""
     rows_in = read_table(instances, WIKICONTRADICT_INSTANCES).to_pylist()
@@ -86,7 +86,7 @@ def wikicontradict_judge_human(*, human, instances, fewshot, model_dir=None, jud
 
 
 def wikicontradict_metrics(*, judgements: Sequence, instances, human_judged=None, templates: Sequence[str],
-                           passage_version: str = "rag_qa", rates_out, detection_out, agreement_out=None,
+                           passage_version: str, rates_out, detection_out, agreement_out=None,
                            confusion_out=None) -> None:
     """Judged tables -> TSVs: rates per model x template (with the same-passage exclusions
     per template, from ``instances``), 5.2 conflict detection beside the 5.2-control false

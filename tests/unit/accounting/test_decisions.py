@@ -3,6 +3,7 @@ import pandas as pd
 
 from support import accounting_synthetic as syn
 
+from evidence_ledger.accounting.estimands import family_size
 from evidence_ledger.accounting.decisions import BOUNDED, DecisionRule, MIXED, REPLICATED, criteria_table, decide
 from evidence_ledger.accounting.stage import decision_labels, study2_bootstrap
 from evidence_ledger import tables
@@ -66,7 +67,8 @@ def _pipeline_label(tmp_path, planted):
     out, params = syn.run_study2(tmp_path, tmp_path / "out")
     boot_params = {k: params[k] for k in ("datasets", "models", "sources", "budgets", "formats", "seed_replicates")}
     study2_bootstrap(counts=out["counts"], reference=None, family="primary", **boot_params, draws=400, alpha=0.05,
-                     family_size=4, seed=20260916, batch_size=128, intervals_out=tmp_path / "i.parquet",
+                     family_size=family_size("primary", len(params["datasets"]) * len(params["models"])),
+                     seed=20260916, batch_size=128, intervals_out=tmp_path / "i.parquet",
                      summary_out=tmp_path / "i.tsv")
     outputs = {k: tmp_path / f"{k}.out" for k in ("criteria", "criteria_tsv", "label", "label_tsv")}
     decision_labels(intervals=tmp_path / "i.parquet", estimates=out["estimates"], reference=None,
@@ -86,7 +88,7 @@ def test_planted_context_effect_with_null_format_effect_is_replicated_dependence
     assert len(ctx) == 4 and ctx["local_ok"].all() and (ctx["seeds_agreeing"] == 5).all()
     fmt = crit[crit["factor"] == "format"]
     assert fmt["estimate"].abs().max() < 1e-9 and not fmt["local_ok"].any() and fmt["within_bound"].all()
-    assert intervals["tail"].tolist() == [0.05 / 8] * 8
+    assert intervals["tail"].tolist() == [0.05 / (2 * 8)] * 8   # Bonferroni over the 8 comparisons
 
 
 def test_no_planted_effect_is_bounded_stability(tmp_path):

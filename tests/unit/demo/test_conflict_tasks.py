@@ -13,6 +13,7 @@ from evidence_ledger.scoring.diffgr import exact_match_any, is_unknown_answer
 
 ROOT = Path(__file__).resolve().parents[3]
 CFG = layered_config(ROOT)
+PASSAGES = CFG["wikicontradict"]["passage_version"]
 FEWSHOT = judge_mod.load_fewshot_examples(ROOT / CFG["wikicontradict"]["judge"]["fewshot_file"])
 TEMPLATES = CFG["wikicontradict"]["templates"]
 PROMPT, CLOSED = CFG["diffgr"]["prompt"], CFG["diffgr"]["closed_book_prompt"]
@@ -33,9 +34,10 @@ RECORDS = [{"question_id": str(i), "question": f"who founded town {i}", "answers
 
 def test_mixture_contains_every_task_with_weights_applied():
     pairs, counts = dt.conflict_mixture(INSTANCES, TEMPLATES, FEWSHOT, RECORDS, PROMPT, CLOSED,
-                                        {"diffgr_reader": 2, "wikicontradict": 1, "judge": 0.5})
+                                        {"diffgr_reader": 2, "wikicontradict": 1, "judge": 0.5}, PASSAGES)
     assert counts["diffgr_reader"] == 2 * 3 * len(RECORDS)  # generated, retrieved, closed-book
-    n_wc = sum(wc.applies(i, wc.TEMPLATES[t]) for i in wc.instances_from_records(INSTANCES) for t in TEMPLATES)
+    n_wc = sum(wc.applies(i, wc.TEMPLATES[t]) for i in wc.instances_from_records(INSTANCES, PASSAGES)
+               for t in TEMPLATES)
     assert counts["wikicontradict"] == n_wc
     assert counts["judge"] > 0 and counts["diffgr_reader_skipped"] == 0
     assert len(pairs) == counts["diffgr_reader"] + counts["wikicontradict"] + counts["judge"]
@@ -65,7 +67,7 @@ def test_closed_book_target_never_matches_a_context_answer():
 
 
 def test_judge_targets_round_trip_through_the_strict_parser():
-    pairs = dt.judge_pairs(INSTANCES, TEMPLATES, FEWSHOT)
+    pairs = dt.judge_pairs(INSTANCES, TEMPLATES, FEWSHOT, PASSAGES)
     labels = [judge_mod.parse_judgement(a).label for _, a in pairs]
     assert set(labels) == set(judge_mod.LABELS)
     # the prompt is the conflict stage's judge prompt around the synthetic response
@@ -74,7 +76,7 @@ def test_judge_targets_round_trip_through_the_strict_parser():
 
 
 def test_template_52_targets_parse_and_outputs_vary_across_items():
-    pairs = dt.wikicontradict_pairs(INSTANCES, TEMPLATES)
+    pairs = dt.wikicontradict_pairs(INSTANCES, TEMPLATES, PASSAGES)
     det = [wc.parse_conflict_detection(dt.wikicontradict_target("5.2", i["answer1"], i["answer2"], f"{i['question_id']}:5.2"))
            for i in INSTANCES]
     assert "unparseable" not in det and set(det) == {"yes", "no"}
@@ -88,12 +90,13 @@ def test_reader_pairs_carry_the_readers_system_message_as_the_conflict_stage_sen
 
     sys_msg = CFG["diffgr"]["reader_system_message"]["default"]
     pairs, _ = dt.diffgr_reader_pairs(RECORDS, PROMPT, CLOSED, system_message=sys_msg)
-    sent, _ = reader_request_rows(RECORDS, "m", "nqcc", PROMPT, CLOSED, ["random"], 10, 0, 0.03, sys_msg)
+    sent, _ = reader_request_rows(RECORDS, "m", "nqcc", PROMPT, CLOSED, ["random"], 10, 0, 0.03, sys_msg,
+                                  shuffle_seed=CFG["diffgr"]["random_order_seed"])
     sent_single = [r["messages"] for r in sent if r["run"] != "hybrid"]
     assert [m for m, _ in pairs] == sent_single
     assert all(m[0] == {"role": "system", "content": sys_msg} for m, _ in pairs)
     mixed, _ = dt.conflict_mixture([], TEMPLATES, FEWSHOT, RECORDS, PROMPT, CLOSED, {"diffgr_reader": 1},
-                                   reader_system_message=sys_msg)
+                                   PASSAGES, reader_system_message=sys_msg)
     assert [m for m, _ in mixed] == sent_single
 
 

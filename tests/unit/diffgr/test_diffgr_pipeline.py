@@ -10,6 +10,7 @@ from support.paths import REPO_ROOT
 
 PROMPT = "Refer to the passage below and answer.\n\n Passage: {background} \n\n Question: {query} \n\n The answer is"
 CLOSED = "Answer the question.\n\n Question: {query} \n\n The answer is"
+READ_PY_SEED = layered_config(REPO_ROOT)["diffgr"]["random_order_seed"]   # read.py: random.seed(4)
 REC = {
     "question_id": "q1", "question": "Where does the Varn rise?", "answers": ["Mount Hollis"],
     "generated_passages": ["The Varn rises on Skarra Peak.", "The Varn, a long river of\nVarenholm, rises on Skarra Peak in the north.",
@@ -159,7 +160,8 @@ def test_random_order_replays_the_official_read_py_shuffles():
             reference.append(ctxs)
     finally:
         random.setstate(state)
-    prompts, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random", "generated_first", "retrieved_first"])
+    prompts, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random", "generated_first", "retrieved_first"],
+                                        shuffle_seed=READ_PY_SEED)
     hybrid = {(p["question_id"], p["order"]): p for p in prompts if p["run"] == "hybrid"}
     for rec, ctxs in zip(records, reference):
         row = hybrid[(rec["question_id"], "random")]
@@ -178,9 +180,9 @@ def test_random_order_replays_the_official_read_py_shuffles():
 def test_random_order_does_not_depend_on_the_other_orders_or_global_random_state():
     records = _numbered_records(15)
     random.seed(12345)
-    a, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random"])
+    a, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random"], shuffle_seed=READ_PY_SEED)
     random.random()
-    b, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["generated_first", "random"])
+    b, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["generated_first", "random"], shuffle_seed=READ_PY_SEED)
     pick = lambda rows: [r["context_order"] for r in rows if r["order"] == "random"]  # noqa: E731
     assert pick(a) == pick(b)
     c, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random"], shuffle_seed=5)
@@ -194,12 +196,13 @@ OFFICIAL_LLAMA_READER = ("Your response must strictly adhere to the format ':%d,
 
 def test_reader_requests_send_the_system_message_before_the_prompt():
     rows, _ = dp.reader_request_rows([REC], "m", "nqcc", PROMPT, CLOSED, ["random"], 10, 0, 0.03,
-                                     system_message=OFFICIAL_LLAMA_READER)
+                                     system_message=OFFICIAL_LLAMA_READER, shuffle_seed=READ_PY_SEED)
     assert len(rows) == 4
     for row in rows:
         assert [m["role"] for m in row["messages"]] == ["system", "user"]
         assert row["messages"][0]["content"] == OFFICIAL_LLAMA_READER
-    plain, _ = dp.reader_request_rows([REC], "m", "nqcc", PROMPT, CLOSED, ["random"], 10, 0, 0.03)
+    plain, _ = dp.reader_request_rows([REC], "m", "nqcc", PROMPT, CLOSED, ["random"], 10, 0, 0.03,
+                                      shuffle_seed=READ_PY_SEED)
     assert [m["role"] for m in plain[0]["messages"]] == ["user"]
     assert plain[0]["request_id"] != rows[0]["request_id"]
 

@@ -102,7 +102,7 @@ def test_controls_need_an_ordering(toks):
 
 
 def test_control_source_names_round_trip():
-    from evidence_ledger.evidence.controls import control_of, control_source, control_sources
+    from evidence_ledger.vocabulary import control_of, control_source, control_sources
     assert control_sources(["none", "swap", "gold", "reversed"], ["bm25", "bge"]) == [
         "none", "swap_bm25", "swap_bge", "gold", "reversed_bm25", "reversed_bge"]
     assert control_source("gold", "bge") == "gold"

@@ -164,7 +164,7 @@ def test_scifact_crossed_counts_reproduce_official_rationalized_f1():
     claim = SCIFACT_CLAIM
     preds = {"10": scifact.PredictedAbstract("SUPPORT", (2, 1, 7)), "20": scifact.PredictedAbstract("SUPPORT", (0,)),
              "40": scifact.PredictedAbstract("CONTRADICT", (3,))}
-    gold = indicators.scifact_gold_abstracts(claim)
+    gold = scifact.claim_gold_abstracts(claim)
     official = scifact.scifact_score({"7": gold}, {"7": preds})["abstract_rationalized"]["f1"]
     ev = [evidence_row("scifact", 7, [f"{d}:{s}" for s in p.sentences], doc_id=d) for d, p in preds.items()]
     an = [parsed_row("scifact", 7, p.label, doc_id=d) for d, p in preds.items()]

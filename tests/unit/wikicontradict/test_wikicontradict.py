@@ -133,7 +133,7 @@ def test_real_csv_renders_253_prompts_per_template():
     from evidence_ledger.datasets import wikicontradict as reader
 
     path = shared_file("wikicontradict", "WikiContradict_dataset_v1_rag_qa.csv")
-    instances = wc.instances_from_records(reader.read_wikicontradict(path).to_pylist())
+    instances = wc.instances_from_records(reader.read_wikicontradict(path).to_pylist(), "rag_qa")
     assert len(instances) == 253
     rows, skipped = wc.render_requests(instances, wc.template_ids())
     n_same = sum(i.same_passage for i in instances)
@@ -218,7 +218,7 @@ def test_judged_rates_refuse_unknown_labels():
 def test_conflict_detection_rate_counts_unparseable_in_denominator():
     det = pd.DataFrame([("m", "explicit", "yes"), ("m", "explicit", "no"), ("m", "implicit", "yes"),
                         ("m", "implicit", "unparseable")], columns=["model", "conflict_type", "detection"])
-    out = wm.conflict_detection_rates(det).set_index("conflict_type")
+    out = wm.detection_with_control(det.assign(template="5.2"), "passage1_twice").set_index("conflict_type")
     assert out.loc["all", "detection_rate"] == pytest.approx(0.5)
     assert out.loc["implicit", "n_unparseable"] == 1
     assert out.loc["explicit", "detection_rate"] == pytest.approx(0.5)
@@ -304,11 +304,11 @@ class _Text:
 def test_request_rows_are_greedy_with_stable_ids():
     from evidence_ledger.wikicontradict import run as wr
 
-    rows, skipped = wr.wikicontradict_request_rows(_instance_rows(), "m", wc.template_ids(), 250, 0)
+    rows, skipped = wr.wikicontradict_request_rows(_instance_rows(), "m", wc.template_ids(), 250, 0, "rag_qa")
     assert len(rows) == 9 + 5 and skipped == {"1": 0, "2": 1, "3": 1, "4": 0, "5": 0, "5.1": 0, "5.2": 0,
                                               "control": 1, "5.2-control": 1}
     assert {r["max_new_tokens"] for r in rows} == {250} and {r["temperature"] for r in rows} == {0.0}
-    again, _ = wr.wikicontradict_request_rows(_instance_rows(), "m", wc.template_ids(), 250, 0)
+    again, _ = wr.wikicontradict_request_rows(_instance_rows(), "m", wc.template_ids(), 250, 0, "rag_qa")
     assert [r["request_id"] for r in rows] == [r["request_id"] for r in again]
     # the same-passage instance (1, 4, 5, 5.1, 5.2) has identical prompts for 5 = 5.1: a shared id
     assert len({r["request_id"] for r in rows}) == 9 + 4
@@ -319,7 +319,7 @@ def test_judged_rows_keep_raw_outputs_and_parse_labels_and_detection():
     from evidence_ledger.wikicontradict import judge
     from evidence_ledger.wikicontradict import run as wr
 
-    reqs, _ = wr.wikicontradict_request_rows(_instance_rows()[:1], "m", ["5", "5.2", "5.2-control"], 250, 0)
+    reqs, _ = wr.wikicontradict_request_rows(_instance_rows()[:1], "m", ["5", "5.2", "5.2-control"], 250, 0, "rag_qa")
     responses = wr.wikicontradict_response_rows(reqs, [_Text("1921 or 1934."), _Text("Conflict: yes\nAnswer: 1921"),
                                                        _Text("Conflict: no\nAnswer: 1921")])
     examples = judge.load_fewshot_examples(wr_fewshot_path())
@@ -358,9 +358,10 @@ def test_standalone_passage_version_uses_the_full_json_passages():
             for r in _instance_rows()]
     inst = wc.instances_from_records(rows, "standalone")
     assert (inst[0].passage1, inst[0].passage2) == ("S1 7", "S2 7")
-    assert wc.instances_from_records(rows)[0].passage1 == INST.passage1
+    assert wc.instances_from_records(rows, "rag_qa")[0].passage1 == INST.passage1
     assert inst[1].standalone and inst[1].shares_passage is False
-    consistent = wc.instances_from_records([{**rows[0], "passage1_consistent": "C1", "passage2_consistent": "C2"}])
+    consistent = wc.instances_from_records([{**rows[0], "passage1_consistent": "C1", "passage2_consistent": "C2"}],
+                                           "rag_qa")
     assert (consistent[0].consistent1, consistent[0].consistent2, consistent[0].standalone) == ("C1", "C2", False)
     rows[1]["passage2_standalone"] = None
     with pytest.raises(ValueError, match="question 8: no passage1_standalone / passage2_standalone"):
