@@ -170,15 +170,37 @@ def revision_pin_errors(config: Mapping) -> list[str]:
     return errors
 
 
-def config_errors(config: Mapping) -> list[str]:
-    """Every start-of-run problem of ``config``."""
+def converted_verifier_errors(config: Mapping, repo_root=None) -> list[str]:
+    """The verifier's converted base model (``verifier.base_model.local_dir``, inside data_root) must
+    exist before a run that fine-tunes it: the README's one-time ``convert-weights`` step writes it."""
+    from pathlib import Path
+
+    verifier = config.get("verifier") or {}
+    local = (verifier.get("base_model") or {}).get("local_dir")
+    if not (config.get("studies", {}).get("study1") and local and not verifier.get("demo_model")
+            and config.get("data_root")):
+        return []
+    root = Path(config["data_root"])
+    if not root.is_absolute() and repo_root is not None:
+        root = Path(repo_root) / root
+    path = root / local
+    if path.is_dir():
+        return []
+    base = verifier["base_model"]
+    return [f"verifier.base_model.local_dir = {local!r}: {path} does not exist; convert the pickle-only base "
+            f"model once: python -m evidence_ledger convert-weights {base.get('hub_id')} --revision "
+            f"{base.get('revision')} --out {path} (README, 'Reproducing the paper', step 2)"]
+
+
+def config_errors(config: Mapping, repo_root=None) -> list[str]:
+    """Every start-of-run problem of ``config`` (``repo_root``: where a relative data_root resolves)."""
     return (data_root_errors(config) + agreement_errors(config) + family_size_errors(config)
-            + revision_pin_errors(config))
+            + revision_pin_errors(config) + converted_verifier_errors(config, repo_root))
 
 
-def check_run_config(config: Mapping) -> None:
+def check_run_config(config: Mapping, repo_root=None) -> None:
     """Raise ``ValueError`` listing every start-of-run problem (nothing runs until they are fixed)."""
-    errors = config_errors(config)
+    errors = config_errors(config, repo_root)
     if errors:
         raise ValueError("config: " + ("\n  - " if len(errors) > 1 else "")
                          + "\n  - ".join(errors))

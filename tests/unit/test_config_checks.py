@@ -114,3 +114,13 @@ def test_disagreeing_family_size_names_the_key():
     cfg["accounting"]["bootstrap"]["exploratory"]["family_size"] = 12
     with pytest.raises(ValueError, match=r"accounting\.bootstrap\.exploratory\.family_size = 12.* 60 comparisons"):
         check_run_config(cfg)
+
+
+def test_missing_converted_verifier_names_the_convert_command(tmp_path):
+    cfg = copy.deepcopy(PAPER)
+    cfg["data_root"] = str(tmp_path)
+    errors = config_errors(cfg)
+    assert any(e.startswith("verifier.base_model.local_dir") and "convert-weights microsoft/deberta-large-mnli" in e
+               for e in errors), errors
+    (tmp_path / cfg["verifier"]["base_model"]["local_dir"]).mkdir(parents=True)
+    assert config_errors(cfg) == []

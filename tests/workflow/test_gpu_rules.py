@@ -83,6 +83,8 @@ def _dry_run_paper(tmp_path: Path, judge: dict, *args: str) -> str:
     path = tmp_path / "paper.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     snakemake = Path(sys.executable).with_name("snakemake")
+    # the converted verifier base the paper config names (README step 2), so the start checks pass
+    (tmp_path / config["verifier"]["base_model"]["local_dir"]).mkdir(parents=True, exist_ok=True)
     if "--config" in args:
         at = args.index("--config") + 1
         args = (*args[:at], f"data_root={tmp_path}", *args[at:])

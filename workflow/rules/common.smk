@@ -19,7 +19,7 @@ from evidence_ledger.config_checks import check_run_config
 from evidence_ledger.gpu_fit import check_gpu_fit, config_device_memory_gb, model_job_gpus, tensor_parallel_size
 
 validate(config, schema="../schemas/config.schema.yaml")
-check_run_config(config)
+check_run_config(config, workflow.basedir)
 
 REPO_ROOT = Path(workflow.basedir)
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
