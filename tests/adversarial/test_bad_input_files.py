@@ -1,7 +1,7 @@
 """Probes: files a scorer or reader is given. Each bad file is refused naming the file and line
 (or database row and field); valid but unusual files are scored with what was unusual counted
 in the output. Official numbers are the fever-scorer's own expectations
-(``tests/test_realdata.py``: strict 0.32573257325732574 for its predictions)."""
+(its test of real data expects strict 0.32573257325732574 for its predictions)."""
 import json
 import random
 
