@@ -1,8 +1,11 @@
-"""Reading official JSONL submission/gold files for the scorers.
+"""Reading official JSONL submission/gold files for the scorers, and pairing them.
 
-In:  a JSONL path. Out: a list of ``(line_number, record_dict)`` (1-based line numbers,
-blank lines skipped). A line that is not a JSON object raises
-:class:`~evidence_ledger.errors.InputError` naming the file and line.
+In:  JSONL paths (gold and predictions). Out: ``(line_number, record_dict)`` lists (1-based
+line numbers, blank lines skipped), the (gold, prediction) pairs of a submission with how they
+were paired (:class:`Submission`: by id, by position with the id disagreements counted, or
+against the lines' own gold when asked for) and how many lines' own gold fields a gold file
+overrode. A line that is not a JSON object raises :class:`~evidence_ledger.errors.InputError`
+naming the file and line.
 """
 from __future__ import annotations
 
