@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+MODEL_CONFIG = "config.json"
 SAFE_WEIGHTS = "model.safetensors"
 SAFE_INDEX = "model.safetensors.index.json"
 PICKLE_WEIGHTS = "pytorch_model.bin"
@@ -173,10 +174,15 @@ def resolve_model(location: str, revision: str | None = None, *, allow_pickle_we
                   allow_key: str | None) -> ModelFiles:
     """Resolve a model offline and check its weights; pickle weights raise
     :class:`PickleWeightsRefused` naming ``allow_key`` (None: no key allows them) unless
-    ``allow_pickle_weights``."""
+    ``allow_pickle_weights``; weights without a ``config.json`` beside them raise
+    ``FileNotFoundError`` naming the directory."""
     directory = model_directory(location, revision)
     fmt, weights = loaded_weight_files(directory)
     source = str(location) if Path(location).is_dir() else f"{location}@{revision or 'main'}"
+    if not (directory / MODEL_CONFIG).is_file():
+        raise FileNotFoundError(f"model {source}: {directory} has weights ({weights[0].name}) but no "
+                                f"{MODEL_CONFIG}, so what architecture they are would be guessed; copy the "
+                                f"model's {MODEL_CONFIG} beside them")
     if fmt == "pickle" and not allow_pickle_weights:
         raise PickleWeightsRefused(
             f"model {source}: transformers would load pickle weights ({weights[0].name}; no {SAFE_WEIGHTS} or "

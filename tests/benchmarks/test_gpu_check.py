@@ -8,13 +8,14 @@ import sys
 import pytest
 
 from support.paths import REPO_ROOT
+from support.hang_guard import HANG_GUARD_S
 
 
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU is present: run the full check by hand")
 def test_gpu_check_cpu_mode_writes_generation_reranker_and_verifier_numbers(tmp_path):
     env = dict(os.environ, OUT=str(tmp_path), PY=sys.executable, OMP_NUM_THREADS="1")
     proc = subprocess.run(["bash", str(REPO_ROOT / "benchmarks" / "gpu_check.sh")], env=env,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:] + (tmp_path / "gpu_check.log").read_text()[-3000:]
     assert "mode=cpu" in (tmp_path / "gpu_check.log").read_text()
     generation = json.loads((tmp_path / "generation.json").read_text())

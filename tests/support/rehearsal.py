@@ -18,6 +18,7 @@ from pathlib import Path
 from evidence_ledger.config_layers import layered_config
 from evidence_ledger.rehearsal_data import write_rehearsal_data
 
+from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
 
 PAPER = REPO_ROOT / "config" / "paper.yaml"
@@ -26,7 +27,7 @@ DEFAULT_PROFILE = REPO_ROOT / "workflow" / "profiles" / "default"
 # the rules that build the stand-ins: the only jobs the rehearsal adds to the paper's
 STAND_IN_RULES = ("build_demo_models", "build_demo_reranker", "build_demo_verifier")
 # a whole-pipeline run under load takes several times its idle time
-RUN_TIMEOUT_S = 3600
+RUN_TIMEOUT_S = HANG_GUARD_S
 
 
 def paper_args(data_root: Path) -> list[str]:

@@ -16,6 +16,7 @@ from evidence_ledger import tables
 from evidence_ledger.tables.accounting import COVERAGE, DECISION_LABEL, ESTIMATES, INTERVALS
 from evidence_ledger.tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
 from evidence_ledger.tables.verifier import UNRESOLVED_FLAGS
+from support.hang_guard import HANG_GUARD_S
 
 pytestmark = pytest.mark.workflow
 
@@ -32,7 +33,7 @@ def _snakemake(workdir, *args):
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(REPO / "config/demo.yaml"), "--cores", "2", *args, "--allowed-rules", *RULES]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
 
 
 def test_accounting_rules_run_on_synthetic_indicators(tmp_path):

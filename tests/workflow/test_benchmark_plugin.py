@@ -24,6 +24,7 @@ from evidence_ledger.config_layers import layered_config
 from evidence_ledger import benchmark_registry as registry
 from evidence_ledger.generation import prompts
 from evidence_ledger.scoring import indicators
+from support.hang_guard import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[2]
 SUPPORT = REPO / "tests" / "support"
@@ -128,7 +129,7 @@ def dry_run(tmp_path: Path, configfile: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--snakefile", str(REPO / "Snakefile"),
          "--directory", str(work), "--configfile", str(configfile)],
-        capture_output=True, text=True, env=ENV, timeout=300,
+        capture_output=True, text=True, env=ENV, timeout=HANG_GUARD_S,
     )
 
 
@@ -168,7 +169,7 @@ def test_each_ingest_rule_reads_its_own_benchmark(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", *targets, "--cores", "1", "--snakefile", str(REPO / "Snakefile"),
          "--directory", str(work), "--configfile", str(configfile)],
-        capture_output=True, text=True, env=ENV, timeout=900,
+        capture_output=True, text=True, env=ENV, timeout=HANG_GUARD_S,
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     for name in ("fever", "feverous", "scifact", "toy"):

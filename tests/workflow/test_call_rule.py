@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.hang_guard import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "resources" / "demo"
@@ -27,12 +28,12 @@ def _env() -> dict:
 def snakemake(workdir: Path, *targets: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--cores", "1", *targets]
-    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=300)
+    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=HANG_GUARD_S)
 
 
 def call_rule(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "evidence_ledger", "call", "--directory", str(workdir), "--rule", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=300, cwd=workdir)
+    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=HANG_GUARD_S, cwd=workdir)
 
 
 def snakemake_then_call(workdir: Path, outputs: list[str], rule: str, *wildcards: str) -> dict[str, tuple[bytes, bytes]]:

@@ -25,6 +25,7 @@ from evidence_ledger.config_layers import layered_config
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.ingest import CLAIMS
 from evidence_ledger.tables.verifier import VERIFIER_ANSWERS
+from support.hang_guard import HANG_GUARD_S
 
 pytestmark = pytest.mark.workflow
 
@@ -32,7 +33,7 @@ REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
-def run_snakemake(workdir: Path, *args: str, configfile: Path | None = None, timeout: int = 1500):
+def run_snakemake(workdir: Path, *args: str, configfile: Path | None = None, timeout: int = HANG_GUARD_S):
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
                HF_HUB_OFFLINE="1")
     cmd = SNAKEMAKE + ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
@@ -182,5 +183,5 @@ def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp
 
 def test_lint_is_clean():
     proc = subprocess.run(SNAKEMAKE + ["--lint", "--snakefile", str(REPO / "Snakefile")],
-                          capture_output=True, text=True, cwd=REPO, timeout=300)
+                          capture_output=True, text=True, cwd=REPO, timeout=HANG_GUARD_S)
     assert "Congratulations" in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-4000:]

@@ -14,6 +14,7 @@ from evidence_ledger.tables import read_table, write_table
 from evidence_ledger.tables.evidence import EVIDENCE
 from evidence_ledger.tables.generation import PARSED, REQUESTS, RESPONSES
 from evidence_ledger.tables.ingest import CLAIMS
+from support.hang_guard import HANG_GUARD_S
 
 pytestmark = pytest.mark.workflow
 
@@ -66,7 +67,7 @@ def _snakemake(wd, *targets):
     exe = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or "snakemake"
     return subprocess.run([exe, "--snakefile", str(REPO / "Snakefile"), "--directory", str(wd), "--configfile",
                            str(wd / "config.yaml"), "--cores", "2", *targets],
-                          capture_output=True, text=True, env=env, timeout=600)
+                          capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
 
 
 def test_generation_rules_produce_one_parsed_row_per_request_and_a_failure_table(workdir):

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from support.hang_guard import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[2]
 RULE_FILES = sorted((REPO / "workflow" / "rules").glob("*.smk"))
@@ -57,7 +58,7 @@ def _dry_run_jobs(*config: str) -> list[tuple[str, str]]:
     """(rule, resources line) of every job of the demo's dry run."""
     snakemake = Path(sys.executable).with_name("snakemake")
     proc = subprocess.run([str(snakemake), "-n", "--cores", "2", "--config", *config], cwd=REPO,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    resources: (.*)$", proc.stdout + proc.stderr, re.M)
 
@@ -91,7 +92,7 @@ def _dry_run_paper(tmp_path: Path, judge: dict, *args: str) -> str:
     else:
         args = (*args, "--config", f"data_root={tmp_path}")
     proc = subprocess.run([str(snakemake), "-n", "--cores", "2", "--configfile", str(path), *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=HANG_GUARD_S)
     return proc.stdout + proc.stderr
 
 

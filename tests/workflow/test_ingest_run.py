@@ -10,6 +10,7 @@ from evidence_ledger.tables import read_table
 from evidence_ledger.tables.conflict_inputs import CONFLICT_QA_RECORDS, WIKICONTRADICT_INSTANCES
 from evidence_ledger.tables.ingest import CLAIMS, DOCUMENTS, UNITS
 from evidence_ledger.tables.sampling import FAMILIES, FAMILY_LINKS
+from support.hang_guard import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "resources" / "demo"
@@ -32,7 +33,7 @@ def run_snakemake(workdir: Path, *extra: str) -> subprocess.CompletedProcess:
     cmd = [str(Path(sys.executable).with_name("snakemake")), "--snakefile", str(REPO / "Snakefile"),
            "--configfile", str(REPO / "config" / "demo.yaml"), "--directory", str(workdir),
            "--cores", "2", *extra, *TARGETS]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ import yaml
 
 from evidence_ledger.config_layers import layered_config
 from evidence_ledger.rehearsal_data import write_rehearsal_data
+from support.hang_guard import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "config" / "paper.yaml"
@@ -138,7 +139,7 @@ def dry_run(placeholder, tmp_path_factory):
         [sys.executable, "-m", "snakemake", "-n", "--profile", str(REPO / "workflow" / "profiles" / "default"),
          "--snakefile", str(REPO / "Snakefile"), "--directory", str(work), "--configfile", str(PAPER),
          "--config", f"data_root={root}"],
-        capture_output=True, text=True, env=ENV, timeout=300,
+        capture_output=True, text=True, env=ENV, timeout=HANG_GUARD_S,
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     return proc.stdout
@@ -226,7 +227,7 @@ def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):
 def test_planner_prints_requests_for_both_models_and_three_datasets(tmp_path):
     cfg = paper_config()
     proc = subprocess.run([sys.executable, "-m", "evidence_ledger", "plan", "--configfile", str(PAPER), "--json"],
-                          capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=120)
+                          capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = json.loads(proc.stdout)
     gen = cfg["generation"]
@@ -241,7 +242,7 @@ def test_planner_prints_requests_for_both_models_and_three_datasets(tmp_path):
     assert sum(r["gpu_seconds"] for r in rows) > 0
 
     text = subprocess.run([sys.executable, "-m", "evidence_ledger", "plan", "--configfile", str(PAPER)],
-                          capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=120)
+                          capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=HANG_GUARD_S)
     assert text.returncode == 0, text.stderr[-3000:]
     hours = re.search(r"estimated ([0-9.,]+) GPU hours", text.stdout)
     assert hours and float(hours.group(1).replace(",", "")) > 0
@@ -250,13 +251,13 @@ def test_planner_prints_requests_for_both_models_and_three_datasets(tmp_path):
 def test_config_readme_quotes_the_figures_the_planner_prints(tmp_path):
     """config/README.md's expected-load sentence carries the planner's own totals for paper.yaml."""
     text = subprocess.run([sys.executable, "-m", "evidence_ledger", "plan", "--configfile", str(PAPER)],
-                          capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=120)
+                          capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=HANG_GUARD_S)
     assert text.returncode == 0, text.stderr[-3000:]
     total = re.search(r"total: ([0-9,]+) requests \(([0-9,]+) control requests after reuse.*estimated ([0-9.]+) GPU hours",
                       text.stdout)
     rows = json.loads(subprocess.run([sys.executable, "-m", "evidence_ledger", "plan", "--configfile", str(PAPER),
                                       "--json"], capture_output=True, text=True, env=ENV, cwd=tmp_path,
-                                     timeout=120).stdout)
+                                     timeout=HANG_GUARD_S).stdout)
     primary = sum(r["requests"] for r in rows if r["condition"] == "primary")
     readme = " ".join((REPO / "config" / "README.md").read_text().split())
     assert total, text.stdout[-2000:]
@@ -270,6 +271,6 @@ def test_planner_refuses_a_config_the_workflow_would_refuse(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("evidence: {budgets: {short: 500, long: 10}}\n")
     proc = subprocess.run([sys.executable, "-m", "evidence_ledger", "plan", "--configfile", str(PAPER), str(bad)],
-                          capture_output=True, text=True, env=ENV, cwd=REPO, timeout=120)
+                          capture_output=True, text=True, env=ENV, cwd=REPO, timeout=HANG_GUARD_S)
     assert proc.returncode != 0
     assert "evidence.budgets.short" in proc.stderr and "evidence.budgets.long" in proc.stderr

@@ -9,6 +9,7 @@ import pytest
 
 from evidence_ledger.config_layers import layered_config
 
+from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
 from support.rehearsal import (DEFAULT_PROFILE, PAPER, REHEARSAL, STAND_IN_RULES, job_stats, paper_args,
                                rehearsal_args, snakemake)
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.workflow
 
 
 def dry_run_jobs(workdir, args) -> dict[str, int]:
-    proc = snakemake(workdir, "-n", "--profile", str(DEFAULT_PROFILE), *args, timeout=600)
+    proc = snakemake(workdir, "-n", "--profile", str(DEFAULT_PROFILE), *args, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     return job_stats(proc.stdout)
 
@@ -58,7 +59,7 @@ def test_rehearsal_changes_only_models_data_root_and_sizes():
 
 
 def test_rehearsal_run_makes_every_final_output(rehearsal_run, rehearsal_data):
-    proc = snakemake(rehearsal_run, "-n", *rehearsal_args(rehearsal_data), timeout=600)
+    proc = snakemake(rehearsal_run, "-n", *rehearsal_args(rehearsal_data), timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Nothing to be done" in proc.stdout + proc.stderr
     assert (rehearsal_run / "results" / "report" / "summary.html").stat().st_size > 0

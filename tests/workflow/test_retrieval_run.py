@@ -17,6 +17,7 @@ from evidence_ledger.config_layers import layered_config
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.evidence import EVIDENCE
 from evidence_ledger.tables.retrieval import ORDERING, POOLS, RETRIEVED
+from support.hang_guard import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "resources" / "demo"
@@ -44,7 +45,7 @@ def demo_run(tmp_path_factory):
                PYTHONPATH=str(REPO / "src"))
     cmd = [str(Path(sys.executable).with_name("snakemake")), "--snakefile", str(REPO / "Snakefile"),
            "--configfile", str(configfile), "--directory", str(workdir), "--cores", "2", *TARGETS]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return workdir
 

@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from support.slurm_cluster import SlurmCluster, missing_binaries  # noqa: E402
 
 from evidence_ledger.job_env import JOB_ENV_DEFAULTS  # noqa: E402
+from support.hang_guard import HANG_GUARD_S
 
 pytestmark = pytest.mark.slurm
 
@@ -46,7 +47,6 @@ REPO = Path(__file__).resolve().parents[2]
 SUBMIT_VENV = Path(os.environ.get("EVIDENCE_LEDGER_SLURM_VENV", REPO / ".venv-slurm"))
 SUBMIT_SNAKEMAKE = SUBMIT_VENV / "bin" / "snakemake"
 JOB_PYTHON_DIR = Path(sys.executable).parent  # the pipeline's environment (.venv): jobs run its python
-HANG_GUARD_S = 1200  # only so that a hang fails the test instead of the CI job; no timing is checked
 WHOLE_RUN_HANG_GUARD_S = 3600  # the whole rehearsal: a run that takes minutes idle can take several times that loaded
 
 

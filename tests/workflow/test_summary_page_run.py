@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from support.summary_tables import write_summary_inputs
+from support.hang_guard import HANG_GUARD_S
 
 pytestmark = pytest.mark.workflow
 
@@ -21,7 +22,7 @@ def _snakemake(workdir, *args):
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(REPO / "config/demo.yaml"), "--cores", "1", *args, "--allowed-rules",
            "summary_page"]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
 
 
 def test_summary_page_rule_and_report(tmp_path):

@@ -105,6 +105,23 @@ def _cell_headers(table: list, r: int, c: int) -> list[str]:
     return [h for h in out if h]
 
 
+def page_text(value, page: str, where: tuple, field: str) -> str:
+    """The text of one element field with its links stripped; a value that is not a string (a
+    NULL sentence, a numeric cell) is an InputError naming ``where`` = (path, row) and ``field``
+    instead of becoming the text ``"None"``."""
+    if not isinstance(value, str):
+        shown = "null" if value is None else type(value).__name__
+        raise InputError(*where, field, f"page {page!r}: expected text, got {shown}")
+    return strip_links(value)
+
+
+def element_key(value, page: str, where: tuple, field: str) -> str:
+    """A cell's or list item's ``id``: a non-empty string, else an InputError naming the field."""
+    if not isinstance(value, str) or not value:
+        raise InputError(*where, field, f"page {page!r}: element id {value!r} is not a non-empty string")
+    return value
+
+
 def page_units(page: str, data: dict, where: tuple) -> Page:
     """One FEVEROUS page: its units in document order (title first) as parallel lists, its
     title (the title unit's text) and document text (the other units' non-empty texts joined).
@@ -114,14 +131,20 @@ def page_units(page: str, data: dict, where: tuple) -> Page:
     column). Keys in ``order`` with an unknown prefix, or whose payload is missing, raise.
     """
     path, line = where
-    title = strip_links(str(data.get("title", page)))
+    title = page_text(data.get("title", page), page, where, "data.title")
     order = data.get("order")
     if not isinstance(order, list):
         raise InputError(path, line, "data.order", f"page {page!r}: missing 'order' list")
     unit_ids, kinds, texts, contexts = [], [], [], []
+    first_field: dict[str, str] = {}
 
-    def add(key, kind, text, context_parts):
-        unit_ids.append(feverous_element_id(page, key))
+    def add(key, kind, text, context_parts, field="data.title"):
+        unit_id = feverous_element_id(page, key)
+        if unit_id in first_field:
+            raise InputError(path, line, field, f"page {page!r}: element {key!r} occurs twice (first in "
+                                                f"{first_field[unit_id]}): unit id {unit_id!r} would be ambiguous")
+        first_field[unit_id] = field
+        unit_ids.append(unit_id)
         kinds.append(kind)
         texts.append(text)
         contexts.append(CONTEXT_SEPARATOR.join(p for p in context_parts if p))
@@ -132,33 +155,41 @@ def page_units(page: str, data: dict, where: tuple) -> Page:
         if key not in data:
             raise InputError(path, line, f"data.{key}", f"page {page!r}: key listed in 'order' is missing")
         value = data[key]
+        field = f"data.{key}"
         if key.startswith("sentence_"):
-            add(key, "sentence", strip_links(str(value)), [title, section])
+            add(key, "sentence", page_text(value, page, where, field), [title, section], field)
         elif key.startswith("section_"):
-            heading = strip_links(str(value.get("value", "") if isinstance(value, dict) else value))
-            add(key, "section", heading, [title])
+            heading = (page_text(value.get("value", ""), page, where, f"{field}.value") if isinstance(value, dict)
+                       else page_text(value, page, where, field))
+            add(key, "section", heading, [title], field)
             section = heading
         elif key.startswith("table_"):
             if not isinstance(value, dict) or not isinstance(value.get("table"), list):
                 raise InputError(path, line, f"data.{key}", f"page {page!r}: table has no 'table' rows")
             index = key[len("table_"):]
             if value.get("caption"):
-                add(f"table_caption_{index}", "table_caption", strip_links(str(value["caption"])), [title, section])
+                add(f"table_caption_{index}", "table_caption",
+                    page_text(value["caption"], page, where, f"{field}.caption"), [title, section], field)
             rows = value["table"]
             for r, row in enumerate(rows):
                 for c, cell in enumerate(row):
                     if not isinstance(cell, dict) or "id" not in cell:
                         raise InputError(path, line, f"data.{key}", f"page {page!r}: cell ({r},{c}) has no id")
-                    kind = "header_cell" if str(cell["id"]).startswith("header_cell_") else "cell"
+                    cell_field = f"{field}.table[{r}][{c}]"
+                    cell_id = element_key(cell["id"], page, where, f"{cell_field}.id")
+                    kind = "header_cell" if cell_id.startswith("header_cell_") else "cell"
                     headers = [] if kind == "header_cell" else _cell_headers(rows, r, c)
-                    add(cell["id"], kind, strip_links(str(cell.get("value", ""))), [title, section, ", ".join(headers)])
+                    add(cell_id, kind, page_text(cell.get("value", ""), page, where, f"{cell_field}.value"),
+                        [title, section, ", ".join(headers)], cell_field)
         elif key.startswith("list_"):
             if not isinstance(value, dict) or not isinstance(value.get("list"), list):
                 raise InputError(path, line, f"data.{key}", f"page {page!r}: list has no 'list' items")
-            for item in value["list"]:
+            for k, item in enumerate(value["list"]):
                 if not isinstance(item, dict) or "id" not in item:
                     raise InputError(path, line, f"data.{key}", f"page {page!r}: list item without id")
-                add(item["id"], "item", strip_links(str(item.get("value", ""))), [title, section])
+                item_field = f"{field}.list[{k}]"
+                add(element_key(item["id"], page, where, f"{item_field}.id"), "item",
+                    page_text(item.get("value", ""), page, where, f"{item_field}.value"), [title, section], item_field)
         else:
             raise InputError(path, line, "data.order", f"page {page!r}: unknown element key {key!r}")
     return Page(doc_id=page, title=texts[0], text=" ".join(t for t in texts[1:] if t), unit_ids=unit_ids,
@@ -168,8 +199,10 @@ def page_units(page: str, data: dict, where: tuple) -> Page:
 def iter_feverous_pages(db_path, progress=None) -> Iterator[Page]:
     """The pages of the SQLite wiki (read-only), one at a time, in ``id`` order.
 
-    Errors name the db file, the row's ``rowid`` (``row N``) and the JSON field; a page id
-    on two rows raises naming both. ``progress``: optional callable, called with 1 after each
+    Errors name the db file, the row's ``rowid`` (``row N``), the page and the JSON field: a
+    NULL or empty page id, a page id on two rows (naming both), ``data`` that is not a JSON
+    object, an element text that is not a string (a NULL sentence), an element id that occurs
+    twice on a page. ``progress``: optional callable, called with 1 after each
     page.
     """
     db_path = Path(db_path)
@@ -184,7 +217,10 @@ def iter_feverous_pages(db_path, progress=None) -> Iterator[Page]:
         previous, previous_row = None, None
         for rowid, page, raw in cursor:
             row = Row(rowid)
-            if page is not None and page == previous:
+            if not isinstance(page, str) or not page:
+                shown = "NULL" if page is None else repr(page)
+                raise InputError(db_path, row, "id", f"page id is {shown}; expected the page title as non-empty text")
+            if page == previous:
                 raise InputError(db_path, row, "id", f"duplicate page id {page!r} (first at row {previous_row})")
             previous, previous_row = page, rowid
             if isinstance(raw, bytes):
@@ -195,6 +231,9 @@ def iter_feverous_pages(db_path, progress=None) -> Iterator[Page]:
                 data = parse_json(raw, db_path, row, "data")
             except InputError as exc:
                 raise InputError(db_path, row, "data", f"page {page!r}: {exc.message}") from None
+            if not isinstance(data, dict):
+                raise InputError(db_path, row, "data", f"page {page!r}: expected a JSON object, got "
+                                                       f"{type(data).__name__}")
             yield page_units(page, data, (db_path, row))
             if progress is not None:
                 progress(1)

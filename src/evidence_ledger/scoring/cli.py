@@ -4,17 +4,22 @@ Each sub-command prints one JSON object on stdout (fractions in [0, 1]) and exit
 malformed input it prints ``error: FILE:LINE: field 'F': message`` on stderr and exits 2.
 Warnings (degenerate inputs scored as 0.0) go to stderr.
 
-  score fever    [--gold GOLD.jsonl] --predictions PRED.jsonl [--max-evidence 5] [--match positional]
-  score feverous [--gold DEV.jsonl] --predictions PRED.jsonl [--max-evidence 5] [--max-evidence-cell 25]
+  score fever    (--gold GOLD.jsonl | --self-contained-gold) --predictions PRED.jsonl [--max-evidence 5]
                  [--match positional]
+  score feverous (--gold DEV.jsonl | --self-contained-gold) --predictions PRED.jsonl [--max-evidence 5]
+                 [--max-evidence-cell 25] [--match positional]
   score scifact  --gold claims_dev.jsonl --predictions PRED.jsonl [--max-sentences 3]
-                 [--sentence-cap fixed|leaderboard]
+                 [--sentence-cap fixed|leaderboard] [--missing-claims refuse|empty|skip]
 
 Matching (FEVER, FEVEROUS): by id whenever every prediction line has an ``id``; by position
 only with ``--match positional`` or when no prediction line has an id, and then a warning on
-stderr and ``"matching": "position"`` in the JSON (ids present must agree with gold at the same
-line). Prediction lines carrying their own ``label`` and ``evidence`` are scored against those,
-as the official scorers do (``--gold`` is then optional; ``"matching": "self"``).
+stderr and ``"matching": "position"`` in the JSON; ids are then not used, and lines whose
+prediction id differs from the gold id are counted (``"id_disagreements"``).
+Where gold comes from (FEVER, FEVEROUS): with ``--gold`` the gold file is the only source; a
+prediction line's own ``label`` / ``evidence`` is ignored (counted as ``"own_gold_ignored"``,
+warned on stderr). ``--self-contained-gold`` (instead of ``--gold``) scores every line against
+its own ``label`` and ``evidence``, as the official scorers do without a gold file
+(``"matching": "self"``). One of the two is required.
 Every numeric option has a range (a negative count is an argparse error, exit 2).
   score diffgr   --hybrid H.jsonl --generated-only G.jsonl --retrieved-only R.jsonl --closed-book C.jsonl
 """
@@ -49,18 +54,30 @@ def count_at_least(minimum: int):
     return parse
 
 
+def add_gold_source(parser: argparse.ArgumentParser, gold_help: str) -> None:
+    """``--gold FILE`` or ``--self-contained-gold``: exactly one (argparse error, exit 2, otherwise)."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--gold", help=f"{gold_help}: the only source of gold labels and evidence; prediction "
+                                       f"lines' own label/evidence are ignored and counted (own_gold_ignored)")
+    source.add_argument("--self-contained-gold", action="store_true",
+                        help="no gold file: score every prediction line against its own label and evidence "
+                             "(the official scorers' behaviour without a gold file)")
+
+
 def _run_fever(args) -> dict:
-    return fever.score_files(args.gold, args.predictions, args.max_evidence,
-                             match=MATCH_CHOICES[args.match]).as_dict()
+    return fever.score_files(args.gold, args.predictions, args.max_evidence, match=MATCH_CHOICES[args.match],
+                             self_contained_gold=args.self_contained_gold).as_dict()
 
 
 def _run_feverous(args) -> dict:
     return feverous.score_files(args.gold, args.predictions, args.max_evidence, args.max_evidence_cell,
-                                match=MATCH_CHOICES[args.match]).as_dict()
+                                match=MATCH_CHOICES[args.match],
+                                self_contained_gold=args.self_contained_gold).as_dict()
 
 
 def _run_scifact(args) -> dict:
-    return scifact.score_files(args.gold, args.predictions, args.max_sentences, args.sentence_cap)
+    return scifact.score_files(args.gold, args.predictions, args.max_sentences, args.sentence_cap,
+                               missing=args.missing_claims)
 
 
 def _run_diffgr(args) -> dict:
@@ -98,10 +115,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     p = sub.add_parser("fever", help="FEVER score (sheffieldnlp/fever-scorer semantics)",
                        description="Prints {strict_score, label_accuracy, precision, recall, f1}. Predictions "
                                    "are matched to gold by id; by position (the official blind mode) only with "
-                                   "--match positional or when no prediction has an id. Lines with their own "
-                                   "label and evidence are scored against those.")
-    p.add_argument("--gold", help="gold JSONL (id, label, evidence groups); optional when every prediction "
-                                  "line carries its own label and evidence")
+                                   "--match positional or when no prediction has an id. Gold comes from --gold "
+                                   "only, or, asked for with --self-contained-gold, from each line's own label "
+                                   "and evidence.")
+    add_gold_source(p, "gold JSONL (id, label, evidence groups)")
     p.add_argument("--predictions", required=True, help="JSONL with predicted_label, predicted_evidence")
     p.add_argument("--max-evidence", type=count_at_least(0), default=fever.MAX_EVIDENCE,
                    help="predicted evidence items scored, >= 0 (default %(default)s)")
@@ -113,8 +130,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                        description="Prints {strict_score, label_accuracy, precision, recall, f1}. Gold is the "
                                    "official dev/train JSONL (header line allowed); predicted_evidence items "
                                    "are id strings or [page, type, position] triples.")
-    p.add_argument("--gold", help="official dev/train JSONL; optional when every prediction line carries its "
-                                  "own label and evidence (the baseline's prediction files)")
+    add_gold_source(p, "official dev/train JSONL")
     p.add_argument("--predictions", required=True)
     p.add_argument("--max-evidence", type=count_at_least(0), default=feverous.MAX_EVIDENCE,
                    help="non-cell items scored, >= 0 (default %(default)s)")
@@ -126,8 +142,8 @@ def register(subparsers) -> argparse.ArgumentParser:
 
     p = sub.add_parser("scifact", help="SciFact abstract/sentence P/R/F1 (allenai/scifact semantics)",
                        description="Prints {abstract_label_only, abstract_rationalized, sentence_selection, "
-                                   "sentence_label}, each {precision, recall, f1}. Claims missing from the "
-                                   "predictions count in recall.")
+                                   "sentence_label}, each {precision, recall, f1}. Gold claims without a "
+                                   "prediction are refused unless --missing-claims says how to score them.")
     p.add_argument("--gold", required=True, help="claims_*.jsonl")
     p.add_argument("--predictions", required=True, help="JSONL {id, evidence: {doc_id: {sentences, label}}}")
     p.add_argument("--max-sentences", type=count_at_least(1), default=scifact.MAX_ABSTRACT_SENTS,
@@ -135,6 +151,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--sentence-cap", choices=scifact.SENTENCE_CAPS, default="fixed",
                    help="fixed: the first --max-sentences (repo evaluator); leaderboard: max(--max-sentences, "
                         "shortest gold rationale) per abstract (scifact-evaluator eval.py)")
+    p.add_argument("--missing-claims", choices=scifact.MISSING_CLAIMS, default="refuse",
+                   help="gold claims without a prediction line: refuse (default, as the leaderboard), empty "
+                        "(predicting nothing: they count in recall) or skip (left out of recall, as the repo "
+                        "evaluator's compute_metrics); the JSON then carries missing_claims {count, scored_as}")
     p.set_defaults(func=run_score, score_func=_run_scifact)
 
     p = sub.add_parser("diffgr", help="DiffGR per context-conflicting subset (RetrieveOrGenerated semantics)",

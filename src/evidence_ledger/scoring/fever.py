@@ -235,34 +235,53 @@ def parse_gold_evidence(value, path, line: int) -> list[list[Sentence]]:
 
 @dataclass(frozen=True)
 class FileScore(CorpusScore):
-    """Corpus scores of a submission file plus how its lines were paired with gold claims:
-    ``"id"``, ``"position"`` or ``"self"`` (lines carrying their own label and evidence).
-    ``as_dict`` adds ``"matching"`` whenever it is not ``"id"``."""
+    """Corpus scores of a submission file plus where its gold came from and how its lines were
+    paired: ``matching`` is ``"id"``, ``"position"`` or ``"self"`` (lines scored against their
+    own label and evidence, asked for explicitly); ``id_disagreements`` counts positional lines
+    whose prediction id differs from the gold id; ``own_gold_ignored`` counts prediction lines
+    whose own ``label`` / ``evidence`` were ignored because a gold file was given.
+    ``as_dict`` adds ``"matching"`` whenever it is not ``"id"``, ``"id_disagreements"`` with
+    positional matching and ``"own_gold_ignored"`` when it is not 0."""
 
     matching: str = "id"
+    id_disagreements: int = 0
+    own_gold_ignored: int = 0
 
     def as_dict(self) -> dict:
         out = asdict(self)
-        if out["matching"] == "id":
+        if self.matching == "id":
             del out["matching"]
+        if self.matching != "position":
+            del out["id_disagreements"]
+        if not self.own_gold_ignored:
+            del out["own_gold_ignored"]
         return out
+
+    @classmethod
+    def of(cls, corpus: CorpusScore, submission) -> "FileScore":
+        """A corpus score together with the pairing facts of a ``records.Submission``."""
+        return cls(**corpus.as_dict(), matching=submission.mode, id_disagreements=submission.id_disagreements,
+                   own_gold_ignored=submission.own_gold_ignored)
 
 
 def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE, *,
-                match: str = "auto") -> FileScore:
+                match: str = "auto", self_contained_gold: bool = False) -> FileScore:
     """Score an official FEVER predictions JSONL against a gold JSONL.
 
     Records are paired as ``records.submission_pairs`` does: by id (or by position when asked,
-    or when no prediction has an id); prediction lines carrying their own ``label`` and
-    ``evidence`` are scored against those, and then ``gold_path`` may be None.
+    or when no prediction has an id), and the gold file is the only source of labels and
+    evidence. ``self_contained_gold=True`` (with ``gold_path`` None) scores every line against
+    its own ``label`` and ``evidence`` instead, as ``fever_score(predictions)`` without
+    ``actual`` does.
     """
     gold = read_jsonl(gold_path) if gold_path is not None else None
-    mode, pairs = submission_pairs(gold, gold_path, predictions_path, match=match)
+    submission = submission_pairs(gold, gold_path, predictions_path, match=match,
+                                  self_contained_gold=self_contained_gold)
     scores = []
-    for (g_path, g_line, g_rec), (p_line, p_rec) in pairs:
+    for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
         gold_label = _label(g_rec, "label", g_path, g_line)
         groups = parse_gold_evidence(require(g_rec, "evidence", g_path, g_line), g_path, g_line)
         predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
         predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
         scores.append(score_claim(gold_label, groups, predicted_label, predicted, max_evidence))
-    return FileScore(**corpus_score(scores).as_dict(), matching=mode)
+    return FileScore.of(corpus_score(scores), submission)

@@ -167,28 +167,31 @@ def is_prediction_header(record: dict) -> bool:
 
 
 def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE,
-                max_evidence_cell: int | None = MAX_EVIDENCE_CELL, *, match: str = "auto") -> FileScore:
+                max_evidence_cell: int | None = MAX_EVIDENCE_CELL, *, match: str = "auto",
+                self_contained_gold: bool = False) -> FileScore:
     """Score a FEVEROUS predictions JSONL against the official dev/train JSONL (header line allowed).
 
-    As ``src/feverous/evaluation/evaluate.py`` does, a prediction file whose lines carry their
-    own ``label`` and ``evidence`` (the baseline's output, first line ``{"header": ""}``, ids =
-    line index) is scored against those; ``gold_path`` may then be None. Otherwise records are
-    paired as ``records.submission_pairs`` does.
+    Records are paired as ``records.submission_pairs`` does; the gold file is the only source of
+    labels and evidence. ``self_contained_gold=True`` (with ``gold_path`` None) scores a file whose
+    lines carry their own ``label`` and ``evidence`` against those, as
+    ``src/feverous/evaluation/evaluate.py`` does with the baseline's output (first line
+    ``{"header": ""}``, ids = line index).
     """
     gold = None
     if gold_path is not None:
         gold = read_jsonl(gold_path)
         if gold and is_header_record(gold[0][1]):
             gold = gold[1:]
-    mode, pairs = submission_pairs(gold, gold_path, predictions_path, match=match, is_header=is_prediction_header)
+    submission = submission_pairs(gold, gold_path, predictions_path, match=match, is_header=is_prediction_header,
+                                  self_contained_gold=self_contained_gold)
     scores = []
-    for (g_path, g_line, g_rec), (p_line, p_rec) in pairs:
+    for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
         gold_label = _label(g_rec, "label", g_path, g_line)
         sets = parse_gold_sets(require(g_rec, "evidence", g_path, g_line), g_path, g_line)
         predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
         predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
         scores.append(score_claim(gold_label, sets, predicted_label, predicted, max_evidence, max_evidence_cell))
-    return FileScore(**corpus_score(scores).as_dict(), matching=mode)
+    return FileScore.of(corpus_score(scores), submission)
 
 
 def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequence[str], *,

@@ -1,12 +1,16 @@
-"""Reading official JSONL submission/gold files for the scorers.
+"""Reading official JSONL submission/gold files for the scorers, and pairing them.
 
-In:  a JSONL path. Out: a list of ``(line_number, record_dict)`` (1-based line numbers,
-blank lines skipped). A line that is not a JSON object raises
-:class:`~evidence_ledger.errors.InputError` naming the file and line.
+In:  JSONL paths (gold and predictions). Out: ``(line_number, record_dict)`` lists (1-based
+line numbers, blank lines skipped), the (gold, prediction) pairs of a submission with how they
+were paired (:class:`Submission`: by id, by position with the id disagreements counted, or
+against the lines' own gold when asked for) and how many lines' own gold fields a gold file
+overrode. A line that is not a JSON object raises :class:`~evidence_ledger.errors.InputError`
+naming the file and line.
 """
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 from evidence_ledger.errors import InputError
 from evidence_ledger.jsonl import read_jsonl
@@ -59,9 +63,17 @@ def matching_mode(predictions: list[tuple[int, dict]], pred_path, match: str = "
                      f"needs an id (or use positional matching)")
 
 
+def positional_id_disagreements(gold: list[tuple[int, dict]], predictions: list[tuple[int, dict]]) -> int:
+    """Lines where both the gold and the prediction record carry an ``id`` and the two differ
+    (as strings). The official fever-scorer pairs by position and never reads ids: its own test
+    fixture ``tests/actual.jsonl`` has the placeholder id 0 on every line."""
+    return sum(1 for (_, g_rec), (_, p_rec) in zip(gold, predictions)
+               if "id" in g_rec and "id" in p_rec and str(g_rec["id"]) != str(p_rec["id"]))
+
+
 def match_records(gold: list[tuple[int, dict]], predictions: list[tuple[int, dict]], gold_path, pred_path,
                   *, allow_missing: bool = False, match: str = "auto"
-                  ) -> tuple[str, list[tuple[tuple[int, dict], tuple[int, dict] | None]]]:
+                  ) -> tuple[str, list[tuple[tuple[int, dict], tuple[int, dict] | None]], int]:
     """Pair every gold record with its prediction, by ``id`` or by position (see :func:`matching_mode`).
 
     By id: every gold record needs a unique ``id`` (a duplicate is an InputError naming both
@@ -69,24 +81,26 @@ def match_records(gold: list[tuple[int, dict]], predictions: list[tuple[int, dic
     (:class:`InputError`, naming the record): a prediction id that occurs twice, a prediction
     id that is not a gold claim, a gold claim without prediction (unless ``allow_missing``:
     then it is paired with ``None``).
-    By position (the official FEVER/FEVEROUS "blind" mode): equal lengths, and where both the
-    gold line and the prediction line carry an ``id`` they must agree (the first mismatch is
-    an InputError). A warning says that positional pairing was used.
-    Returns ``(mode, pairs)`` with mode ``"id"`` or ``"position"``; pairs follow gold order.
+    By position (the official FEVER/FEVEROUS "blind" mode): equal lengths; ids are not used
+    for pairing, and lines whose gold and prediction ids differ are counted
+    (:func:`positional_id_disagreements`, said in a warning). A warning says that positional
+    pairing was used.
+    Returns ``(mode, pairs, id_disagreements)`` with mode ``"id"`` or ``"position"`` (the count
+    is 0 by id); pairs follow gold order.
     """
     mode = matching_mode(predictions, pred_path, match)
     if mode == "position":
         if len(gold) != len(predictions):
             raise InputError(pred_path, None, None,
                              f"matching by position: {len(predictions)} predictions for {len(gold)} gold claims")
-        for (g_line, g_rec), (p_line, p_rec) in zip(gold, predictions):
-            if "id" in g_rec and "id" in p_rec and str(g_rec["id"]) != str(p_rec["id"]):
-                raise InputError(pred_path, p_line, "id",
-                                 f"claim id {str(p_rec['id'])!r} differs from the gold claim at the same position "
-                                 f"({gold_path}:{g_line} has id {str(g_rec['id'])!r}); matching by position")
         warnings.warn(f"predictions in {pred_path} matched to gold claims by position (line order), not by id",
                       stacklevel=2)
-        return "position", list(zip(gold, predictions))
+        disagreements = positional_id_disagreements(gold, predictions)
+        if disagreements:
+            warnings.warn(f"matching by position: on {disagreements} of {len(gold)} lines the prediction id differs "
+                          f"from the gold id at the same line of {gold_path} (counted as 'id_disagreements')",
+                          stacklevel=2)
+        return "position", list(zip(gold, predictions)), disagreements
     _duplicate_gold_id(gold, gold_path)
     gold_ids = [str(rec["id"]) for _, rec in gold]
     seen: dict[str, int] = {}
@@ -104,44 +118,66 @@ def match_records(gold: list[tuple[int, dict]], predictions: list[tuple[int, dic
         if key not in pred_by_id and not allow_missing:
             raise InputError(gold_path, line, "id", f"claim id {key!r} has no prediction in {pred_path}")
         pairs.append(((line, rec), pred_by_id.get(key)))
-    return "id", pairs
+    return "id", pairs, 0
 
 
 def carries_own_gold(record: dict) -> bool:
-    """A prediction line with its own ``label`` and ``evidence`` (scored against those, officially)."""
+    """A prediction line with its own ``label`` and ``evidence`` (the official scorers' test
+    files and the FEVEROUS baseline's output)."""
     return "label" in record and "evidence" in record
 
 
+@dataclass(frozen=True)
+class Submission:
+    """How an official FEVER/FEVEROUS submission was paired with its gold records.
+
+    ``mode``: ``"id"``, ``"position"`` or ``"self"`` (lines scored against their own label and
+    evidence, asked for explicitly). ``pairs``: ``((path, line, gold_record), (line,
+    prediction_record))`` in gold order. ``id_disagreements``: positional lines whose ids differ.
+    ``own_gold_ignored``: prediction lines that carried their own ``label`` and ``evidence``,
+    ignored because a gold file was given.
+    """
+
+    mode: str
+    pairs: list
+    id_disagreements: int = 0
+    own_gold_ignored: int = 0
+
+
 def submission_pairs(gold: list[tuple[int, dict]] | None, gold_path, predictions_path, *, match: str = "auto",
-                     is_header=None) -> tuple[str, list[tuple[tuple, tuple[int, dict]]]]:
-    """(gold, prediction) record pairs of an official FEVER/FEVEROUS submission.
+                     is_header=None, self_contained_gold: bool = False) -> Submission:
+    """Pair an official FEVER/FEVEROUS submission with the records it is scored against.
 
     Every prediction line must carry ``predicted_evidence``; a first line for which
     ``is_header(record)`` holds is skipped (the FEVEROUS baseline's ``{"header": ""}``).
-    As the official ``fever_score`` / ``feverous_score`` do, a prediction line that carries its
-    own ``label`` and ``evidence`` is scored against those: when every line does, no gold file
-    is needed (mode ``"self"``; a gold file given anyway is not read, with a warning);
-    otherwise lines are paired with ``gold`` as :func:`match_records` does, and lines with their
-    own label and evidence still use them. Returns ``(mode, pairs)``, each pair
-    ``((path, line, gold_record), (line, prediction_record))``.
+    With a gold file (``gold`` not None) the gold file is the only source of truth: lines are
+    paired as :func:`match_records` does, and a line's own ``label`` / ``evidence`` is ignored
+    (counted in ``own_gold_ignored``, said in a warning). Without one, ``self_contained_gold``
+    must be asked for: every line is then scored against its own ``label`` and ``evidence``, as
+    the official ``fever_score(predictions)`` / FEVEROUS ``evaluate.py`` do (a line without them
+    is an InputError naming it). Giving both, or neither, is a ValueError.
     """
+    if (gold is None) == (not self_contained_gold):
+        raise ValueError("give exactly one source of gold labels and evidence: a gold file, or "
+                         "self_contained_gold=True (each prediction line's own 'label' and 'evidence')")
     predictions = read_jsonl(predictions_path)
     if predictions and is_header is not None and is_header(predictions[0][1]):
         predictions = predictions[1:]
     for line, rec in predictions:
         require(rec, "predicted_evidence", predictions_path, line)
-    if predictions and all(carries_own_gold(rec) for _, rec in predictions):
-        if gold_path is not None:
-            warnings.warn(f"every line of {predictions_path} carries its own label and evidence: scored against "
-                          f"those, {gold_path} is not used (as the official scorer does)", stacklevel=2)
-        return "self", [((predictions_path, line, rec), (line, rec)) for line, rec in predictions]
-    if gold is None:
-        line = next((line for line, rec in predictions if not carries_own_gold(rec)), None)
-        raise InputError(predictions_path, line, None,
-                         "no gold file given: every prediction line must carry its own 'label' and 'evidence'")
-    mode, matched = match_records(gold, predictions, gold_path, predictions_path, match=match)
-    pairs = []
-    for (g_line, g_rec), (p_line, p_rec) in matched:
-        source = (predictions_path, p_line, p_rec) if carries_own_gold(p_rec) else (gold_path, g_line, g_rec)
-        pairs.append((source, (p_line, p_rec)))
-    return mode, pairs
+    if self_contained_gold:
+        for line, rec in predictions:
+            if not carries_own_gold(rec):
+                missing = "label" if "label" not in rec else "evidence"
+                raise InputError(predictions_path, line, missing,
+                                 "missing: with self-contained gold every prediction line carries its own "
+                                 "'label' and 'evidence' (or give the gold file)")
+        return Submission("self", [((predictions_path, line, rec), (line, rec)) for line, rec in predictions])
+    mode, matched, disagreements = match_records(gold, predictions, gold_path, predictions_path, match=match)
+    own = sum(1 for _, rec in predictions if carries_own_gold(rec))
+    if own:
+        warnings.warn(f"{own} of {len(predictions)} lines of {predictions_path} carry their own 'label' and "
+                      f"'evidence': ignored, every line is scored against {gold_path} (counted as "
+                      f"'own_gold_ignored')", stacklevel=2)
+    pairs = [((gold_path, g_line, g_rec), (p_line, p_rec)) for (g_line, g_rec), (p_line, p_rec) in matched]
+    return Submission(mode, pairs, disagreements, own)

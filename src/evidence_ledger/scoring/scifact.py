@@ -30,14 +30,17 @@ and the first leaderboard evaluator did; ``"leaderboard"`` keeps the first
 ``max(3, length of the shortest gold rationale of that abstract)``, as allenai/scifact-evaluator
 ``eval.py`` does since commit 6e3ed95 ("Case where shortest rationale is >3 sentences"); the
 two differ only for abstracts whose every gold rationale has more than 3 sentences.
-Claims missing from the predictions: here they count in recall (their gold abstracts and
-sentences are relevant), which is what the leaderboard computes (it requires a prediction
-line for every claim, in gold order, and scores an empty ``evidence`` as predicting nothing);
-the repo evaluator (``compute_metrics`` loops over the *predicted* claims) leaves them out of
-recall altogether, so its recall is higher when claims are missing.
+Claims missing from the predictions (``missing``, the ``--missing-claims`` option): refused by
+default, as the leaderboard requires a prediction line for every claim; ``"empty"`` counts them
+in recall (their gold abstracts and sentences are relevant), as the leaderboard scores an empty
+``evidence``; ``"skip"`` leaves them out of recall altogether, as the repo evaluator does
+(``compute_metrics`` loops over the *predicted* claims), so its recall is higher. An empty
+prediction file is always an error, and so is an abstract listed twice under two spellings
+of one integer id (the evaluator's ``res[int(key)]`` keeps the last silently).
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
@@ -251,6 +254,14 @@ def doc_key(doc_id, path, line: int) -> str:
         raise InputError(path, line, "evidence", f"document id {doc_id!r} is not an integer") from None
 
 
+def refuse_repeated_abstract(seen: Mapping[str, object], key: str, doc_id, path, line: int) -> None:
+    """InputError when abstract ``key`` is already in ``seen`` under another spelling (``"12"`` and
+    ``"012"``): the evaluator's ``res[int(key)] = ...`` would keep the last one silently."""
+    if key in seen:
+        raise InputError(path, line, "evidence", f"abstract {key} is listed twice (as {doc_id!r} and another "
+                                                 f"spelling of the same integer id)")
+
+
 def parse_gold_evidence(value, path, line: int) -> dict[str, GoldAbstract]:
     """Official ``evidence``: ``{doc_id: [{"sentences": [...], "label": L}, ...]}`` (one label per abstract)."""
     if not isinstance(value, dict):
@@ -270,7 +281,9 @@ def parse_gold_evidence(value, path, line: int) -> dict[str, GoldAbstract]:
             if seen & s:
                 raise InputError(path, line, "evidence", f"abstract {doc_id}: a sentence is in two rationales")
             seen |= s
-        gold[doc_key(doc_id, path, line)] = GoldAbstract(labels.pop(), sets)
+        key = doc_key(doc_id, path, line)
+        refuse_repeated_abstract(gold, key, doc_id, path, line)
+        gold[key] = GoldAbstract(labels.pop(), sets)
     return gold
 
 
@@ -286,14 +299,19 @@ def parse_predicted_evidence(value, path, line: int) -> dict[str, PredictedAbstr
         if label not in LABELS:
             raise InputError(path, line, "evidence",
                              f"abstract {doc_id}: label {label!r} not allowed; expected one of {list(LABELS)}")
-        out[doc_key(doc_id, path, line)] = PredictedAbstract(label, _sentence_list(pred.get("sentences"), path, line, "evidence"))
+        key = doc_key(doc_id, path, line)
+        refuse_repeated_abstract(out, key, doc_id, path, line)
+        out[key] = PredictedAbstract(label, _sentence_list(pred.get("sentences"), path, line, "evidence"))
     return out
+
+
+MISSING_CLAIMS = ("refuse", "empty", "skip")
 
 
 def read_gold(path) -> dict[str, dict[str, GoldAbstract]]:
     """``claims_*.jsonl`` -> ``{claim_id: {doc_id: GoldAbstract}}`` in file order."""
     gold = {}
-    for line, rec in read_jsonl(path):
+    for line, rec in read_jsonl(path, unique_keys=True):
         claim_id = str(require(rec, "id", path, line))
         if claim_id in gold:
             raise InputError(path, line, "id", f"claim id {claim_id} occurs twice")
@@ -301,20 +319,54 @@ def read_gold(path) -> dict[str, dict[str, GoldAbstract]]:
     return gold
 
 
+def claims_without_prediction(pairs) -> list[tuple[int, str]]:
+    """``(gold line, claim id)`` of every gold claim paired with no prediction, in gold order."""
+    return [(g_line, str(g_rec["id"])) for (g_line, g_rec), pred in pairs if pred is None]
+
+
 def score_files(gold_path, predictions_path, max_sentences: int | None = MAX_ABSTRACT_SENTS,
-                sentence_cap: str = "fixed") -> dict:
+                sentence_cap: str = "fixed", missing: str = "refuse") -> dict:
     """Score an official SciFact predictions JSONL against ``claims_*.jsonl`` (matched by id;
-    document ids as integers; ``sentence_cap`` ``"fixed"`` or ``"leaderboard"``, see module doc)."""
-    gold_records = read_jsonl(gold_path)
+    document ids as integers, one abstract listed under two spellings is an error;
+    ``sentence_cap`` ``"fixed"`` or ``"leaderboard"``, see module doc).
+
+    An empty prediction file is an error. Gold claims without a prediction line (``missing``):
+    ``"refuse"`` (default; the leaderboard evaluator needs a line for every claim) is an
+    InputError naming the first one and the count; ``"empty"`` scores each as predicting nothing
+    (they count in recall, as the leaderboard scores an empty ``evidence``); ``"skip"`` leaves them
+    out altogether, as the repository evaluator's ``compute_metrics`` (a loop over the predicted
+    claims) does. Either way the result then carries ``"missing_claims": {"count", "scored_as"}``.
+    """
+    if missing not in MISSING_CLAIMS:
+        raise ValueError(f"missing must be one of {MISSING_CLAIMS}, got {missing!r}")
+    gold_records = read_jsonl(gold_path, unique_keys=True)
     gold = read_gold(gold_path)
-    predictions_records = read_jsonl(predictions_path)
+    predictions_records = read_jsonl(predictions_path, unique_keys=True)
+    if not predictions_records:
+        raise InputError(predictions_path, None, None, f"no predictions (the file has no records; {gold_path} "
+                                                       f"has {len(gold)} claims)")
     for line, rec in predictions_records:
         require(rec, "id", predictions_path, line)
-    _, pairs = match_records(gold_records, predictions_records, gold_path, predictions_path, allow_missing=True)
+    _, pairs, _ = match_records(gold_records, predictions_records, gold_path, predictions_path, allow_missing=True)
+    absent = claims_without_prediction(pairs)
+    if absent and missing == "refuse":
+        first_line, first_id = absent[0]
+        raise InputError(gold_path, first_line, "id",
+                         f"claim id {first_id!r} has no prediction in {predictions_path} ({len(absent)} of "
+                         f"{len(gold)} claims have none; --missing-claims empty scores them as predicting "
+                         f"nothing, --missing-claims skip leaves them out as the repository evaluator does)")
     predictions = {}
     for (_, g_rec), pred in pairs:
         if pred is not None:
             p_line, p_rec = pred
             predictions[str(g_rec["id"])] = parse_predicted_evidence(
                 require(p_rec, "evidence", predictions_path, p_line), predictions_path, p_line)
-    return scifact_score(gold, predictions, max_sentences, sentence_cap)
+    scored_gold = gold
+    if missing == "skip":
+        scored_gold = {claim_id: abstracts for claim_id, abstracts in gold.items() if claim_id in predictions}
+    result = scifact_score(scored_gold, predictions, max_sentences, sentence_cap)
+    if absent:
+        warnings.warn(f"{len(absent)} of {len(gold)} claims of {gold_path} have no prediction in "
+                      f"{predictions_path}: scored as {missing!r} (counted as 'missing_claims')", stacklevel=2)
+        result["missing_claims"] = {"count": len(absent), "scored_as": missing}
+    return result

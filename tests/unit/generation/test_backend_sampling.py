@@ -13,6 +13,7 @@ from evidence_ledger.generation import prompts
 from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
 from evidence_ledger.generation.cache import ResponseCache, generate_cached
 from evidence_ledger.demo.tiny_models import ARCHS, TrainingExample, build_demo_model, train_tokenizer
+from support.hang_guard import HANG_GUARD_S
 
 MAPPINGS = {"primary": {"A": "support", "B": "refute", "C": "nei"}}
 WORDS = "the river city film actor was born in capital country played by a of mountain".split()
@@ -92,11 +93,11 @@ def test_rerun_with_warm_cache_generates_nothing(qwen, tmp_path):
 
 
 DRIVER = textwrap.dedent("""
-    import sys, time
+    import pathlib, sys, threading
     from evidence_ledger.generation import prompts
     from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
     from evidence_ledger.generation.cache import ResponseCache, generate_cached
-    model_dir, cache_dir, n, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+    model_dir, cache_dir, n, marker = sys.argv[1], sys.argv[2], int(sys.argv[3]), pathlib.Path(sys.argv[4])
     spec = model_spec_from_config("qwen3", {"dtype": "float32", "chat_template_kwargs": {"enable_thinking": False}},
                                   model_dir)
     backend = load_backend("transformers", spec, batch_size=3)
@@ -105,36 +106,42 @@ DRIVER = textwrap.dedent("""
     for i in range(n):
         msgs = prompts.build_messages("fever", "labels", f"claim {i} {words[i %% len(words)]}", f"evidence {i}")
         reqs.append(ChatRequest.from_messages(msgs, SamplingSpec(0.0 if i %% 3 == 0 else 0.7, 0.8, 20, 1.0, 8, 1000 + i)))
-    generate_cached(backend, reqs, ResponseCache(cache_dir), batch_size=3, progress=lambda k: time.sleep(pause))
+
+    def signal_then_block(k):
+        # progress() runs after a batch's cache shard is written: say so, then wait to be killed
+        marker.write_text(str(k))
+        threading.Event().wait()
+
+    generate_cached(backend, reqs, ResponseCache(cache_dir), batch_size=3, progress=signal_then_block)
     print("done")
 """ % (WORDS,))
 
 
-def _run_driver(tmp_path, model_dir, cache_dir, n, pause, kill_after_shards=None):
+def _kill_after_first_cache_shard(tmp_path, model_dir, cache_dir, n):
+    """Run the driver in a child, wait until it says its first cache shard is written (it then
+    blocks, so nothing races the kill), and SIGKILL it. The deadline is only a hang guard."""
     script = tmp_path / "driver.py"
     script.write_text(DRIVER)
+    marker = tmp_path / "first_shard_written"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    proc = subprocess.Popen([sys.executable, str(script), str(model_dir), str(cache_dir), str(n), str(pause)],
+    proc = subprocess.Popen([sys.executable, str(script), str(model_dir), str(cache_dir), str(n), str(marker)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if kill_after_shards is None:
-        out, err = proc.communicate(timeout=300)
-        assert proc.returncode == 0, err.decode()[-2000:]
-        return
-    cache = ResponseCache(cache_dir)
-    deadline = time.time() + 300
-    while len(cache.shard_paths()) < kill_after_shards:
-        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
-        assert time.time() < deadline
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    try:
+        deadline = time.monotonic() + HANG_GUARD_S
+        while not marker.exists():
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "the driver hung before writing its first cache shard"
+            time.sleep(0.02)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
 
 
 def test_resume_after_kill_yields_the_rows_of_an_uninterrupted_run(tiny_dirs, qwen, tmp_path):
     n = 15  # 5 cache batches of 3
     killed = tmp_path / "killed"
-    _run_driver(tmp_path, tiny_dirs / "qwen3", killed, n, pause=0.5, kill_after_shards=1)
-    assert 1 <= len(ResponseCache(killed).shard_paths()) < 5  # really interrupted part-way
+    _kill_after_first_cache_shard(tmp_path, tiny_dirs / "qwen3", killed, n)
+    assert len(ResponseCache(killed).shard_paths()) == 1  # interrupted after exactly one of 5 batches
     partial = ResponseCache(killed).load()
 
     reqs = _requests(n)

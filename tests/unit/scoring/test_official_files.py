@@ -33,16 +33,24 @@ def test_fever_prediction_lines_with_their_own_label_and_evidence(tmp_path):
     Line 2: label right; group [C2] not in [D0] -> not strict; precision 0/1 = 0; recall 0.
     strict = 1/2 = 0.5, label accuracy = 2/2 = 1.0, precision = (1+0)/2 = 0.5,
     recall = (1+0)/2 = 0.5, F1 = 2*0.5*0.5/(0.5+0.5) = 0.5.
-    A gold file with other labels is not used (the official scorer ignores ``actual`` then).
+    Only when asked for (``self_contained_gold=True``, no gold file): without either source it is
+    refused. Given a gold file, the gold file alone counts: both claims gold NEI, predicted
+    SUPPORTS / REFUTES -> every label wrong, strict 0.0 and accuracy 0.0; NEI claims are not
+    counted in precision/recall (precision 1.0, recall 0.0, F1 0.0); the two lines' own gold
+    fields are counted as ignored.
     """
     pred = _write(tmp_path / "pred.jsonl", FEVER_SELF_CONTAINED)
     expected = {"strict_score": 0.5, "label_accuracy": 1.0, "precision": 0.5, "recall": 0.5, "f1": 0.5,
                 "matching": "self"}
-    assert fever.score_files(None, pred).as_dict() == expected
+    assert fever.score_files(None, pred, self_contained_gold=True).as_dict() == expected
+    with pytest.raises(ValueError, match="exactly one source of gold"):
+        fever.score_files(None, pred)
     other_gold = _write(tmp_path / "gold.jsonl", [{"id": 11, "label": "NOT ENOUGH INFO", "evidence": []},
                                                   {"id": 12, "label": "NOT ENOUGH INFO", "evidence": []}])
-    with pytest.warns(UserWarning, match="carries its own label and evidence"):
-        assert fever.score_files(other_gold, pred).as_dict() == expected
+    with pytest.warns(UserWarning, match="2 of 2 lines .* carry their own 'label' and 'evidence': ignored"):
+        scored = fever.score_files(other_gold, pred).as_dict()
+    assert scored == {"strict_score": 0.0, "label_accuracy": 0.0, "precision": 1.0, "recall": 0.0, "f1": 0.0,
+                      "own_gold_ignored": 2}
 
 
 def test_feverous_baseline_prediction_file_with_header_line(tmp_path):
@@ -67,7 +75,7 @@ def test_feverous_baseline_prediction_file_with_header_line(tmp_path):
          "evidence": [{"content": ["Page_table_caption_0"], "context": {}}],
          "predicted_label": "REFUTES", "predicted_evidence": ["Page_table_caption_0"]},
     ])
-    score = feverous.score_files(None, pred)
+    score = feverous.score_files(None, pred, self_contained_gold=True)
     assert (score.strict_score, score.label_accuracy, score.recall) == (0.5, 0.5, 1.0)
     assert score.precision == pytest.approx(5 / 6, abs=1e-15)
     assert score.f1 == pytest.approx(10 / 11, abs=1e-15)
@@ -109,15 +117,25 @@ def test_scifact_leaderboard_sentence_cap(tmp_path):
         assert fixed[metric] == leaderboard[metric] == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
 
 
-def test_scifact_claims_missing_from_predictions_count_in_recall(tmp_path):
+def test_scifact_claims_missing_from_predictions_refused_or_scored_as_asked(tmp_path):
     """Claims 1 and 2 each have one gold abstract; only claim 1 is predicted (correctly).
 
-    Here (and on the leaderboard, which needs a line per claim and scores an empty prediction as
-    nothing): relevant 2, retrieved 1, correct 1 -> P = 1.0, R = 0.5, F1 = 2/3. The repo evaluator
-    loops over predicted claims only (relevant 1) and would report R = 1.0.
+    Default: refused (the leaderboard needs a line per claim), naming gold line 2 and the count.
+    ``missing="empty"`` (the leaderboard's empty prediction): relevant 2, retrieved 1, correct 1
+    -> P = 1.0, R = 0.5, F1 = 2/3. ``missing="skip"`` (the repo evaluator loops over predicted
+    claims only): relevant 1 -> P = R = F1 = 1.0. Both report the one missing claim.
     """
     gold = _write(tmp_path / "claims.jsonl", SCIFACT_GOLD + [dict(SCIFACT_GOLD[0], id=2)])
     pred = _write(tmp_path / "pred.jsonl", [{"id": 1, "evidence": {"101": {"sentences": [0], "label": "SUPPORT"}}}])
-    result = scifact.score_files(gold, pred)["abstract_label_only"]
+    with pytest.raises(ValueError, match=r"claims\.jsonl:2: field 'id': claim id '2' has no prediction .*\(1 of 2"):
+        scifact.score_files(gold, pred)
+    with pytest.warns(UserWarning, match="1 of 2 claims"):
+        empty = scifact.score_files(gold, pred, missing="empty")
+    result = empty["abstract_label_only"]
     assert (result["precision"], result["recall"]) == (1.0, 0.5)
     assert result["f1"] == pytest.approx(2 / 3, abs=1e-15)
+    assert empty["missing_claims"] == {"count": 1, "scored_as": "empty"}
+    with pytest.warns(UserWarning, match="1 of 2 claims"):
+        skipped = scifact.score_files(gold, pred, missing="skip")
+    assert skipped["abstract_label_only"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+    assert skipped["missing_claims"] == {"count": 1, "scored_as": "skip"}

@@ -120,13 +120,26 @@ def test_evaluator_fixture_against_claims_dev(tmp_path):
             assert result[metric][key] == pytest.approx(value, abs=1e-12), (metric, key)
 
 
-def test_fixture_against_all_dev_claims_counts_unpredicted_claims_as_relevant(tmp_path):
+def test_fixture_against_all_dev_claims_refuses_then_scores_missing_claims_as_asked(tmp_path):
+    """The evaluator fixture predicts 10 of the 300 dev claims. By default that is refused, naming the
+    first unpredicted claim and the count; ``missing="empty"`` counts the 290 in recall (the
+    leaderboard's empty ``evidence``); ``missing="skip"`` leaves them out, as the repo evaluator's
+    ``compute_metrics`` does: then the numbers equal those of the 10-claim gold file above."""
     predictions = shared_file("scifact", "scifact-evaluator_fixture", "predictions.jsonl")
     claims = shared_file("scifact", "claims_dev.jsonl")
+    with pytest.raises(InputError, match=r"claims_dev\.jsonl:\d+: field 'id': claim id '\d+' has no prediction "
+                                         r".*\(290 of 300 claims have none"):
+        scifact.score_files(claims, predictions)
     n_gold_abstracts = sum(len(json.loads(line)["evidence"]) for line in claims.open())
-    result = scifact.score_files(claims, predictions)
+    with pytest.warns(UserWarning, match="290 of 300 claims"):
+        result = scifact.score_files(claims, predictions, missing="empty")
     assert result["abstract_label_only"]["recall"] == pytest.approx(3 / n_gold_abstracts, abs=1e-12)
     assert result["abstract_label_only"]["precision"] == 0.5
+    assert result["missing_claims"] == {"count": 290, "scored_as": "empty"}
+    with pytest.warns(UserWarning, match="290 of 300 claims"):
+        skipped = scifact.score_files(claims, predictions, missing="skip")
+    gold, _ = _fixture_gold(tmp_path)
+    assert skipped == dict(scifact.score_files(gold, predictions), missing_claims={"count": 290, "scored_as": "skip"})
 
 
 def test_oracle_predictions_score_one_on_all_dev_claims(tmp_path):
