@@ -279,11 +279,14 @@ def study2_controls(*, answers: Mapping[str, Mapping], evidence: Mapping, releva
     write_report_tsv(pd.DataFrame(rows), controls_out)
 
 
-def control_generations(*, requests: Sequence, reference=None, requests_out) -> None:
+def control_generations(*, requests: Sequence, design: str, reference=None, requests_out) -> None:
     """Control generations after reuse of identical requests, exactly: per model x dataset the
     unique ``request_id`` values of control and alternative-mapping rows that no primary row of
-    the same model x dataset has, by condition, plus a ``total`` row beside the paper's value
-    (``quantity`` ``control_generations`` in the reference file)."""
+    the same model x dataset has, by condition, plus a ``total`` row. Every row names the
+    control design counted (``generation.controls.design``); the paper's value (``quantity``
+    ``control_generations`` in the reference file) stands beside the total only when the
+    reference row's ``design`` is the same, and ``reference_design`` names the design the
+    paper's figure counts either way (docs/accounting.md, "Control generations after reuse")."""
     rows = []
     for path in requests:
         req = tables.read_frame(path, REQUESTS, columns=["model", "dataset", "condition", "request_id"])
@@ -298,11 +301,17 @@ def control_generations(*, requests: Sequence, reference=None, requests_out) -> 
     frame = pd.DataFrame(rows)
     total = pd.DataFrame([{"system": "*", "dataset": "*", "condition": "all", "rows": int(frame["rows"].sum()),
                            "value": int(frame["value"].sum())}])
-    frame = pd.concat([frame, total], ignore_index=True).assign(study="study2", quantity="control_generations")
-    frame = attach_reference(frame, _reference(reference), value_cols=("reference",))
+    frame = pd.concat([frame, total], ignore_index=True).assign(study="study2", quantity="control_generations",
+                                                                design=design)
+    ref = _reference(reference)
+    frame = attach_reference(frame, ref, value_cols=("reference",))
     frame.loc[frame["condition"] != "all", "reference"] = float("nan")
-    write_report_tsv(frame[["study", "system", "dataset", "condition", "quantity", "rows", "value", "reference"]],
-                     requests_out)
+    frame["reference_design"] = ""
+    if ref is not None:
+        designs = ref.loc[ref["quantity"] == "control_generations", "design"]
+        frame.loc[frame["condition"] == "all", "reference_design"] = "|".join(sorted(set(designs)))
+    write_report_tsv(frame[["study", "system", "dataset", "condition", "quantity", "design", "rows", "value",
+                            "reference", "reference_design"]], requests_out)
 
 
 def study2_answer_accuracy(*, answers: Mapping[str, Mapping], families: Mapping, datasets: Sequence[str],

@@ -30,18 +30,25 @@ def test_control_generations_count_unique_requests_not_reused(tmp_path):
     """Model m1: primary ids p1, p2; none asks n1 twice (two budgets, one request) and p1 (equal
     to a primary request: reused); gold asks n1 (already counted for none) and g1 -> none 1,
     gold 1. Model m2: one swap request s1 -> 1. Total 3, beside the paper's 42,834 from the
-    reference file."""
+    reference file when the design counted is the paper's (one_per_unit); under the crossed
+    design the reference is left out and the TSV names both designs."""
     a = request_table(tmp_path / "a.parquet", "m1", [("primary", "p1"), ("primary", "p2"), ("none", "n1"),
                                                      ("none", "n1"), ("none", "p1"), ("gold", "n1"), ("gold", "g1")])
     b = request_table(tmp_path / "b.parquet", "m2", [("primary", "p1"), ("swap", "s1")])
     out = tmp_path / "gen.tsv"
-    stage.control_generations(requests=[a, b], reference=REPO_ROOT / "resources/reference/paper_values.tsv",
-                              requests_out=out)
+    stage.control_generations(requests=[a, b], design="one_per_unit",
+                              reference=REPO_ROOT / "resources/reference/paper_values.tsv", requests_out=out)
     rows = {(r["system"], r["condition"]): r for r in read_tsv(out)}
     assert rows[("m1", "none")]["value"] == "1" and rows[("m1", "none")]["rows"] == "3"
     assert rows[("m1", "gold")]["value"] == "1"
     assert rows[("m2", "swap")]["value"] == "1"
     assert rows[("*", "all")]["value"] == "3" and float(rows[("*", "all")]["reference"]) == 42834
+    assert rows[("*", "all")]["design"] == "one_per_unit" == rows[("*", "all")]["reference_design"]
+    stage.control_generations(requests=[a, b], design="crossed",
+                              reference=REPO_ROOT / "resources/reference/paper_values.tsv", requests_out=out)
+    total = {(r["system"], r["condition"]): r for r in read_tsv(out)}[("*", "all")]
+    assert total["value"] == "3" and total["reference"] == "NaN" and total["design"] == "crossed"
+    assert total["reference_design"] == "one_per_unit"
 
 
 def write_inputs(root, parsers=("strict", "lenient")):
