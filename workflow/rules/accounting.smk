@@ -315,7 +315,6 @@ rule study2_endpoints:
     input:
         estimates=rules.study2_accounting.output.estimates,
         exploratory="results/accounting/study2/intervals_exploratory.parquet",
-        primary="results/accounting/study2/intervals_primary.parquet",
     output:
         endpoints=accounting_report("study2", "endpoints.tsv", "accounting_endpoints"),
     log:

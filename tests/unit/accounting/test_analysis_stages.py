@@ -97,7 +97,8 @@ def test_parser_sensitivity_uses_the_strict_draws(tmp_path):
 
 def test_endpoints_tables_6_and_7(tmp_path):
     """Table 6: E0 at budget short is the mean over the two formats (2 and 4 -> 3); S00 comes
-    from T00 (10, 20 -> 15). Table 7: the context rows of E0 / E1 / Ebar with their intervals."""
+    from T00 (10, 20 -> 15). Table 7: the context rows of E0 / E1 / Ebar with the exploratory
+    family's intervals; E0's primary-family interval (narrower, 3.84 +- 1) is not Table 7's."""
     est = []
     for fmt, e0, t00 in (("codes", 2.0, 10.0), ("labels", 4.0, 20.0)):
         for q, v in (("E0", e0), ("T00", t00), ("T11", t00 + e0), ("source_gain", e0)):
@@ -108,24 +109,25 @@ def test_endpoints_tables_6_and_7(tmp_path):
                                          reference_upper=float("nan"))
     tables.write_table(est_frame, tmp_path / "e.parquet", ESTIMATES)
     iv = []
-    for fam, q, v in (("primary", "E0", 3.84), ("exploratory", "E1", 2.04), ("exploratory", "Ebar", 2.94),
-                      ("exploratory", "S11", 1.0)):
+    for fam, q, v, half in (("primary", "E0", 3.84, 1), ("exploratory", "E0", 3.84, 2), ("exploratory", "E1", 2.04, 1),
+                            ("exploratory", "Ebar", 2.94, 1), ("exploratory", "S11", 1.0, 1)):
         iv.append({c: 0 for c in INTERVALS.columns} | {"study": "study2", "family": fam, "population": "all",
                                                         "dataset": "fever", "system": "m", "quantity": q,
-                                                        "factor": "context", "estimate": v, "lower": v - 1,
-                                                        "upper": v + 1, "reference": float("nan"),
+                                                        "in_family": q != "E0" or fam == "primary",
+                                                        "factor": "context", "estimate": v, "lower": v - half,
+                                                        "upper": v + half, "reference": float("nan"),
                                                         "reference_lower": float("nan"),
                                                         "reference_upper": float("nan")})
     ivf = pd.DataFrame(iv)
     tables.write_table(ivf[ivf["family"] == "primary"], tmp_path / "p.parquet", INTERVALS)
     tables.write_table(ivf[ivf["family"] == "exploratory"], tmp_path / "x.parquet", INTERVALS)
     stage.study2_endpoints(estimates=tmp_path / "e.parquet", exploratory=tmp_path / "x.parquet",
-                           primary=tmp_path / "p.parquet", parser="strict", endpoints_out=tmp_path / "t.tsv")
+                           parser="strict", endpoints_out=tmp_path / "t.tsv")
     rows = read_tsv(tmp_path / "t.tsv")
     t6 = {r["quantity"]: float(r["estimate"]) for r in rows if r["table"] == "6"}
     assert t6 == {"E0": 3.0, "S00": 15.0, "S11": 18.0, "source_gain": 3.0}
     t7 = {r["quantity"]: (float(r["estimate"]), float(r["lower"])) for r in rows if r["table"] == "7"}
-    assert t7 == {"E0": (3.84, pytest.approx(2.84)), "E1": (2.04, pytest.approx(1.04)),
+    assert t7 == {"E0": (3.84, pytest.approx(1.84)), "E1": (2.04, pytest.approx(1.04)),
                   "Ebar": (2.94, pytest.approx(1.94))}
 
 
