@@ -8,7 +8,7 @@ Out: ``config_errors(config)``: one message per problem, each naming the config 
 Checked: ``data_root`` is given; keys that must agree do (every pair is named in the message);
 a stated Study 2 Bonferroni ``family_size`` equals the one the comparison families determine
 (:func:`study2_family_size`); every model a run loads has a real revision pin (no ``PIN:``
-placeholder).
+placeholder); ``generation.controls.design: one_per_unit`` names one control format and budget.
 """
 from __future__ import annotations
 
@@ -73,6 +73,7 @@ def agreement_errors(config: Mapping) -> list[str]:
         errors += _subset(config, "evidence.budget_tokenizers", "models", "models")
         errors += _subset(config, "generation.datasets", "retrieval.datasets", "datasets")
         errors += seed_replicate_errors(config)
+        errors += control_design_errors(config)
     budgets = _get(config, "evidence.budgets") or {}
     names = list(_get(config, "generation.budgets") or budgets)
     if len(names) == 2 and all(n in budgets for n in names) and budgets[names[0]] >= budgets[names[1]]:
@@ -84,6 +85,20 @@ def agreement_errors(config: Mapping) -> list[str]:
         errors += _subset(config, "wikicontradict.judge.model", "models", "models")
     if config.get("studies", {}).get("diffgr", False):
         errors += _subset(config, "diffgr.models", "models", "models")
+    return errors
+
+
+def control_design_errors(config: Mapping) -> list[str]:
+    """``generation.controls.design: one_per_unit`` asks each control kind once per unit, so its
+    ``formats``, ``budgets`` and ``code_mapping_budgets`` name one value each."""
+    if _get(config, "generation.controls.design") != "one_per_unit":
+        return []
+    errors = []
+    for key in ("formats", "budgets", "code_mapping_budgets"):
+        value = list(_get(config, f"generation.controls.{key}") or [])
+        if len(value) > 1:
+            errors.append(f"generation.controls.{key} = {value}: generation.controls.design one_per_unit asks each "
+                          f"control once per unit, so it names one value (or set design: crossed)")
     return errors
 
 

@@ -46,6 +46,26 @@ def control_sources(controls: Iterable[str], ordering_sources: Iterable[str]) ->
     return out
 
 
+#: how the greedy controls cross the other factors (config ``generation.controls.design``):
+#: ``crossed`` asks every control in every ``controls.formats`` x ``controls.budgets``, swap and
+#: reversed from every primary source and every alternative code mapping under every primary
+#: source; ``one_per_unit`` asks each control kind once per unit (one format, one budget, swap,
+#: reversed and the first alternative mapping from the first primary source only)
+CONTROL_DESIGNS = ("crossed", "one_per_unit")
+
+
+def control_design(design: str, ordering_sources: Iterable[str],
+                   alternative_mappings: Iterable[str]) -> tuple[list[str], list[str]]:
+    """``(ordering sources the per-source controls and the code mappings are built from,
+    alternative code mappings asked)`` of a control design (:data:`CONTROL_DESIGNS`)."""
+    ordering_sources, alternative_mappings = list(ordering_sources), list(alternative_mappings)
+    if design == "crossed":
+        return ordering_sources, alternative_mappings
+    if design == "one_per_unit":
+        return ordering_sources[:1], alternative_mappings[:1]
+    raise ValueError(f"generation.controls.design: unknown design {design!r}; expected one of {CONTROL_DESIGNS}")
+
+
 def control_of(source: str) -> str | None:
     """The control an evidence source belongs to (``swap_bge`` -> ``swap``), or None for an
     ordering / provider source."""

@@ -200,7 +200,7 @@ rule study2_controls:
         budget=ACC_CONTROLS["budget"],
         formats=list(config["generation"]["controls"]["formats"]),
         control_sources=analysed_control_sources(),
-        primary_sources=list(config["generation"]["sources"]),
+        primary_sources=control_ordering_sources(),
         mappings=alternative_code_mappings(),
         greedy_replicate=ACC2["greedy_replicate"],
         bootstrap=bootstrap_params("controls"),
@@ -224,6 +224,8 @@ rule control_generations:
         rule_log("accounting", "control_generations"),
     benchmark:
         rule_benchmark("accounting", "control_generations")
+    params:
+        design=config["generation"]["controls"]["design"],
     threads: 1
     resources:
         mem_mb=4000,
@@ -313,7 +315,6 @@ rule study2_endpoints:
     input:
         estimates=rules.study2_accounting.output.estimates,
         exploratory="results/accounting/study2/intervals_exploratory.parquet",
-        primary="results/accounting/study2/intervals_primary.parquet",
     output:
         endpoints=accounting_report("study2", "endpoints.tsv", "accounting_endpoints"),
     log:

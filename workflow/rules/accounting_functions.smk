@@ -107,17 +107,31 @@ def study1_design():
             "checkpoints": study1_checkpoints()}
 
 
+def control_design_of_config():
+    """``(ordering sources, alternative code mappings)`` the controls are asked from
+    (``generation.controls.design``; ``vocabulary.control_design``)."""
+    from evidence_ledger.vocabulary import control_design
+
+    gen = config["generation"]
+    return control_design(gen["controls"]["design"], gen["sources"], list(gen["code_mappings"]["alternatives"] or {}))
+
+
 def analysed_control_sources():
     """Control evidence sources of ``generation.controls.sources`` (swap / reversed once per
-    primary source: ``swap_bm25``, ...)."""
+    ordering source of the control design: ``swap_bm25``, ...)."""
     from evidence_ledger.vocabulary import control_sources
 
-    return control_sources(config["generation"]["controls"]["sources"], config["generation"]["sources"])
+    return control_sources(config["generation"]["controls"]["sources"], control_design_of_config()[0])
+
+
+def control_ordering_sources():
+    """Primary sources the per-source controls and the alternative code mappings are asked under."""
+    return control_design_of_config()[0]
 
 
 def alternative_code_mappings():
-    """Names of ``generation.code_mappings.alternatives`` (config order)."""
-    return list(config["generation"]["code_mappings"]["alternatives"] or {})
+    """Alternative code mappings the control design asks (config order)."""
+    return control_design_of_config()[1]
 
 
 def study2_parsers():

@@ -37,6 +37,7 @@ rule plan_requests:
         control_budgets=GEN_CFG["controls"]["budgets"],
         control_formats=GEN_CFG["controls"]["formats"],
         control_code_mapping_budgets=GEN_CFG["controls"]["code_mapping_budgets"],
+        control_design=GEN_CFG["controls"]["design"],
         shards=GEN_CFG["shards"],
     wildcard_constraints:
         model=GEN_MODEL_RE,

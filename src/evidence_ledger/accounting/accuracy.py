@@ -8,7 +8,8 @@ Out: rows ``{dataset, system, quantity, format, budget, answer_source, estimate,
 * Study 2 answer accuracy per cell (format x source x budget), INVALID counted wrong: per
   sampled seed ``100 * correct / answers`` summed over the cell's units (claims; SciFact:
   claim x retrieved abstract), then averaged over the seeds, as every Study 2 metric. Drawn
-  by the Study 2 primary protocol (families and seed indices resampled).
+  by the Study 2 primary protocol (families and seed indices resampled). ``n_answers`` is the
+  cell's own count of answers in one seed (seed-mean rows) or in the greedy run.
 * Study 1 accuracy and macro-F1 per source and their source-1 minus source-0 differences,
   averaged over checkpoints, drawn by the Study 1 paired claim protocol (claims resampled,
   checkpoints not): with the same seed and claim count these are exactly the draws of the
@@ -79,6 +80,20 @@ def study2_accuracy_counts(answers: pd.DataFrame, families: pd.DataFrame, *, dat
     return counts, cells
 
 
+def cell_answers_per_seed(answers: np.ndarray, cells: Sequence[tuple], seeds: Sequence[int]) -> list[int]:
+    """The answers of each cell in one seed, from ``answers[seed, cell]``: every sampled seed
+    answers the same units, so a cell's count is the same in each; a cell whose seeds differ
+    is an error naming the cell and the counts."""
+    out = []
+    for i, cell in enumerate(cells):
+        col = answers[:, i]
+        if (col != col[0]).any():
+            raise ValueError(f"answer accuracy cell {cell}: the seeds {list(seeds)} have different answer counts "
+                             f"{[int(x) for x in col]}; every seed must answer the cell's units")
+        out.append(int(col[0]))
+    return out
+
+
 def study2_accuracy_rows(answers: pd.DataFrame, families: pd.DataFrame, *, dataset: str, system: str, parser: str,
                          formats, sources, budgets, seeds: Sequence[int], greedy: int | None, n_draws: int,
                          seed: int, batch_size: int, tail: float) -> list[dict]:
@@ -91,11 +106,12 @@ def study2_accuracy_rows(answers: pd.DataFrame, families: pd.DataFrame, *, datas
     est = (100.0 * tot[:, :C] / tot[:, C:]).mean(axis=0)
     draws = bootstrap_draws(counts, ratio_statistic(C), n_draws=n_draws, seed=seed, batch_size=batch_size,
                             resample_seeds=True)
+    per_seed = cell_answers_per_seed(tot[:, C:], cells, seeds)
     rows = []
-    for (f, s, b), iv in zip(cells, interval_rows(draws, est, tail)):
+    for i, ((f, s, b), iv) in enumerate(zip(cells, interval_rows(draws, est, tail))):
         rows.append({"dataset": dataset, "system": system, "parser": parser, "quantity": "answer_accuracy",
                      "format": f, "answer_source": s, "budget": b, "replicate": -1, **iv, "tail": tail,
-                     "n_draws": n_draws, "n_clusters": counts.shape[0], "n_answers": int(tot[0, C:].sum())})
+                     "n_draws": n_draws, "n_clusters": counts.shape[0], "n_answers": per_seed[i]})
     if greedy is not None:
         g_counts, _ = study2_accuracy_counts(answers, families, dataset=dataset, system=system, parser=parser,
                                              formats=formats, sources=sources, budgets=budgets, replicates=[greedy])

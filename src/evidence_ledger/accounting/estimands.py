@@ -126,6 +126,19 @@ def family_contrasts(family: str, n_formats: int = 2, n_budgets: int = 2) -> lis
             for name in names for factor in ("format", "context")]
 
 
+#: contrasts drawn with a family, at its tail, but not counted in its Bonferroni size: the
+#: paper's Table 7 reports the context effect on E0 beside E1 and Ebar with the exploratory
+#: family's draws and adjustment ("What Changes When Fact-Verification Scores Improve?", Study 2)
+FAMILY_COMPANIONS = {"exploratory": (("E0", "context"),)}
+
+
+def companion_contrasts(family: str, n_formats: int = 2, n_budgets: int = 2) -> list[tuple[str, str, tuple]]:
+    """``(quantity, factor, contrast)`` drawn with ``family`` outside its comparisons
+    (:data:`FAMILY_COMPANIONS`; none for most families)."""
+    return [(name, factor, factor_effect(name, factor, n_formats, n_budgets))
+            for name, factor in FAMILY_COMPANIONS.get(family, ())]
+
+
 def family_size(family: str, n_panels: int, n_formats: int = 2, n_budgets: int = 2) -> int:
     """Bonferroni size of a comparison family: its comparisons per panel
     (:func:`family_contrasts`) times the number of panels (datasets x models)."""

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from ..tables.accounting import INTERVALS
 from ..resampling.bootstrap import bootstrap_draws, contrast_statistic, percentile_interval
-from .estimands import family_contrasts
+from .estimands import companion_contrasts, family_contrasts
 from .estimates import evaluate_exact
 from .reference import attach_reference
 
@@ -53,12 +53,13 @@ def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_
     units = panels[0].units
     if any(p.units != units for p in panels):
         raise ValueError("panels bootstrapped jointly must share their clusters")
-    comps = [(p_i, name, factor, contrast) for p_i, p in enumerate(panels)
-             for name, factor, contrast in family_contrasts(family, len(p.formats), len(p.answer_budgets))]
+    comps = [(p_i, name, factor, contrast, in_family) for p_i, p in enumerate(panels)
+             for in_family, listed in ((True, family_contrasts), (False, companion_contrasts))
+             for name, factor, contrast in listed(family, len(p.formats), len(p.answer_budgets))]
     parts, index, keyed = [], {}, []
     offset = 0
     for p_i, p in enumerate(panels):
-        mine = [c for i, _, _, c in comps if i == p_i]
+        mine = [c for i, _, _, c, _ in comps if i == p_i]
         counts, idx = panel_counts(p, mine, replicates)
         parts.append(counts)
         index.update({(p_i, cell): (n + offset, d + offset) for cell, (n, d) in idx.items()})
@@ -67,19 +68,19 @@ def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_
     multipliers = {p.multiplier for p in panels}
     if len(multipliers) != 1:
         raise ValueError("panels bootstrapped jointly must share their metric")
-    contrasts = [tuple((coef, (p_i, cell)) for coef, cell in c) for p_i, _, _, c in comps]
+    contrasts = [tuple((coef, (p_i, cell)) for coef, cell in c) for p_i, _, _, c, _ in comps]
     draws = bootstrap_draws(counts, contrast_statistic(contrasts, index, multipliers.pop(), counts), n_draws=n_draws,
                             seed=seed, batch_size=batch_size, resample_seeds=resample_seeds, progress=progress)
     lo, hi = percentile_interval(draws, tail)
     rows = []
-    for i, (p_i, quantity, factor, contrast) in enumerate(comps):
+    for i, (p_i, quantity, factor, contrast, in_family) in enumerate(comps):
         panel = panels[p_i]
         rows.append({"dataset": panel.dataset, "system": panel.system, "quantity": quantity, "factor": factor,
                      "estimate": float(evaluate_exact(panel, contrast, replicates)), "lower": float(lo[i]),
                      "upper": float(hi[i]), "boot_mean": float(draws[:, i].mean()),
                      "boot_sd": float(draws[:, i].std(ddof=1)) if n_draws > 1 else float("nan"), "tail": tail,
                      "n_draws": n_draws, "seed": seed, "batch_size": batch_size, "n_clusters": len(panel.units),
-                     "n_seed_indices": len(replicates) if resample_seeds else 0})
+                     "n_seed_indices": len(replicates) if resample_seeds else 0, "in_family": in_family})
     return rows
 
 
@@ -92,7 +93,10 @@ def interval_table(rows: list[dict], *, study: str, family: str, population_of, 
     frame.insert(1, "family", family)
     frame.insert(2, "population", population_of)
     frame["family_size"] = family_size
-    frame["n_comparisons"] = len(frame[frame["population"] == frame["population"].iat[0]])
+    if "in_family" not in frame.columns:
+        frame["in_family"] = True
+    counted = frame[frame["in_family"].astype(bool)]
+    frame["n_comparisons"] = len(counted[counted["population"] == frame["population"].iat[0]])
     frame = attach_reference(frame, reference)
     return frame[list(INTERVALS.columns)]
 

@@ -2,7 +2,7 @@
 
 In:  the reference-values file (``accounting.reference_values``, e.g.
      ``resources/reference/paper_values.tsv``; columns REFERENCE_KEYS, value, lower, upper,
-     source, optionally text) and a result frame (ESTIMATES, INTERVALS, INVALID_RATES rows).
+     source, optionally text and the OPTIONAL_KEYS) and a result frame (ESTIMATES, INTERVALS, INVALID_RATES rows).
 Out: the frame with ``reference`` / ``reference_lower`` / ``reference_upper`` columns (NaN
      where no reference row matches), and the published decision label.
 """
@@ -15,6 +15,9 @@ from ..errors import InputError
 
 
 REFERENCE_KEYS = ("study", "population", "dataset", "system", "quantity", "factor", "format", "budget", "part")
+#: key columns a reference file may have (empty where they do not apply): ``design``, the
+#: greedy-control design a count was made under (``generation.controls.design``)
+OPTIONAL_KEYS = ("design",)
 
 
 def read_reference(path) -> pd.DataFrame:
@@ -26,13 +29,17 @@ def read_reference(path) -> pd.DataFrame:
         raise InputError(path, 1, missing[0], "reference file lacks this column")
     for col in ("value", "lower", "upper"):
         ref[col] = pd.to_numeric(ref[col].replace("", np.nan))
+    for col in OPTIONAL_KEYS:
+        if col not in ref.columns:
+            ref[col] = ""
     return ref
 
 
 def attach_reference(frame: pd.DataFrame, ref: pd.DataFrame | None, value_cols=("reference", "reference_lower",
                                                                                  "reference_upper")) -> pd.DataFrame:
     """Add reference value/lower/upper columns to rows that match a reference row on every key
-    present in ``frame`` (missing key columns count as ''). Only replicate-averaged rows
+    present in ``frame`` (missing key columns count as '', so a reference row with a ``design``
+    matches only frames that carry that design). Only replicate-averaged rows
     (``replicate`` -1 or absent) are matched."""
     out = frame.copy()
     for c in value_cols:
@@ -42,7 +49,7 @@ def attach_reference(frame: pd.DataFrame, ref: pd.DataFrame | None, value_cols=(
     rep_ok = out["replicate"] == -1 if "replicate" in out.columns else pd.Series(True, index=out.index)
     for _, row in ref.iterrows():
         m = rep_ok.copy()
-        for key in REFERENCE_KEYS:
+        for key in REFERENCE_KEYS + tuple(k for k in OPTIONAL_KEYS if k in row.index):
             want = row[key]
             if want == "*":
                 continue

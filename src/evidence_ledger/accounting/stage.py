@@ -13,7 +13,7 @@
   study2_answer_accuracy  ANSWER_INDICATORS + FAMILIES -> accuracy per cell with intervals (TSV)
   study2_parser_sensitivity  indicators + FAMILIES -> primary family under every parser (counts, TSV)
   study1_answer_metrics  Study 1 ANSWER_INDICATORS + RELEVANT -> accuracy / macro-F1 intervals (TSV)
-  study2_endpoints    ESTIMATES + exploratory/primary INTERVALS -> Tables 6 and 7 (TSV)
+  study2_endpoints    ESTIMATES + exploratory INTERVALS -> Tables 6 and 7 (TSV)
   design_tables       REQUESTS + sampling / families / indicators -> Tables 4 and 5 (TSVs)
 
 Each takes paths and plain values (keyword-only); ``reference`` is the optional paper
@@ -214,8 +214,8 @@ def study2_bootstrap(*, counts, reference=None, family: str, datasets: Sequence[
                                 progress=draw_progress_logger(log, f"{family}/{dataset}", draws))
     out = interval_table(rows, study="study2", family=family, population_of="all", family_size=family_size,
                          reference=_reference(reference))
-    if len(out) != family_size:
-        raise ValueError(f"{family} family: {len(out)} comparisons, but a Bonferroni size of {family_size}; the "
+    if int(out["in_family"].sum()) != family_size:
+        raise ValueError(f"{family} family: {int(out['in_family'].sum())} comparisons, but a Bonferroni size of {family_size}; the "
                          f"size is derived from the family's comparisons (config_checks.study2_family_size)")
     tables.write_table(out, intervals_out, INTERVALS)
     write_report_tsv(out, summary_out)
@@ -279,11 +279,14 @@ def study2_controls(*, answers: Mapping[str, Mapping], evidence: Mapping, releva
     write_report_tsv(pd.DataFrame(rows), controls_out)
 
 
-def control_generations(*, requests: Sequence, reference=None, requests_out) -> None:
+def control_generations(*, requests: Sequence, design: str, reference=None, requests_out) -> None:
     """Control generations after reuse of identical requests, exactly: per model x dataset the
     unique ``request_id`` values of control and alternative-mapping rows that no primary row of
-    the same model x dataset has, by condition, plus a ``total`` row beside the paper's value
-    (``quantity`` ``control_generations`` in the reference file)."""
+    the same model x dataset has, by condition, plus a ``total`` row. Every row names the
+    control design counted (``generation.controls.design``); the paper's value (``quantity``
+    ``control_generations`` in the reference file) stands beside the total only when the
+    reference row's ``design`` is the same, and ``reference_design`` names the design the
+    paper's figure counts either way (docs/accounting.md, "Control generations after reuse")."""
     rows = []
     for path in requests:
         req = tables.read_frame(path, REQUESTS, columns=["model", "dataset", "condition", "request_id"])
@@ -298,11 +301,17 @@ def control_generations(*, requests: Sequence, reference=None, requests_out) -> 
     frame = pd.DataFrame(rows)
     total = pd.DataFrame([{"system": "*", "dataset": "*", "condition": "all", "rows": int(frame["rows"].sum()),
                            "value": int(frame["value"].sum())}])
-    frame = pd.concat([frame, total], ignore_index=True).assign(study="study2", quantity="control_generations")
-    frame = attach_reference(frame, _reference(reference), value_cols=("reference",))
+    frame = pd.concat([frame, total], ignore_index=True).assign(study="study2", quantity="control_generations",
+                                                                design=design)
+    ref = _reference(reference)
+    frame = attach_reference(frame, ref, value_cols=("reference",))
     frame.loc[frame["condition"] != "all", "reference"] = float("nan")
-    write_report_tsv(frame[["study", "system", "dataset", "condition", "quantity", "rows", "value", "reference"]],
-                     requests_out)
+    frame["reference_design"] = ""
+    if ref is not None:
+        designs = ref.loc[ref["quantity"] == "control_generations", "design"]
+        frame.loc[frame["condition"] == "all", "reference_design"] = "|".join(sorted(set(designs)))
+    write_report_tsv(frame[["study", "system", "dataset", "condition", "quantity", "design", "rows", "value",
+                            "reference", "reference_design"]], requests_out)
 
 
 def study2_answer_accuracy(*, answers: Mapping[str, Mapping], families: Mapping, datasets: Sequence[str],
@@ -381,10 +390,12 @@ def study1_answer_metrics(*, answers, relevant, dataset: str, system: str, parse
     write_report_tsv(frame, metrics_out)
 
 
-def study2_endpoints(*, estimates, exploratory, primary, parser: str, endpoints_out) -> None:
+def study2_endpoints(*, estimates, exploratory, parser: str, endpoints_out) -> None:
     """The paper's Table 6 analogue (format-averaged E0, S00, S11 and S11 - S00 per budget, seed
     mean) and Table 7 (context effect on E0, E1 and their mean Ebar with their intervals) in one
-    table: ``table`` = 6 or 7."""
+    table: ``table`` = 6 or 7. Every Table 7 interval, E0's included, is the exploratory family's
+    (its draws, its 60-comparison adjustment, E0 drawn beside the family as a companion), as
+    the paper's Table 7; the primary family's E0 intervals are the decision table's."""
     est = tables.read_frame(estimates, ESTIMATES)
     est = est[(est["parser"] == parser) & (est["replicate"] == -1) & (est["part"] == "")]
     cells = est[(est["factor"] == "") & est["quantity"].isin(["E0", "T00", "T11", "source_gain"])]
@@ -392,7 +403,7 @@ def study2_endpoints(*, estimates, exploratory, primary, parser: str, endpoints_
           .rename(columns={"value": "estimate"}))
     t6["quantity"] = t6["quantity"].replace({"T00": "S00", "T11": "S11"})
     t6 = t6.assign(table=6, factor="", lower=float("nan"), upper=float("nan"))
-    iv = pd.concat([tables.read_frame(exploratory, INTERVALS), tables.read_frame(primary, INTERVALS)])
+    iv = tables.read_frame(exploratory, INTERVALS)
     iv = iv[(iv["factor"] == "context") & iv["quantity"].isin(["E0", "E1", "Ebar"])]
     t7 = iv[["dataset", "system", "quantity", "factor", "estimate", "lower", "upper", "family"]].assign(
         table=7, budget="long-short")

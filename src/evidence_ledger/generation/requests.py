@@ -8,9 +8,11 @@ Conditions (:func:`enumerate_conditions`):
   * ``primary``: sources x budgets x formats x replicates (0 = greedy, then one replicate per
     configured seed), codes under the ``primary`` code mapping;
   * greedy controls (replicate 0): evidence sources of ``controls.sources`` (none, gold, and
-    swap / reversed once per primary source: ``swap_bm25``, ``swap_bge``, ...) x
-    ``controls.budgets`` x ``controls.formats``; and every alternative code
-    mapping x primary sources x ``controls.code_mapping_budgets`` (codes format).
+    swap / reversed once per ordering source: ``swap_bm25``, ``swap_bge``, ...) x
+    ``controls.budgets`` x ``controls.formats``; and the alternative code mappings x ordering
+    sources x ``controls.code_mapping_budgets`` (codes format). Which ordering sources and
+    mappings: ``controls.design`` (``vocabulary.control_design``; ``crossed``, the default:
+    every primary source and every alternative; ``one_per_unit``: the first of each).
 Control evidence rows with ``fits_budget == False`` (e.g. gold evidence longer than the
 budget) are skipped and counted; a missing *primary* evidence row is an input error.
 
@@ -33,7 +35,7 @@ import pyarrow as pa
 
 from ..benchmark_registry import get_benchmark
 from ..errors import InputError
-from ..vocabulary import PRIMARY_MAPPING, control_sources
+from ..vocabulary import PRIMARY_MAPPING, control_design, control_sources
 from ..tables.generation import REQUESTS
 from . import prompts
 from .backends.base import SamplingSpec, canonical_json
@@ -73,14 +75,15 @@ def enumerate_conditions(gen: Mapping[str, Any]) -> list[Condition]:
                 for rep in range(n_rep + 1):
                     conds.append(Condition("primary", source, budget, fmt, mapping_for(fmt), rep))
     ctl = gen.get("controls") or {}
+    ordering, alternatives = control_design(ctl.get("design", "crossed"), gen["sources"],
+                                            [n for n in code_mappings(gen) if n != PRIMARY_MAPPING])
     for control in ctl.get("sources", []):
-        for source in control_sources([control], gen["sources"]):
+        for source in control_sources([control], ordering):
             for budget in ctl.get("budgets", []):
                 for fmt in ctl.get("formats", []):
                     conds.append(Condition(control, source, budget, fmt, mapping_for(fmt), 0))
-    alternatives = [n for n in code_mappings(gen) if n != PRIMARY_MAPPING]
     for name in alternatives:
-        for source in gen["sources"]:
+        for source in ordering:
             for budget in ctl.get("code_mapping_budgets", []):
                 conds.append(Condition("code_mapping", source, budget, "codes", name, 0))
     return conds

@@ -53,6 +53,7 @@ def plan_requests(
     control_budgets: Sequence[str],
     control_formats: Sequence[str],
     control_code_mapping_budgets: Sequence[str],
+    control_design: str,
     shards: int,
 ) -> None:
     """Write the REQUESTS table of ``model`` x ``dataset`` (config ``generation.*``) to ``requests``."""
@@ -66,7 +67,7 @@ def plan_requests(
         "budgets": budgets,
         "code_mappings": code_mappings,
         "controls": {"sources": control_sources, "budgets": control_budgets, "formats": control_formats,
-                     "code_mapping_budgets": control_code_mapping_budgets},
+                     "code_mapping_budgets": control_code_mapping_budgets, "design": control_design},
     }
     claim_rows = read_table(claims, CLAIMS).to_pylist()
     evidence_rows = read_table(evidence, EVIDENCE).to_pylist()

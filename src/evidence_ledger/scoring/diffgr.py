@@ -36,11 +36,12 @@ lists the differences.
 from __future__ import annotations
 
 import string
-import re
 import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
+
+import regex
 
 from evidence_ledger.errors import InputError
 
@@ -56,12 +57,15 @@ UNKNOWN_KEYWORDS = (
 )
 CLASSES = ("IR-Ans", "Gen-Ans", "LLM-Ans", "Others")
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
+# the official code removes articles with the third-party ``regex`` module, whose word boundary
+# differs from ``re``'s next to combining marks and superscript digits
+_ARTICLES = regex.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = set(string.punctuation)
 
 
 def normalize_answer(text: str) -> str:
-    """SQuAD normalisation: lower-case, drop ASCII punctuation, drop articles, collapse whitespace."""
+    """SQuAD normalisation as the official ``normalize_answer``: lower-case, drop ASCII
+    punctuation, drop articles (word boundaries of the ``regex`` module), collapse whitespace."""
     text = text.lower()
     text = "".join(ch for ch in text if ch not in _PUNCTUATION)
     text = _ARTICLES.sub(" ", text)

@@ -79,14 +79,16 @@ answers), both on the full denominator.""",
 
 INTERVALS = TableSchema(
     name="accounting_intervals",
-    version=1,
+    version=2,
     doc="""Bootstrap percentile intervals. `family`: study1 / primary / exploratory / crossed;
 `tail`: the lower quantile level (alpha / (2 * family_size)); `lower`/`upper`: linear
 percentile bounds at `tail` and `1 - tail`; `estimate`: the point estimate; `boot_mean`,
 `boot_sd`: of the draws; `n_clusters`: resampling units; `n_seed_indices`: seed indices
 drawn per draw (0 = replicates averaged, not resampled); `n_comparisons`: comparisons
 actually in the family; `family_size`: the Bonferroni size (Study 2 families: derived from
-their comparisons, so equal to `n_comparisons`; Study 1: 1, pointwise intervals).""",
+their comparisons, so equal to `n_comparisons`; Study 1: 1, pointwise intervals); `in_family`:
+false for a companion contrast drawn with the family at its tail but not counted in it (the
+exploratory file's context effect on E0, the paper's Table 7 row).""",
     schema=pa.schema([
         ("study", pa.string()),
         ("family", pa.string()),
@@ -108,6 +110,7 @@ their comparisons, so equal to `n_comparisons`; Study 1: 1, pointwise intervals)
         ("n_seed_indices", pa.int64()),
         ("family_size", pa.int64()),
         ("n_comparisons", pa.int64()),
+        ("in_family", pa.bool_()),
         ("reference", pa.float64()),
         ("reference_lower", pa.float64()),
         ("reference_upper", pa.float64()),

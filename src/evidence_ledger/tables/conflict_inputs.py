@@ -14,7 +14,8 @@ WIKICONTRADICT_INSTANCES = TableSchema(
     doc="""One row per WikiContradict instance (released RAG-QA CSV, one CSV row each).
 `question_id` is the CSV `question_ID` as a string. `contradict_type` is `explicit`
 (CSV `Explicit`) or `implicit` (CSV `Implicit (reasoning required)`). `same_passage` is
-True when CSV `samepassage` == `Same` (both contexts come from one passage). `title`/`url`
+True when CSV `samepassage` == `Same` (the release's flag, kept as read; the prompts decide
+"one passage" from the text, see `wikicontradict/prompts.py`). `title`/`url`
 are the Wikipedia article. `passage1_standalone`/`passage2_standalone` hold the stand-alone
 passage versions from the full JSON release when it was given, else null.
 `passage1_consistent`/`passage2_consistent` hold the release's modified consistent passages

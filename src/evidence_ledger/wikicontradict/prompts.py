@@ -30,14 +30,20 @@ The consistent context (the paper's Prompt 5.4) is the release's two modified co
 passages when the instance carries them (``consistent1`` / ``consistent2``, from the full
 JSON's configured fields; :func:`consistent_context_kind` ``modified_passages``), otherwise
 passage 1 twice (``passage1_twice``). 5.2 on real conflicts gives the detection rate, 5.2 on
-the consistent context the false-detection rate (the paper: models "confirm" a conflict in
-44% / 48% of consistent cases).
+the consistent context the false-detection rate (the WikiContradict paper: the models
+correctly confirm the absence of a conflict in only 44% / 48% of consistent cases, so they
+wrongly detect one in about 56% / 52%).
 
 Edge-case rules (decisions, documented in config/README.md):
-* ``same_passage`` instances (both conflicting statements inside one passage; the release's
-  ``samepassage == "Same"``; 63 of 253, 58 with ``context1 == context2``) put that passage
-  in the context **once** for every two-passage template, exactly as the release's
-  ``merged_context`` does; 5.1 then equals 5 in content.
+* ``same_passage`` instances (both conflicting statements inside one passage) are decided
+  from the text: ``context1`` and ``context2`` equal after whitespace normalisation
+  (:func:`same_text`). The release's ``samepassage`` flag is kept beside it
+  (``same_passage_flag``) but not trusted: it says ``Same`` for 63 of 253 instances, 62 of
+  which have one passage (58 identical, 4 differing in whitespace only; instance 126 is
+  flagged Same with a Shiraz and a Herat passage);
+  :func:`flag_disagreements` counts the instances where flag and text disagree (shown in the
+  rates table). A same-passage instance puts its passage in the context **once** for every
+  two-passage template, as the release's ``merged_context`` does; 5.1 then equals 5 in content.
 * Templates 2 and 3 show one passage and expect one answer each; for a same-passage
   instance no response can satisfy that, so they are **excluded** unless the stand-alone
   passages of the full JSON are used (``standalone``: the two statements then come as two
@@ -51,7 +57,7 @@ Any change to a template's text or context rule bumps ``TEMPLATE_SET_VERSION``; 
 version is written into every request row so cached responses of older texts are not mixed.
 v2: the paper's part order (instruction, question, context), no ``Answer:`` cue, 5.2 ends
 with its format, same-passage exclusion from 2 / 3, the 5.2-control template, modified
-consistent passages.
+consistent passages. v3: same passage decided from the text, not the release's flag.
 """
 from __future__ import annotations
 
@@ -59,7 +65,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-TEMPLATE_SET_VERSION = 2
+TEMPLATE_SET_VERSION = 3
 
 _SHORT = "Provide a short answer for the following question based on the given context."
 _INTERNAL = "Provide a short answer for the following question based on your internal knowledge."
@@ -135,6 +141,7 @@ class Instance:
     conflict_type: str
     same_passage: bool
     standalone: bool = False
+    same_passage_flag: bool | None = None
     consistent1: str = ""
     consistent2: str = ""
 
@@ -142,6 +149,26 @@ class Instance:
     def shares_passage(self) -> bool:
         """Both statements sit in the one passage shown (same-passage, no stand-alone versions)."""
         return self.same_passage and not self.standalone
+
+
+def same_text(passage1: str, passage2: str) -> bool:
+    """Whether two passages are one passage: equal after whitespace normalisation (runs of
+    whitespace as one space, ends stripped)."""
+    return " ".join(passage1.split()) == " ".join(passage2.split())
+
+
+def flag_disagreements(instances: Iterable[Instance]) -> list[dict]:
+    """Per conflict type (``explicit``, ``implicit``, ``all``): ``n_flag_same_text_differs``
+    (flagged Same, two different passages) and ``n_flag_different_text_same`` (flagged
+    Different, one passage); instances without a flag are not counted."""
+    instances = [i for i in instances if i.same_passage_flag is not None]
+    out = []
+    for ctype in ("explicit", "implicit", "all"):
+        sub = [i for i in instances if ctype == "all" or i.conflict_type == ctype]
+        out.append({"conflict_type": ctype,
+                    "n_flag_same_text_differs": sum(i.same_passage_flag and not i.same_passage for i in sub),
+                    "n_flag_different_text_same": sum(i.same_passage and not i.same_passage_flag for i in sub)})
+    return out
 
 
 def template_ids() -> list[str]:
@@ -302,7 +329,8 @@ def instances_from_records(records: Iterable[dict], passage_version: str) -> lis
     (``"standalone"``; an instance without them raises ``ValueError`` naming it; the
     instance is then marked ``standalone``), and the modified consistent passages
     ``passage1_consistent`` / ``passage2_consistent`` when present (else ''). Order is
-    kept. An unknown ``contradict_type`` raises ``ValueError`` naming the question id.
+    kept. ``same_passage`` is decided from the text of ``context1`` / ``context2``
+    (:func:`same_text`); the release's flag becomes ``same_passage_flag``. An unknown ``contradict_type`` raises ``ValueError`` naming the question id.
     """
     if passage_version not in PASSAGE_VERSIONS:
         raise ValueError(f"passage_version must be one of {PASSAGE_VERSIONS}, got {passage_version!r}")
@@ -321,7 +349,8 @@ def instances_from_records(records: Iterable[dict], passage_version: str) -> lis
             instance_id=str(rec["question_id"]), question=rec["question"],
             passage1=p1, passage2=p2,
             answer1=rec["answer1"], answer2=rec["answer2"],
-            conflict_type=ctype, same_passage=bool(rec["same_passage"]),
+            conflict_type=ctype, same_passage=same_text(rec.get("context1") or "", rec.get("context2") or ""),
+            same_passage_flag=None if rec.get("same_passage") is None else bool(rec["same_passage"]),
             standalone=passage_version == "standalone",
             consistent1=rec.get("passage1_consistent") or "", consistent2=rec.get("passage2_consistent") or "",
         ))

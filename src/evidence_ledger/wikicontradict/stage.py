@@ -89,13 +89,16 @@ def wikicontradict_metrics(*, judgements: Sequence, instances, human_judged=None
                            passage_version: str, rates_out, detection_out, agreement_out=None,
                            confusion_out=None) -> None:
     """Judged tables -> TSVs: rates per model x template (with the same-passage exclusions
-    per template, from ``instances``), 5.2 conflict detection beside the 5.2-control false
+    per template, from ``instances``, and the instances whose release ``samepassage`` flag
+    disagrees with their text, ``n_flag_same_text_differs`` / ``n_flag_different_text_same``), 5.2 conflict detection beside the 5.2-control false
     detection and, with ``human_judged``, judge agreement (overall and per template; with the
     unparseable judge outputs kept and excluded) and its confusion table."""
     judged = pd.concat([read_frame(p, WC_JUDGEMENTS) for p in judgements], ignore_index=True)
     inst = wc.instances_from_records(read_table(instances, WIKICONTRADICT_INSTANCES).to_pylist(), passage_version)
     excluded = pd.DataFrame(wc.excluded_counts(inst, list(templates)))
     rates = wm.judged_rates(judged, template_order=list(templates), excluded=excluded)
+    if not rates.empty:
+        rates = rates.merge(pd.DataFrame(wc.flag_disagreements(inst)), on="conflict_type", how="left")
     write_report_tsv(rates, rates_out)
     kinds = wc.consistent_context_kinds(inst)
     consistent = "+".join(k for k in wc.CONSISTENT_KINDS if kinds[k]) or "none"

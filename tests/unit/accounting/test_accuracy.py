@@ -81,3 +81,28 @@ def test_study1_metric_draws_are_the_study1_claim_draws():
     b = bootstrap_draws(np.concatenate([counts, counts * 0 + 1], axis=2), lambda t: t[:, 0, :1], n_draws=50,
                         seed=20261099, batch_size=16, resample_seeds=False)
     assert np.array_equal(a, b)
+
+
+def test_study2_seed_mean_n_answers_is_the_cells_count_per_seed():
+    """Two budgets (cells) x three claims x two seeds: each seed-mean row counts its own cell's
+    3 answers, not the first seed's 6 answers over both cells."""
+    rows_in = []
+    for rep in (0, 1, 2):
+        for budget in ("short", "long"):
+            for c in "abc":
+                rows_in.append({**s2_answer(c, rep, "SUPPORTS"), "answer_budget": budget})
+    answers = pd.DataFrame(rows_in)
+    families = pd.DataFrame({"dataset": "fever", "claim_id": list("abc"), "family_id": ["f1", "f1", "f2"]})
+    rows = study2_accuracy_rows(answers, families, dataset="fever", system="m", parser="strict", formats=["codes"],
+                                sources=["bm25"], budgets=["short", "long"], seeds=[1, 2], greedy=0, n_draws=20,
+                                seed=5, batch_size=8, tail=0.025)
+    assert sorted(r["n_answers"] for r in rows) == [3, 3, 3, 3]
+
+
+def test_study2_seeds_with_different_cell_counts_are_refused():
+    answers = pd.DataFrame([s2_answer(c, r, "SUPPORTS") for r in (1, 2) for c in ("abc" if r == 1 else "ab")])
+    families = pd.DataFrame({"dataset": "fever", "claim_id": list("abc"), "family_id": ["f1", "f1", "f2"]})
+    with pytest.raises(ValueError, match="different answer counts"):
+        study2_accuracy_rows(answers, families, dataset="fever", system="m", parser="strict", formats=["codes"],
+                             sources=["bm25"], budgets=["short"], seeds=[1, 2], greedy=None, n_draws=20,
+                             seed=5, batch_size=8, tail=0.025)

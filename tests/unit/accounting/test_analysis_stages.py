@@ -30,18 +30,25 @@ def test_control_generations_count_unique_requests_not_reused(tmp_path):
     """Model m1: primary ids p1, p2; none asks n1 twice (two budgets, one request) and p1 (equal
     to a primary request: reused); gold asks n1 (already counted for none) and g1 -> none 1,
     gold 1. Model m2: one swap request s1 -> 1. Total 3, beside the paper's 42,834 from the
-    reference file."""
+    reference file when the design counted is the paper's (one_per_unit); under the crossed
+    design the reference is left out and the TSV names both designs."""
     a = request_table(tmp_path / "a.parquet", "m1", [("primary", "p1"), ("primary", "p2"), ("none", "n1"),
                                                      ("none", "n1"), ("none", "p1"), ("gold", "n1"), ("gold", "g1")])
     b = request_table(tmp_path / "b.parquet", "m2", [("primary", "p1"), ("swap", "s1")])
     out = tmp_path / "gen.tsv"
-    stage.control_generations(requests=[a, b], reference=REPO_ROOT / "resources/reference/paper_values.tsv",
-                              requests_out=out)
+    stage.control_generations(requests=[a, b], design="one_per_unit",
+                              reference=REPO_ROOT / "resources/reference/paper_values.tsv", requests_out=out)
     rows = {(r["system"], r["condition"]): r for r in read_tsv(out)}
     assert rows[("m1", "none")]["value"] == "1" and rows[("m1", "none")]["rows"] == "3"
     assert rows[("m1", "gold")]["value"] == "1"
     assert rows[("m2", "swap")]["value"] == "1"
     assert rows[("*", "all")]["value"] == "3" and float(rows[("*", "all")]["reference"]) == 42834
+    assert rows[("*", "all")]["design"] == "one_per_unit" == rows[("*", "all")]["reference_design"]
+    stage.control_generations(requests=[a, b], design="crossed",
+                              reference=REPO_ROOT / "resources/reference/paper_values.tsv", requests_out=out)
+    total = {(r["system"], r["condition"]): r for r in read_tsv(out)}[("*", "all")]
+    assert total["value"] == "3" and total["reference"] == "NaN" and total["design"] == "crossed"
+    assert total["reference_design"] == "one_per_unit"
 
 
 def write_inputs(root, parsers=("strict", "lenient")):
@@ -90,7 +97,8 @@ def test_parser_sensitivity_uses_the_strict_draws(tmp_path):
 
 def test_endpoints_tables_6_and_7(tmp_path):
     """Table 6: E0 at budget short is the mean over the two formats (2 and 4 -> 3); S00 comes
-    from T00 (10, 20 -> 15). Table 7: the context rows of E0 / E1 / Ebar with their intervals."""
+    from T00 (10, 20 -> 15). Table 7: the context rows of E0 / E1 / Ebar with the exploratory
+    family's intervals; E0's primary-family interval (narrower, 3.84 +- 1) is not Table 7's."""
     est = []
     for fmt, e0, t00 in (("codes", 2.0, 10.0), ("labels", 4.0, 20.0)):
         for q, v in (("E0", e0), ("T00", t00), ("T11", t00 + e0), ("source_gain", e0)):
@@ -101,24 +109,25 @@ def test_endpoints_tables_6_and_7(tmp_path):
                                          reference_upper=float("nan"))
     tables.write_table(est_frame, tmp_path / "e.parquet", ESTIMATES)
     iv = []
-    for fam, q, v in (("primary", "E0", 3.84), ("exploratory", "E1", 2.04), ("exploratory", "Ebar", 2.94),
-                      ("exploratory", "S11", 1.0)):
+    for fam, q, v, half in (("primary", "E0", 3.84, 1), ("exploratory", "E0", 3.84, 2), ("exploratory", "E1", 2.04, 1),
+                            ("exploratory", "Ebar", 2.94, 1), ("exploratory", "S11", 1.0, 1)):
         iv.append({c: 0 for c in INTERVALS.columns} | {"study": "study2", "family": fam, "population": "all",
                                                         "dataset": "fever", "system": "m", "quantity": q,
-                                                        "factor": "context", "estimate": v, "lower": v - 1,
-                                                        "upper": v + 1, "reference": float("nan"),
+                                                        "in_family": q != "E0" or fam == "primary",
+                                                        "factor": "context", "estimate": v, "lower": v - half,
+                                                        "upper": v + half, "reference": float("nan"),
                                                         "reference_lower": float("nan"),
                                                         "reference_upper": float("nan")})
     ivf = pd.DataFrame(iv)
     tables.write_table(ivf[ivf["family"] == "primary"], tmp_path / "p.parquet", INTERVALS)
     tables.write_table(ivf[ivf["family"] == "exploratory"], tmp_path / "x.parquet", INTERVALS)
     stage.study2_endpoints(estimates=tmp_path / "e.parquet", exploratory=tmp_path / "x.parquet",
-                           primary=tmp_path / "p.parquet", parser="strict", endpoints_out=tmp_path / "t.tsv")
+                           parser="strict", endpoints_out=tmp_path / "t.tsv")
     rows = read_tsv(tmp_path / "t.tsv")
     t6 = {r["quantity"]: float(r["estimate"]) for r in rows if r["table"] == "6"}
     assert t6 == {"E0": 3.0, "S00": 15.0, "S11": 18.0, "source_gain": 3.0}
     t7 = {r["quantity"]: (float(r["estimate"]), float(r["lower"])) for r in rows if r["table"] == "7"}
-    assert t7 == {"E0": (3.84, pytest.approx(2.84)), "E1": (2.04, pytest.approx(1.04)),
+    assert t7 == {"E0": (3.84, pytest.approx(1.84)), "E1": (2.04, pytest.approx(1.04)),
                   "Ebar": (2.94, pytest.approx(1.94))}
 
 

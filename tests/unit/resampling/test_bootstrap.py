@@ -117,7 +117,27 @@ def test_joint_bootstrap_of_models_equals_separate_bootstraps():
     joint = panel_intervals(panels, "exploratory", **kw)
     alone = panel_intervals(panels[0], "exploratory", **kw) + panel_intervals(panels[1], "exploratory", **kw)
     assert joint == alone
-    assert len(joint) == 20 and {r["system"] for r in joint} == {"qwen3", "llama31"}
+    assert len(joint) == 22 and {r["system"] for r in joint} == {"qwen3", "llama31"}
+    # the context effect on E0 is drawn with the exploratory family, at its tail, outside it
+    companions = [r for r in joint if not r["in_family"]]
+    assert [(r["quantity"], r["factor"]) for r in companions] == [("E0", "context")] * 2
+    assert all(r["tail"] == 0.01 and r["n_draws"] == 150 for r in companions)
+
+
+def test_exploratory_e0_companion_has_the_primary_estimate_and_wider_interval():
+    """Table 7's E0 row: the same contrast as the primary family's context effect on E0 (same
+    estimate, and with the same seed the same draws), bounds at the exploratory family's tail."""
+    answers, evidence, relevant, families = syn.study2_tables("fever", n_claims=80)
+    p = build_claim_panel(answers, evidence, relevant, dataset="fever", system="qwen3", parser="strict",
+                          formats=syn.FORMATS, sources=syn.SOURCES, answer_budgets=syn.BUDGETS,
+                          evidence_budgets=syn.BUDGETS, replicates=syn.REPLICATES)
+    panel = aggregate_to_families(p, families)
+    kw = dict(replicates=[1, 2, 3, 4, 5], resample_seeds=True, n_draws=400, seed=9, batch_size=64)
+    primary = next(r for r in panel_intervals(panel, "primary", tail=0.05 / 24, **kw)
+                   if (r["quantity"], r["factor"]) == ("E0", "context"))
+    explo = next(r for r in panel_intervals(panel, "exploratory", tail=0.05 / 120, **kw) if not r["in_family"])
+    assert explo["estimate"] == primary["estimate"] and explo["boot_mean"] == primary["boot_mean"]
+    assert explo["lower"] <= primary["lower"] and explo["upper"] >= primary["upper"]
 
 
 def test_study1_rule_functions_rerun_byte_identical(tmp_path, repo_root):

@@ -167,3 +167,29 @@ def test_tokenizer_and_normalisation_match_the_official_regex_definitions():
 
     for text in TOKENIZER_CASES + ["The Anthem of a theatre", "an  ant, AN apple", "théâtre a la carte"]:
         assert diffgr.normalize_answer(text) == official_normalize(text), text
+
+
+def test_normalisation_and_tokenizer_match_the_official_code_on_fuzzed_strings():
+    """30,000 random strings over letters, articles, spaces, combining marks, superscript and
+    other Unicode digits, zero-width and ideographic spaces: the answer normalisation and the
+    tokenizer equal the official ones (``tests/support/diffgr_official_evaluation.py``). With
+    ``re`` instead of ``regex`` for the article boundary, e.g. ``"a\\u0301"`` and ``"the\\u00b2"``
+    normalise differently."""
+    import random
+
+    from support.diffgr_official_evaluation import SimpleTokenizer
+    from support.diffgr_official_evaluation import normalize_answer as official_normalize
+    from evidence_ledger.scoring.diffgr import normalize_answer, simple_tokenize
+
+    alphabet = list("aant he ") + ["\u0301", "\u0300", "\u00b2", "\u00b9", "\u2070", "\u0663", "\u2160", "\u00bd",
+                                   "\u00e9", "\u00df", "\u0130", "\u01c5", "\u24b6", "\u200b", "\u00a0", "\u3000",
+                                   "-", ".", "_", "1"]
+    rng = random.Random(20261126)
+    tokenizer = SimpleTokenizer()
+    bad = []
+    for _ in range(30000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        if normalize_answer(s) != official_normalize(s) or simple_tokenize(s) != tokenizer.tokenize(s, uncased=True):
+            bad.append(s)
+    assert not bad, [ascii(s) for s in bad[:5]]
+    assert normalize_answer("the\u00b2 x") == official_normalize("the\u00b2 x")

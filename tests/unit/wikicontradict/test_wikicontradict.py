@@ -22,9 +22,9 @@ SAME = wc.Instance(
 
 
 def test_every_template_puts_instruction_question_context_in_the_papers_order():
-    """Template set v2: instruction, then "Question: ...", then "Context: ..."; no trailing
+    """Template set v3 (v2 order): instruction, then "Question: ...", then "Context: ..."; no trailing
     "Answer:" cue; the detection templates end with the format their parser reads."""
-    assert wc.TEMPLATE_SET_VERSION == 2
+    assert wc.TEMPLATE_SET_VERSION == 3
     for tid, template in wc.TEMPLATES.items():
         prompt = wc.render_prompt(INST, template)
         assert prompt.startswith(template.instruction + "\nQuestion: " + INST.question), tid
@@ -136,20 +136,29 @@ def test_real_csv_renders_253_prompts_per_template():
     instances = wc.instances_from_records(reader.read_wikicontradict(path).to_pylist(), "rag_qa")
     assert len(instances) == 253
     rows, skipped = wc.render_requests(instances, wc.template_ids())
+    assert sum(i.same_passage_flag for i in instances) == 63
     n_same = sum(i.same_passage for i in instances)
-    assert n_same == 63
     assert sum(i.passage1 == i.passage2 for i in instances) == 58
+    assert sum(i.same_passage for i in instances) == sum(wc.same_text(i.passage1, i.passage2) for i in instances)
     assert all(i.same_passage for i in instances if i.passage1 == i.passage2)
+    by_id = {i.instance_id: i for i in instances}
+    if "126" in by_id:  # flagged Same, but a Shiraz and a Herat passage
+        assert by_id["126"].same_passage_flag and not by_id["126"].same_passage
+    total = next(r for r in wc.flag_disagreements(instances) if r["conflict_type"] == "all")
+    assert total["n_flag_same_text_differs"] == 63 - sum(i.same_passage and i.same_passage_flag for i in instances)
     per_template = pd.Series([r["template"] for r in rows]).value_counts()
     single = ("2", "3", "control", "5.2-control")
     for tid in wc.template_ids():
         expected = 253 - (n_same if tid in single else 0)
         assert per_template[tid] == expected, tid
-    assert skipped == {t: (63 if t in single else 0) for t in wc.template_ids()}
+    # 62 one-passage instances by text (58 identical, 4 differing in whitespace only); instance
+    # 126 is the one flagged Same with two passages
+    assert n_same == 62 and total["n_flag_same_text_differs"] == 1 and total["n_flag_different_text_same"] == 0
+    assert skipped == {t: (62 if t in single else 0) for t in wc.template_ids()}
     excluded = {(r["template"], r["conflict_type"]): r["n_excluded"]
                 for r in wc.excluded_counts(instances, wc.template_ids())}
     for tid in ("2", "3"):
-        assert (excluded[(tid, "explicit")], excluded[(tid, "implicit")], excluded[(tid, "all")]) == (40, 23, 63)
+        assert (excluded[(tid, "explicit")], excluded[(tid, "implicit")], excluded[(tid, "all")]) == (40, 22, 62)
     assert excluded[("4", "all")] == 0
     assert all(r["prompt"].count("Question:") == 1 for r in rows)
 
@@ -366,3 +375,27 @@ def test_standalone_passage_version_uses_the_full_json_passages():
     rows[1]["passage2_standalone"] = None
     with pytest.raises(ValueError, match="question 8: no passage1_standalone / passage2_standalone"):
         wc.instances_from_records(rows, "standalone")
+
+
+def test_same_passage_is_decided_from_the_text_not_the_release_flag():
+    """A record flagged Same whose two passages differ (as the release's instance 126, Shiraz vs
+    Herat): both passages are shown by 4 / 5 / 5.1 / 5.2, templates 2 and 3 run on it, and the
+    rates table's disagreement count names it. A Different-flagged record whose passages differ
+    only in whitespace is one passage."""
+    rows = [{"question_id": "126", "question": "Where was he born?", "context1": "He was born in Shiraz.",
+             "context2": "He was born in Herat.", "answer1": "Shiraz", "answer2": "Herat",
+             "contradict_type": "explicit", "same_passage": True},
+            {"question_id": "9", "question": SAME.question, "context1": SAME.passage1,
+             "context2": "  " + SAME.passage1.replace(" ", "\n  ", 1) + " ", "answer1": "Ada Rask",
+             "answer2": "Nils Vance", "contradict_type": "implicit", "same_passage": False}]
+    flagged, unflagged = wc.instances_from_records(rows, "rag_qa")
+    assert not flagged.same_passage and flagged.same_passage_flag
+    assert unflagged.same_passage and not unflagged.same_passage_flag
+    for tid in ("4", "5", "5.1", "5.2"):
+        assert sorted(wc.context_passages(flagged, wc.TEMPLATES[tid])) == sorted(["He was born in Shiraz.",
+                                                                                 "He was born in Herat."])
+    assert wc.applies(flagged, wc.TEMPLATES["2"]) and wc.applies(flagged, wc.TEMPLATES["3"])
+    assert not wc.applies(unflagged, wc.TEMPLATES["2"])
+    counts = {r["conflict_type"]: r for r in wc.flag_disagreements([flagged, unflagged])}
+    assert counts["all"]["n_flag_same_text_differs"] == 1 and counts["all"]["n_flag_different_text_same"] == 1
+    assert counts["explicit"]["n_flag_different_text_same"] == 0
