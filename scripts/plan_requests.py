@@ -17,5 +17,6 @@ plan_requests(
     max_new_tokens=p.max_new_tokens, formats=list(p.formats), sources=list(p.sources), budgets=list(p.budgets),
     code_mappings=dict(p.code_mappings), control_sources=list(p.control_sources),
     control_budgets=list(p.control_budgets), control_formats=list(p.control_formats),
-    control_code_mapping_budgets=list(p.control_code_mapping_budgets), shards=p.shards,
+    control_code_mapping_budgets=list(p.control_code_mapping_budgets), control_design=p.control_design,
+    shards=p.shards,
 )

@@ -101,3 +101,27 @@ def test_every_param_a_script_reads_is_declared_by_its_rule():
         used |= set(re.findall(r"snakemake\.params\.get\(\"(\w+)\"", script.read_text()))
         used -= {"get"}
         assert used <= declared[script.stem], f"{script.name} reads undeclared params {sorted(used - declared[script.stem])}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_script_passes_every_required_keyword_of_its_stage_function(script):
+    """A keyword the stage function requires and the script does not pass fails only when the job
+    runs, hours into a run: here it fails at once (a ``**spread`` of a params dict counts as
+    passing the keys it may hold, so such scripts are checked for unknown names only)."""
+    import importlib
+    import inspect
+
+    tree = ast.parse(script.read_text())
+    (call,) = [node for node in ast.walk(tree)
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == script.stem]
+    passed = {kw.arg for kw in call.keywords if kw.arg is not None}
+    spreads = any(kw.arg is None for kw in call.keywords)
+    module = next(node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                  and any((a.asname or a.name) == script.stem for a in node.names))
+    params = inspect.signature(getattr(importlib.import_module(module), script.stem)).parameters
+    required = {n for n, p in params.items() if p.default is inspect.Parameter.empty
+                and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    takes_any = any(p.kind == p.VAR_KEYWORD for p in params.values())
+    assert takes_any or not passed - set(params), f"{script.name} passes unknown keywords {passed - set(params)}"
+    if not spreads:
+        assert not required - passed, f"{script.name} does not pass required keywords {required - passed}"
