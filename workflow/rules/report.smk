@@ -19,6 +19,7 @@ rule provenance:
     params:
         config=config,
         repo=workflow.basedir,
+        verifier_base_dir=lambda wc: verifier_base_local_dir(),
     threads: 1
     resources:
         mem_mb=500,

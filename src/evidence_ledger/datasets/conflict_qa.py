@@ -3,7 +3,8 @@
 In:  jsonl, one record per question: ``question`` (str), ``answer`` (list of gold strings),
      ``generated_passage`` / ``retrieved_passage`` (lists of strings); optional ``response``
      (list of strings; absent in reader-input items), ``generated_answer`` /
-     ``retrieved_answer`` (strings) and ``id``.
+     ``retrieved_answer`` (strings), ``ctxs`` (list of strings: the passages in the order the
+     official reader showed them; kept so DiffGR can take the random order from it) and ``id``.
 Out: CONFLICT_QA_RECORDS rows in file order (``tables.conflict_inputs``); ``question_id`` is
      the ``id`` field when present, else the 1-based line number.
 """
@@ -20,6 +21,17 @@ from .records import iter_jsonl, require
 DATASETS = ("nqcc", "tqacc")
 LIST_FIELDS = (("answer", "answers"), ("generated_passage", "generated_passages"),
                ("retrieved_passage", "retrieved_passages"), ("response", "responses"))
+
+
+def read_ctxs(rec: dict, path: Path, line: int) -> list[str] | None:
+    """The record's ``ctxs`` list (None when absent); a ``ctxs`` that is not a list of strings
+    raises ``InputError`` (file, line, field)."""
+    if "ctxs" not in rec:
+        return None
+    values = require(rec, "ctxs", list, path, line)
+    if not all(isinstance(v, str) for v in values):
+        raise InputError(path, line, "ctxs", "expected a list of strings (passages as the reader saw them)")
+    return values
 
 
 def read_conflict_qa(path, dataset: str) -> pa.Table:
@@ -44,6 +56,7 @@ def read_conflict_qa(path, dataset: str) -> pa.Table:
             if not all(isinstance(v, str) for v in values):
                 raise InputError(path, line, field, "expected a list of strings")
             row[column] = values
+        row["ctxs"] = read_ctxs(rec, path, line)
         if not row["answers"]:
             raise InputError(path, line, "answer", "empty gold answer list")
         if qid in seen:

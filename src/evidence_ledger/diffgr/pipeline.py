@@ -17,8 +17,9 @@ How the original code (RetrieveOrGenerated) does it, and what is followed here:
   newline and with its own newlines replaced by spaces (the original ``rmreturn``), and
   ``{query}`` = the question; the closed-book run uses ``closed_book_prompt`` (``{query}`` only).
   The hybrid run's context order is a factor of the evaluation: ``random`` (the official,
-  primary run: ``read.py --merge_order random`` after ``random.seed(4)``, one shuffle per
-  question in record order; :func:`.reader_setup.official_random_arrangements`),
+  primary run: ``read.py --merge_order random`` after ``random.seed(4)``; each question's
+  arrangement is read from its recorded ``ctxs``, else replayed over the complete released
+  file, see :func:`.reader_setup.random_arrangements`),
   ``generated_first`` and ``retrieved_first`` (the official fixed orders, reported beside
   it). Each hybrid row records the arrangement the reader saw (``context_order``).
 * The reader's messages: an optional system message (``diffgr.reader_system_message``; for
@@ -46,7 +47,7 @@ from ..generation.chat_rows import greedy_sampling, provenance_columns, request_
 from ..resampling.bootstrap import bootstrap_draws, percentile_interval
 from ..scoring.diffgr import MergedItem, build_conflict_sets, classify_hybrid_answer, subset_preference
 from ..vocabulary import DIFFGR_ORDERS as ORDERS
-from .reader_setup import GENERATED_FIRST, RETRIEVED_FIRST, official_random_arrangements
+from .reader_setup import GENERATED_FIRST, RETRIEVED_FIRST, random_arrangements
 
 RUNS = ("hybrid", "generated", "retrieved", "closed_book")
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
@@ -128,8 +129,10 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
     ``generated_passages``, ``retrieved_passages``); the first retrieved passage is used (the
     original's ``ctxs_num 1``) and the generated passage closest to it in length.
     Order ``random`` arranges each question's two passages as the official random merge
-    does (one shuffle per record, in the given order, from ``random.Random(shuffle_seed)``;
-    config ``diffgr.random_order_seed``, required when ``orders`` holds ``random``).
+    did: from the record's ``ctxs``, else replayed from ``random.Random(shuffle_seed)`` over
+    the complete released file (config ``diffgr.random_order_seed``, required when ``orders``
+    holds ``random``; :func:`.reader_setup.random_arrangements`, which refuses a file that is
+    neither).
     Returns ``(prompts, lengths)``: prompt rows ``(question_id, run, order, context_order,
     prompt)`` with ``order == context_order == ""`` for the single-context and closed-book
     runs (``context_order`` = the arrangement the hybrid reader saw); length rows
@@ -142,7 +145,7 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
     if "random" in orders and shuffle_seed is None:
         raise ValueError("context order 'random' needs shuffle_seed (config diffgr.random_order_seed)")
     records = list(records)
-    shuffled = official_random_arrangements(len(records), shuffle_seed) if "random" in orders else []
+    shuffled = random_arrangements(records, shuffle_seed) if "random" in orders else []
     prompts, lengths = [], []
     for k, rec in enumerate(records):
         qid = rec["question_id"]

@@ -1,11 +1,17 @@
 """Provenance of a run: what produced the numbers in the report.
 
-In:  the resolved config (a mapping), the repository directory, package names.
+In:  the resolved config (a mapping), the repository directory, package names, and the
+     resolved directory of the verifier's base model when the config names one
+     (``verifier.base_model.local_dir`` inside ``data_root``; its ``conversion.json`` is read).
 Out: rows ``(section, key, value)``: the sha256 of the canonical config JSON, the git
 commit (and whether the working tree was dirty), Python and package versions, every
 model id + revision / local directory named in the config, and the generation backend
 settings, and one ``departure`` row per setting of this run the paper did not use (a
 quantized model: ``models.<name>.quantization``, shown on the summary page).
+``ran`` rows say what actually ran for each model slot (:func:`what_ran_rows`): the Hub id
+at its revision, ``local build <dir>`` with the sha256 of its build settings, or ``local
+directory <dir>`` (with the source its ``conversion.json`` records); a ``run kind`` row
+(:func:`run_kind`) says whether this is the demo, the rehearsal or a paper run, and why.
 ``provenance_rows`` is pure apart from reading git and package metadata.
 """
 from __future__ import annotations
@@ -85,10 +91,76 @@ def quantization_departures(config: Mapping[str, Any]) -> list[tuple[str, str, s
     return rows
 
 
-def provenance_rows(config: Mapping[str, Any], repo: Path) -> list[tuple[str, str, str]]:
+#: where the embedded demo's data lives (config ``data_root`` of config/demo.yaml)
+DEMO_DATA_ROOT = "resources/demo"
+
+
+def _model_slot(hub_id, revision, local_dir, build_settings, conversion: Mapping | None = None) -> str:
+    """What ran in one model slot, as one line (see the module docstring)."""
+    if build_settings is not None:
+        return f"local build {local_dir} (build settings sha256 {config_hash(build_settings)[:12]}; stand-in for {hub_id})"
+    if local_dir:
+        source = f"; converted from {conversion.get('source')}" if conversion else ""
+        return f"local directory {local_dir}{source}"
+    return f"{hub_id}@{revision}" if revision else f"{hub_id} (no revision pinned)"
+
+
+def read_conversion_record(model_dir) -> dict | None:
+    """``conversion.json`` of a converted model directory (``convert_weights``), else None."""
+    path = Path(model_dir) / "conversion.json" if model_dir else None
+    if path is None or not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def what_ran_rows(config: Mapping[str, Any], verifier_base_dir=None) -> list[tuple[str, str, str]]:
+    """``ran`` rows: per generation model (``models.<name>``), the reranker and the verifier's
+    base model, what actually ran (``verifier_base_dir``: the directory the verifier jobs load,
+    the demo build's or ``verifier.base_model.local_dir`` resolved; None = the Hub cache). Build settings hashed: ``models.<name>.build`` with
+    ``generation.demo_models``; ``retrieval.reranker.build``; ``verifier.demo_model``."""
+    rows = []
+    demo_models = (config.get("generation") or {}).get("demo_models")
+    for name in sorted(config.get("models") or {}):
+        m = config["models"][name] or {}
+        build = {"build": m["build"], "demo_models": demo_models} if m.get("build") else None
+        rows.append(("ran", f"models.{name}", _model_slot(m.get("hub_id"), m.get("revision"), m.get("local_dir"), build)))
+    rr = (config.get("retrieval") or {}).get("reranker") or {}
+    if rr.get("hub_id"):
+        build = rr.get("build") or None
+        rows.append(("ran", "retrieval.reranker",
+                     _model_slot(rr.get("hub_id"), rr.get("revision"), rr.get("local_dir"), build)))
+    verifier = config.get("verifier") or {}
+    base = verifier.get("base_model") or {}
+    if verifier.get("demo_model"):
+        rows.append(("ran", "verifier.base_model",
+                     _model_slot(base.get("hub_id"), None, verifier_base_dir, verifier["demo_model"])))
+    elif base.get("hub_id"):
+        rows.append(("ran", "verifier.base_model",
+                     _model_slot(base.get("hub_id"), base.get("revision"), base.get("local_dir"), None,
+                                 read_conversion_record(verifier_base_dir))))
+    return rows
+
+
+def run_kind(config: Mapping[str, Any]) -> tuple[str, str]:
+    """``(kind, why)``: ``demo`` when ``data_root`` is the embedded demo data, ``rehearsal``
+    when any model is built locally on other data, else ``paper``."""
+    built = [key for _, key, text in what_ran_rows(config) if text.startswith("local build")]
+    if str(config.get("data_root", "")).rstrip("/") == DEMO_DATA_ROOT:
+        return "demo", (f"data_root is {DEMO_DATA_ROOT} (small generated data); locally built stand-in models: "
+                        f"{', '.join(built) or 'none'}; reduced sizes")
+    if built:
+        return "rehearsal", (f"locally built stand-in models: {', '.join(built)}; data_root "
+                             f"{config.get('data_root')}; reduced sizes")
+    return "paper", "released data and the configured Hub models"
+
+
+def provenance_rows(config: Mapping[str, Any], repo: Path, verifier_base_dir=None) -> list[tuple[str, str, str]]:
     """All provenance rows, in a fixed order."""
     sha, dirty = git_state(repo)
+    kind, why = run_kind(config)
     rows = [
+        ("run", "kind", kind),
+        ("run", "kind_reason", why),
         ("run", "config_sha256", config_hash(config)),
         ("run", "git_commit", sha),
         ("run", "git_dirty", str(dirty)),
@@ -96,6 +168,7 @@ def provenance_rows(config: Mapping[str, Any], repo: Path) -> list[tuple[str, st
         ("run", "platform", platform.platform()),
     ]
     rows += [("package", name, version) for name, version in package_versions().items()]
+    rows += what_ran_rows(config, verifier_base_dir)
     rows += model_rows(config)
     generation = config.get("generation", {}) or {}
     for key in sorted(generation):

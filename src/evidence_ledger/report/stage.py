@@ -26,17 +26,19 @@ from .decomposition import decomposition_figure
 from .provenance import provenance_rows, write_provenance_tsv
 from .sources import read_source_table
 from .summary import (crossed_section, decision_section, diffgr_section, eq4_section, headline_section,
-                      provenance_section, render_page, study1_bars, study1_section, whole_table_section,
+                      provenance_section, render_page, run_kind_section, study1_bars, study1_section, whole_table_section,
                       wikicontradict_section)
 from .traces import TRACE_COLUMNS, build_trace_rows, select_traces, trace_unit_ids
 
 log = logging.getLogger(__name__)
 
 
-def provenance(*, config: Mapping, repo, out) -> None:
-    """Config hash, git commit, package versions, model revisions and backend settings of a run.
-    ``repo``: the workflow directory (its git state is recorded)."""
-    rows = provenance_rows(config, Path(repo))
+def provenance(*, config: Mapping, repo, verifier_base_dir=None, out) -> None:
+    """Config hash, git commit, package versions, what ran in each model slot, model revisions
+    and backend settings of a run. ``repo``: the workflow directory (its git state is
+    recorded); ``verifier_base_dir``: ``verifier.base_model.local_dir`` resolved in
+    ``data_root`` (None when unset)."""
+    rows = provenance_rows(config, Path(repo), verifier_base_dir)
     write_provenance_tsv(rows, out)
     log.info("wrote %d provenance rows to %s", len(rows), out)
 
@@ -101,7 +103,10 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study2_primary
         with open(forest_plot, "rb") as fh:
             forest_png = fh.read()
     label = _table(decision_label)
-    sections = [
+    provenance_table = _table(provenance)
+    banner = run_kind_section(provenance_table)
+    sections = [banner] if banner is not None else []
+    sections += [
         headline_section(s1_intervals, label),
         study1_section(s1_estimates, s1_intervals, decomposition_png),
         eq4_section(s1_estimates),
@@ -112,7 +117,7 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study2_primary
     ]
     sections += [whole_table_section(f"extra{i}", title, read_source_table(path))
                  for i, (path, title) in enumerate(zip(extra_tables, extra_titles), start=1)]
-    sections.append(provenance_section(_table(provenance)))
+    sections.append(provenance_section(provenance_table))
     Path(html_out).parent.mkdir(parents=True, exist_ok=True)
     Path(html_out).write_text(render_page(sections), encoding="utf-8")
     log.info("summary page: %d sections (%d absent) -> %s", len(sections), sum(bool(s.absent) for s in sections),

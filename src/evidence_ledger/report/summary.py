@@ -345,6 +345,38 @@ def diffgr_section(diffgr: SourceTable | None, reader_files: SourceTable | None)
     return Section("diffgr", title, nav="DiffGR", blocks=tuple(blocks))
 
 
+RUN_KIND_NOTES = {
+    "demo": ("This is the embedded demo run, not a reproduction of the paper: ",
+             ". Its numbers test that the pipeline runs end to end; they are not expected to be near the "
+             "paper's values, and a difference from them is no failed reproduction."),
+    "rehearsal": ("This is the CPU rehearsal of the paper run, not a reproduction of the paper: ",
+                  ". Its numbers test the paper run's plan on small data; they are not expected to be near the "
+                  "paper's values, and a difference from them is no failed reproduction."),
+}
+
+
+def run_kind_section(provenance: SourceTable | None) -> Section | None:
+    """A banner for the top of the page when the provenance table's ``run kind`` is the demo or
+    the rehearsal (why, from ``kind_reason``, and what ran in each model slot); None for a
+    paper run or without a provenance table."""
+    if provenance is None:
+        return None
+    kind_row = find_row(provenance, section="run", key="kind")
+    if kind_row is None or provenance.rows[kind_row]["value"] not in RUN_KIND_NOTES:
+        return None
+    lead, tail = RUN_KIND_NOTES[provenance.rows[kind_row]["value"]]
+    reason = find_row(provenance, section="run", key="kind_reason")
+    blocks = [Paragraph((lead,) + ((value(provenance, reason, "value", "text"),) if reason is not None else ())
+                        + (tail,))]
+    ran = [((value(provenance, i, "key", "text"),), (value(provenance, i, "value", "text"),))
+           for i, row in enumerate(provenance.rows) if row["section"] == "ran"]
+    if ran:
+        blocks.append(Table(("Model slot", "What ran"), tuple(ran), (False, False),
+                            caption="From the provenance table: what ran in place of each configured model."))
+    return Section("run-kind", f"Not a paper run: the {provenance.rows[kind_row]['value']}", nav="Run kind",
+                   blocks=tuple(blocks))
+
+
 def provenance_section(provenance: SourceTable | None) -> Section:
     """Departures from the paper (e.g. a quantized judge), then config hash, commit (and dirty
     flag) and every model id with its revision."""
@@ -354,7 +386,7 @@ def provenance_section(provenance: SourceTable | None) -> Section:
     departures = tuple(Paragraph(("Departure from the paper: ", value(provenance, i, "value", "text"), "."))
                        for i, row in enumerate(provenance.rows) if row["section"] == "departure")
     rows = [((value(provenance, i, "key", "text"),), (value(provenance, i, "value", "text"),))
-            for i, row in enumerate(provenance.rows) if row["section"] in ("run", "model")]
+            for i, row in enumerate(provenance.rows) if row["section"] in ("run", "ran", "model")]
     table = Table(("Item", "Value"), tuple(rows), (False, False),
                   caption="From the provenance table (package versions and backend settings are listed there too).")
     return Section("provenance", title, nav="Provenance", blocks=departures + (table,))

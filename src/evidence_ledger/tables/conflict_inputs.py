@@ -44,7 +44,7 @@ else null. `source_file`/`source_line` point at the first physical line of the C
 
 CONFLICT_QA_RECORDS = TableSchema(
     name="conflict_qa_records",
-    version=1,
+    version=2,
     doc="""One row per NQ-CC / TQA-CC reader-output record (one jsonl line). `dataset` is
 `nqcc` or `tqacc`. `question_id` is the record's `id` field when present, else its
 1-based line number as a string. `answers` = the gold answer list (`answer`),
@@ -52,7 +52,9 @@ CONFLICT_QA_RECORDS = TableSchema(
 `generated_passage` / `retrieved_passage` / `response` lists, kept verbatim and in order
 (`responses` is [] for reader-input items, which carry no `response`). `generated_answer` /
 `retrieved_answer`: the answers derived from each context when the record gives them, else
-null.""",
+null. `ctxs` = the record's `ctxs` list verbatim (the passages in the order the official
+reader, RetrieveOrGenerated `read.py`, showed them; the hybrid run's `--merge_order random`
+output records its shuffle there), null when the record has no `ctxs` field. v2 added `ctxs`.""",
     schema=pa.schema([
         ("dataset", pa.string()),
         ("question_id", pa.string()),
@@ -63,6 +65,7 @@ null.""",
         ("responses", pa.list_(pa.string())),
         ("generated_answer", pa.string()),
         ("retrieved_answer", pa.string()),
+        ("ctxs", pa.list_(pa.string())),
         ("source_file", pa.string()),
         ("source_line", pa.int64()),
     ]),

@@ -7,12 +7,30 @@ In:  a question, its gold answers (list), a model response, and few-shot example
 Out: the judge's user prompt (:func:`render_judge_prompt`), and from the judge's raw output
      a label in :data:`LABELS` or ``"unparseable"`` with a reason (:func:`parse_judgement`).
 
-The rubric is the published one (WikiContradict paper, Section 3.4 and Appendix C): *correct* = all gold
-answers, conflict handled without preferring one (attribution to sources or alternatives
-are fine; asserting them as simultaneously true is not); *partially correct* = only one gold
-answer, a preference for one, or an extra answer not in the gold list; *incorrect* = none of
-the gold answers, or incompatible answers asserted together. Numbers must match exactly
-unless the gold answer states an approximation.
+What comes from the paper and what is this project's own ("WikiContradict: A Benchmark for
+Evaluating LLMs on Real-World Knowledge Conflicts from Wikipedia", Section 5 and Appendix C,
+"Further Details on the Judge LLM Prompt"):
+
+* The rules are the paper's: *correct* = all gold answers, their contradictory nature
+  handled without preferring one (attribution to sources or alternatives are fine;
+  combining incompatible answers as simultaneously true is not); *partially correct* = only
+  one gold answer, a preference for one, or an extra answer not in the gold list;
+  *incorrect* = none of the gold answers; numbers exact unless the gold answer states an
+  approximation; entities by complete or commonly recognised names; irrelevant hallucinated
+  or outdated details allowed when they do not change the primary answer.
+* The wording of :data:`RUBRIC` is the project's: a paraphrase of those rules, not the
+  paper's instruction text, which this repository does not have (the official WikiContradict
+  repository could not be obtained); clauses of the paper's instruction beyond the rules
+  above are not in it. So are its first paragraph (what the gold list means), the
+  ``Judgement: <label>`` answer line and the case layout of :func:`render_judge_prompt`.
+* The few-shot examples are the project's (``resources/prompts/wikicontradict_fewshot.jsonl``):
+  written after the paper's worked cases (one age given -> partially correct; both ages as
+  simultaneously true -> incorrect; both ages attributed to sources or as alternatives ->
+  correct), not copied from them.
+
+Any change to the prompt text (rubric, layout or examples' rendering) must bump
+:data:`JUDGE_PROMPT_VERSION`, which every judgement row records; the response cache is keyed
+on the rendered prompt, so a changed prompt is never answered from cached judgements.
 
 The judge is asked to end with one line ``Judgement: <label>``. The parser is strict and
 never guesses from free text; everything it cannot read is counted as unparseable.

@@ -25,6 +25,14 @@ def test_reader_input_items_without_response_keep_their_context_answers(tmp_path
                     '"generated_answer": "1394", "retrieved_answer": "1423"}\n')
     row = read_conflict_qa(path, "tqacc").to_pylist()[0]
     assert (row["responses"], row["generated_answer"], row["retrieved_answer"]) == ([], "1394", "1423")
+    assert row["ctxs"] is None
+
+
+def test_the_order_the_official_reader_recorded_is_kept(tmp_path):
+    path = tmp_path / "hybrid.jsonl"
+    path.write_text('{"question": "q", "answer": ["1423"], "generated_passage": ["g"], "retrieved_passage": ["r"], '
+                    '"response": ["1423"], "ctxs": ["r", "g"]}\n')
+    assert read_conflict_qa(path, "nqcc").to_pylist()[0]["ctxs"] == ["r", "g"]
 
 
 @pytest.mark.parametrize("text, pattern", [
@@ -37,6 +45,8 @@ def test_reader_input_items_without_response_keep_their_context_answers(tmp_path
     ('{"question": "q", "answer": [], "generated_passage": [], "retrieved_passage": [], "response": []}\n',
      r"nq\.jsonl:1: field 'answer': empty gold answer list"),
     ('not json\n', r"nq\.jsonl:1: field '<json>'"),
+    ('{"question": "q", "answer": ["a"], "generated_passage": [], "retrieved_passage": [], "ctxs": [{"text": "r"}]}\n',
+     r"nq\.jsonl:1: field 'ctxs': expected a list of strings"),
 ])
 def test_bad_records_raise_input_error(tmp_path, text, pattern):
     path = tmp_path / "nq.jsonl"

@@ -16,6 +16,7 @@ REC = {
     "generated_passages": ["The Varn rises on Skarra Peak.", "The Varn, a long river of\nVarenholm, rises on Skarra Peak in the north.",
                            "The Varn river of Varenholm rises on Skarra Peak in the far north."],
     "retrieved_passages": ["The Varn rises on Mount Hollis in the Skarran Range.", "unused second passage"],
+    "ctxs": ["The Varn rises on Skarra Peak.", "The Varn rises on Mount Hollis in the Skarran Range."],
 }
 
 
@@ -139,17 +140,17 @@ def test_missing_reader_answer_is_an_error_naming_the_question():
 
 
 # ----------------------------------------------------------------------------- the official reader setup
-def _numbered_records(n):
-    return [{"question_id": f"q{k}", "question": f"Question {k}?", "answers": [f"A{k}"],
+def _numbered_records(n, dataset="nqcc"):
+    return [{"dataset": dataset, "question_id": f"q{k}", "question": f"Question {k}?", "answers": [f"A{k}"],
              "generated_passages": [f"Generated passage number {k}."],
-             "retrieved_passages": [f"Retrieved passage number {k}."]} for k in range(n)]
+             "retrieved_passages": [f"Retrieved passage number {k}."], "ctxs": None,
+             "source_file": f"data/{dataset}.jsonl", "source_line": k + 1} for k in range(n)]
 
 
-def test_random_order_replays_the_official_read_py_shuffles():
+def _read_py_ctxs(records):
     """read.py: ``random.seed(4)`` at import, then per item in file order
-    ``ctxs = generated_passage[:1] + retrieved_passage[:1]; random.shuffle(ctxs)``.
-    The reference below replays that with the module-level ``random`` functions."""
-    records = _numbered_records(40)
+    ``ctxs = generated_passage[:1] + retrieved_passage[:1]; random.shuffle(ctxs)``, replayed
+    with the module-level ``random`` functions."""
     state = random.getstate()
     try:
         random.seed(4)
@@ -160,6 +161,17 @@ def test_random_order_replays_the_official_read_py_shuffles():
             reference.append(ctxs)
     finally:
         random.setstate(state)
+    return reference
+
+
+def _random_rows(prompts):
+    return {p["question_id"]: p for p in prompts if p["run"] == "hybrid" and p["order"] == "random"}
+
+
+def test_random_order_replays_the_official_read_py_shuffles_over_the_complete_release():
+    from evidence_ledger.diffgr.reader_setup import RELEASED_QUESTIONS
+    records = _numbered_records(RELEASED_QUESTIONS["nqcc"])
+    reference = _read_py_ctxs(records)
     prompts, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random", "generated_first", "retrieved_first"],
                                         shuffle_seed=READ_PY_SEED)
     hybrid = {(p["question_id"], p["order"]): p for p in prompts if p["run"] == "hybrid"}
@@ -177,8 +189,47 @@ def test_random_order_replays_the_official_read_py_shuffles():
     assert {(p["order"], p["context_order"]) for p in singles} == {("", "")}
 
 
+def test_a_slice_with_recorded_ctxs_gets_the_recorded_orders():
+    """40 questions from the middle of the release, each with the ctxs read.py wrote: the
+    arrangement is the recorded one (a replay over the slice gets many of them wrong)."""
+    from evidence_ledger.diffgr.reader_setup import RELEASED_QUESTIONS, official_random_arrangements
+    full = _numbered_records(RELEASED_QUESTIONS["nqcc"])
+    reference = _read_py_ctxs(full)
+    slice_ = [{**rec, "ctxs": ctxs} for rec, ctxs in list(zip(full, reference))[1000:1040]]
+    expected = ["generated_first" if r["ctxs"][0] == r["generated_passages"][0] else "retrieved_first" for r in slice_]
+    rows = _random_rows(dp.plan_reader_prompts(slice_, PROMPT, CLOSED, ["random"], shuffle_seed=READ_PY_SEED)[0])
+    assert [rows[r["question_id"]]["context_order"] for r in slice_] == expected
+    for rec in slice_:
+        assert rows[rec["question_id"]]["prompt"] == PROMPT.format(
+            background=f"\n{rec['ctxs'][0]}\n{rec['ctxs'][1]}", query=rec["question"])
+    # by position the slice would have been replayed wrongly for a good share of its questions
+    wrong = sum(a != b for a, b in zip(official_random_arrangements(40, READ_PY_SEED), expected))
+    assert wrong >= 10
+
+
+def test_a_slice_without_ctxs_is_refused_naming_the_file():
+    from evidence_ledger.errors import InputError
+    with pytest.raises(InputError, match=r"data/nqcc\.jsonl.*ctxs.*40 questions, not the complete nqcc release"):
+        dp.plan_reader_prompts(_numbered_records(40), PROMPT, CLOSED, ["random"], shuffle_seed=READ_PY_SEED)
+    # the fixed orders need no shuffle and still run on a slice
+    assert dp.plan_reader_prompts(_numbered_records(40), PROMPT, CLOSED, ["generated_first"])[0]
+
+
+def test_ctxs_on_only_some_records_or_not_the_passage_pair_is_refused():
+    from evidence_ledger.errors import InputError
+    records = _numbered_records(3)
+    records[0]["ctxs"] = [records[0]["retrieved_passages"][0], records[0]["generated_passages"][0]]
+    with pytest.raises(InputError, match=r"data/nqcc\.jsonl:2: field 'ctxs': 2 of 3 records carry no ctxs"):
+        dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random"], shuffle_seed=READ_PY_SEED)
+    for rec in records:
+        rec["ctxs"] = [rec["retrieved_passages"][0], "a passage of neither list"]
+    with pytest.raises(InputError, match=r"data/nqcc\.jsonl:1: field 'ctxs': ctxs must be the first retrieved"):
+        dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random"], shuffle_seed=READ_PY_SEED)
+
+
 def test_random_order_does_not_depend_on_the_other_orders_or_global_random_state():
-    records = _numbered_records(15)
+    from evidence_ledger.diffgr.reader_setup import RELEASED_QUESTIONS
+    records = _numbered_records(RELEASED_QUESTIONS["tqacc"], "tqacc")
     random.seed(12345)
     a, _ = dp.plan_reader_prompts(records, PROMPT, CLOSED, ["random"], shuffle_seed=READ_PY_SEED)
     random.random()
@@ -312,10 +363,11 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
     assert len(answers) == 6 * n_questions
     assert answers.groupby("run").size().to_dict() == {"closed_book": n_questions, "generated": n_questions,
                                                        "hybrid": 3 * n_questions, "retrieved": n_questions}
-    # the random order's arrangements: read.py's shuffles after random.seed(4), records in file order
-    from evidence_ledger.diffgr.reader_setup import official_random_arrangements
+    # the random order's arrangements: the ones the demo file records in ctxs
     shuffled = answers[answers["order"] == "random"]["context_order"].tolist()
-    assert shuffled == official_random_arrangements(n_questions, 4)
+    recorded = [json.loads(line)["ctxs"] for line in (demo / "nqcc.jsonl").open()]
+    assert shuffled == [("retrieved_first" if ctxs[0] in json.loads(line)["retrieved_passage"] else "generated_first")
+                        for ctxs, line in zip(recorded, (demo / "nqcc.jsonl").open())]
     system = config["diffgr"]["reader_system_message"]["default"]
     assert all(m[0]["role"] == "system" and m[0]["content"] == system for m in answers["messages"])
     assert (answers["max_new_tokens"] == 10).all() and (answers["temperature"] == 0.0).all()

@@ -70,3 +70,22 @@ def test_fewshot_loader_names_line_and_field(tmp_path):
     path.write_text("{not json\n")
     with pytest.raises(InputError, match=r"f.jsonl:1: field '<json>': malformed JSON"):
         judge.load_fewshot_examples(path)
+
+
+#: sha256 of one rendered judge prompt (rubric, committed few-shot examples, case layout) per
+#: JUDGE_PROMPT_VERSION: a new prompt text needs a new version (and a new entry here)
+RENDERED_PROMPT_SHA256 = {2: "37f90a2dc0ced51eba6134693c64575b94345a2806d9742f4ecb330d4c7b0574"}
+
+
+def test_a_changed_prompt_text_comes_with_a_new_prompt_version():
+    import hashlib
+    digest = hashlib.sha256(judge.render_judge_prompt("Q?", ["a", "b"], "R.", FEWSHOT).encode()).hexdigest()
+    assert RENDERED_PROMPT_SHA256.get(judge.JUDGE_PROMPT_VERSION) == digest, (
+        "the judge prompt text changed: bump judge.JUDGE_PROMPT_VERSION and record the new digest")
+
+
+def test_the_docstring_says_which_parts_are_the_projects():
+    doc = judge.__doc__
+    assert "published one" not in doc
+    assert "Appendix C" in doc and "wording of :data:`RUBRIC` is the project's" in doc
+    assert "few-shot examples are the project's (``resources/prompts/wikicontradict_fewshot.jsonl``)" in doc

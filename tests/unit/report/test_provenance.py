@@ -1,0 +1,79 @@
+"""Provenance records what actually ran in each model slot, and the summary page says at the
+top when a run is the demo or the rehearsal."""
+import json
+import re
+
+from support.paths import REPO_ROOT
+from support.summary_page import parse
+from support.summary_tables import write_summary_inputs
+
+from evidence_ledger.config_layers import layered_config
+from evidence_ledger.report.provenance import provenance_rows, run_kind, what_ran_rows, write_provenance_tsv
+from evidence_ledger.report.stage import summary_page
+
+
+def _config(*files):
+    return layered_config(REPO_ROOT, [REPO_ROOT / f for f in files])
+
+
+def test_the_demo_records_its_local_builds_not_the_hub_models():
+    ran = dict((key, text) for _, key, text in what_ran_rows(_config(), "results/models/verifier_base"))
+    assert ran["models.qwen3"].startswith("local build results/models/qwen3 (build settings sha256 ")
+    assert ran["models.qwen3"].endswith("stand-in for Qwen/Qwen3-8B)")
+    assert ran["retrieval.reranker"].startswith("local build results/models/reranker ")
+    assert ran["verifier.base_model"].startswith("local build results/models/verifier_base ")
+    assert not any("@" in text for text in ran.values())
+    assert run_kind(_config())[0] == "demo"
+
+
+def test_the_build_settings_hash_follows_the_build_settings():
+    cfg = _config()
+    before = dict((k, t) for _, k, t in what_ran_rows(cfg))["models.qwen3"]
+    cfg["generation"]["demo_models"]["steps"] += 1
+    assert dict((k, t) for _, k, t in what_ran_rows(cfg))["models.qwen3"] != before
+
+
+def test_the_paper_run_records_hub_ids_at_revisions_and_a_converted_directory(tmp_path):
+    cfg = _config("config/paper.yaml")
+    model_dir = tmp_path / "deberta"
+    model_dir.mkdir()
+    (model_dir / "conversion.json").write_text(json.dumps({"source": "microsoft/deberta-large-mnli@abc123"}))
+    ran = dict((key, text) for _, key, text in what_ran_rows(cfg, model_dir))
+    assert ran["models.qwen3"] == f"Qwen/Qwen3-8B@{cfg['models']['qwen3']['revision']}"
+    assert ran["verifier.base_model"] == ("local directory models/deberta-large-mnli; converted from "
+                                          "microsoft/deberta-large-mnli@abc123")
+    assert run_kind(cfg)[0] == "paper"
+    rehearsal = _config("config/paper.yaml", "config/rehearsal.yaml")
+    assert run_kind(rehearsal)[0] == "rehearsal"
+
+
+def _page(tmp_path, rows):
+    paths = write_summary_inputs(tmp_path)
+    write_provenance_tsv(rows, paths["provenance"])
+    out = tmp_path / "summary.html"
+    summary_page(study1_estimates=paths["study1_estimates"], study1_intervals=paths["study1_intervals"],
+                 provenance=paths["provenance"], html_out=out, decomposition_out=tmp_path / "d.png")
+    return parse(out)
+
+
+def test_the_summary_page_opens_with_the_demo_banner(tmp_path):
+    rows = [r for r in provenance_rows(_config(), REPO_ROOT, "results/models/verifier_base")
+            if r[0] in ("run", "ran")]
+    parsed = _page(tmp_path, rows)
+    assert parsed.headings[0] == "Not a paper run: the demo"
+    assert parsed.paragraphs[1].startswith("This is the embedded demo run, not a reproduction of the paper: "
+                                           "data_root is resources/demo")
+    assert "no failed reproduction" in parsed.paragraphs[1]
+    slots = {row[0]["text"]: row[1]["text"] for table in parsed.tables for row in table[1:]
+             if table[0][0]["text"] == "Model slot"}
+    assert re.match(r"local build results/models/qwen3 \(build settings sha256 [0-9a-f]{12}; stand-in for "
+                    r"Qwen/Qwen3-8B\)$", slots["models.qwen3"])
+
+
+def test_a_paper_run_has_no_banner_and_keeps_its_departure_line(tmp_path):
+    rows = [("run", "kind", "paper"), ("run", "kind_reason", "released data and the configured Hub models"),
+            ("departure", "models.llama3_70b.quantization", "quantization fp8 on models.llama3_70b: the paper ran bfloat16")]
+    parsed = _page(tmp_path, rows)
+    assert not any(h.startswith("Not a paper run") for h in parsed.headings)
+    assert ("Departure from the paper: quantization fp8 on models.llama3_70b: the paper ran bfloat16."
+            in parsed.paragraphs)
