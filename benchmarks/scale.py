@@ -216,9 +216,42 @@ def component_fits(results: dict) -> dict:
     return out
 
 
+# The index's buffers (docs/scale.md, "Memory model"): bytes a term / a non-zero held in each pass
+PASS1_BYTES_PER_TERM = 100   # vocabulary hash table + term strings + document frequencies
+PASS2_BYTES_PER_NNZ = 8      # CSC data (float32) + indices (int32)
+PASS2_BYTES_PER_TERM = 36    # indptr + cursor (int64), df + idf (float32/int32), idf's inverse (int64)
+
+
+def index_memory_model(vocab: float, nnz: float, floor_mib: float) -> dict:
+    """Predicted peak RSS (MiB) of each index pass and of the process: the interpreter floor
+    (libraries and one batch's buffers) plus each buffer's bytes a term / a non-zero."""
+    pass1 = floor_mib + PASS1_BYTES_PER_TERM * vocab / 2**20
+    pass2 = floor_mib + (PASS2_BYTES_PER_NNZ * nnz + PASS2_BYTES_PER_TERM * vocab) / 2**20
+    return {"pass1": pass1, "pass2": pass2, "peak": max(pass1, pass2)}
+
+
+def memory_model_check(results: dict) -> dict:
+    """Per run with an index: the model's predicted peak against the measured one (relative
+    error), the floor being the median over runs of (measured peak - the buffers' bytes)."""
+    runs = [(c, r) for c, rs in results["runs"].items() for r in rs if "index_nnz" in r and "index" in r["steps"]]
+    if not runs:
+        return {}
+    zero = [r["steps"]["index"]["peak_rss_mib"] - index_memory_model(r["vocab_size"], r["index_nnz"], 0)["peak"]
+            for _, r in runs]
+    floor = sorted(zero)[len(zero) // 2]
+    out = {"floor_mib": floor, "runs": []}
+    for c, r in runs:
+        pred = index_memory_model(r["vocab_size"], r["index_nnz"], floor)["peak"]
+        meas = r["steps"]["index"]["peak_rss_mib"]
+        out["runs"].append({"corpus": c, "pages": r["pages"], "predicted_mib": round(pred, 1),
+                            "measured_mib": meas, "rel_error": round(pred / meas - 1, 3)})
+    return out
+
+
 def save(results: dict, out: Path) -> None:
     results["fits"] = fits(results)
     results["component_fits"] = component_fits(results)
+    results["memory_model"] = memory_model_check(results)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
@@ -267,6 +300,13 @@ def markdown_table(results: dict) -> str:
                          f"{f['vocab_vs_pages']['alpha']:.3f} | {f['nnz_vs_pages']['b']:.1f} x pages "
                          f"{f['nnz_vs_pages']['a']:+,.0f} | {f['extrapolated_vocab']:,} | {f['extrapolated_nnz']:,} | "
                          f"{f['extrapolated_index_rss_gib']} | {f['extrapolated_index_rss_gib_vs_terms']} |")
+    model = results.get("memory_model", {})
+    if model:
+        lines += ["", f"Memory model (floor {model['floor_mib']:.0f} MiB + {PASS2_BYTES_PER_NNZ} B a non-zero + "
+                      f"{PASS2_BYTES_PER_TERM} B a term in pass 2; floor + {PASS1_BYTES_PER_TERM} B a term in pass 1):", "",
+                  "| corpus | pages | predicted index peak MiB | measured MiB | error |", "|---|---:|---:|---:|---:|"]
+        lines += [f"| {r['corpus']} | {r['pages']:,} | {r['predicted_mib']:.0f} | {r['measured_mib']:.0f} | "
+                  f"{r['rel_error']:+.1%} |" for r in model["runs"]]
     return "\n".join(lines) + "\n"
 
 
@@ -278,6 +318,7 @@ def main() -> None:
         path = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "results" / "scale.json"
         results = json.loads(path.read_text())
         results["fits"], results["component_fits"] = fits(results), component_fits(results)
+        results["memory_model"] = memory_model_check(results)
         sys.stdout.write(markdown_table(results))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
