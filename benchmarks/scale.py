@@ -216,9 +216,54 @@ def component_fits(results: dict) -> dict:
     return out
 
 
+# The index's buffers (docs/scale.md, "Memory model"): bytes held in each pass
+PASS1_BYTES_PER_TERM = 100   # vocabulary hash table + term strings + document frequencies
+PASS2_BYTES_PER_NNZ = 8      # CSC data (float32) + indices (int32)
+PASS2_BYTES_PER_TERM = 36    # indptr + cursor (int64), df + idf (float32/int32), idf's inverse (int64)
+BATCH_PAGES = 8192           # retrieval.corpus.build_corpus_index_from_table's batch_rows
+
+
+def index_memory_model(vocab: float, nnz: float, pages: float, floor_mib: float, batch_bytes_per_pair: float) -> dict:
+    """Predicted peak RSS (MiB) of each index pass and of the process: the interpreter floor,
+    each kept buffer's bytes a term / a non-zero, and one batch's temporaries (bytes a
+    (term, page) pair of a batch of ``BATCH_PAGES`` pages: token strings in pass 1, the
+    scatter's index arrays in pass 2)."""
+    batch = batch_bytes_per_pair * BATCH_PAGES * nnz / pages
+    pass1 = floor_mib + (PASS1_BYTES_PER_TERM * vocab + batch) / 2**20
+    pass2 = floor_mib + (PASS2_BYTES_PER_NNZ * nnz + PASS2_BYTES_PER_TERM * vocab + batch) / 2**20
+    return {"pass1": pass1, "pass2": pass2, "peak": max(pass1, pass2)}
+
+
+def memory_model_check(results: dict) -> dict:
+    """Fit the two uncounted terms (floor MiB, batch bytes a pair) by least squares on each run's
+    measured peak minus its counted buffers, then each run's predicted peak against the
+    measured one (relative error). ``{}`` with fewer than two runs with an index."""
+    runs = [(c, r) for c, rs in results["runs"].items() for r in rs if "index_nnz" in r and "index" in r["steps"]]
+    if len(runs) < 2:
+        return {}
+    rows = [[1.0, BATCH_PAGES * r["index_nnz"] / r["pages"] / 2**20] for _, r in runs]
+    rest = [r["steps"]["index"]["peak_rss_mib"]
+            - index_memory_model(r["vocab_size"], r["index_nnz"], r["pages"], 0, 0)["pass2"] for _, r in runs]
+    floor, per_pair = least_squares(rows, rest)
+    out = {"floor_mib": floor, "batch_bytes_per_pair": per_pair, "runs": []}
+    for c, r in runs:
+        pred = index_memory_model(r["vocab_size"], r["index_nnz"], r["pages"], floor, per_pair)["peak"]
+        meas = r["steps"]["index"]["peak_rss_mib"]
+        out["runs"].append({"corpus": c, "pages": r["pages"], "predicted_mib": round(pred, 1),
+                            "measured_mib": meas, "rel_error": round(pred / meas - 1, 3)})
+    for c, f in component_fits(results).items():
+        if c.startswith("index_rss"):
+            continue
+        m = index_memory_model(f["extrapolated_vocab"], f["extrapolated_nnz"], f["real_pages"], floor, per_pair)
+        out[c] = {"real_pages": f["real_pages"], "vocab": f["extrapolated_vocab"], "nnz": f["extrapolated_nnz"],
+                  "pass1_gib": round(m["pass1"] / 1024, 2), "pass2_gib": round(m["pass2"] / 1024, 2)}
+    return out
+
+
 def save(results: dict, out: Path) -> None:
     results["fits"] = fits(results)
     results["component_fits"] = component_fits(results)
+    results["memory_model"] = memory_model_check(results)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
@@ -267,6 +312,19 @@ def markdown_table(results: dict) -> str:
                          f"{f['vocab_vs_pages']['alpha']:.3f} | {f['nnz_vs_pages']['b']:.1f} x pages "
                          f"{f['nnz_vs_pages']['a']:+,.0f} | {f['extrapolated_vocab']:,} | {f['extrapolated_nnz']:,} | "
                          f"{f['extrapolated_index_rss_gib']} | {f['extrapolated_index_rss_gib_vs_terms']} |")
+    model = results.get("memory_model", {})
+    if model:
+        lines += ["", f"Memory model: pass 1 = floor + {PASS1_BYTES_PER_TERM} B a term + batch; pass 2 = floor + "
+                      f"{PASS2_BYTES_PER_NNZ} B a non-zero + {PASS2_BYTES_PER_TERM} B a term + batch; fitted floor "
+                      f"{model['floor_mib']:.0f} MiB, batch {model['batch_bytes_per_pair']:.0f} B a (term, page) pair "
+                      f"of a {BATCH_PAGES:,}-page batch.", "",
+                  "| corpus | pages | predicted index peak MiB | measured MiB | error |", "|---|---:|---:|---:|---:|"]
+        lines += [f"| {r['corpus']} | {r['pages']:,} | {r['predicted_mib']:.0f} | {r['measured_mib']:.0f} | "
+                  f"{r['rel_error']:+.1%} |" for r in model["runs"]]
+        lines += ["", "| corpus | extrapolated terms | extrapolated non-zeros | pass 1 GiB | pass 2 GiB |",
+                  "|---|---:|---:|---:|---:|"]
+        lines += [f"| {c} ({m['real_pages']:,} pages) | {m['vocab']:,} | {m['nnz']:,} | {m['pass1_gib']} | "
+                  f"{m['pass2_gib']} |" for c, m in model.items() if isinstance(m, dict) and "nnz" in m]
     return "\n".join(lines) + "\n"
 
 
@@ -278,6 +336,7 @@ def main() -> None:
         path = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "results" / "scale.json"
         results = json.loads(path.read_text())
         results["fits"], results["component_fits"] = fits(results), component_fits(results)
+        results["memory_model"] = memory_model_check(results)
         sys.stdout.write(markdown_table(results))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

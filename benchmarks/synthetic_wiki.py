@@ -7,18 +7,24 @@ Out: ``write_fever_release``: ``wiki-pages/wiki-NNN.jsonl`` (50,000 pages per fi
      resolves; ``write_feverous_release``: ``feverous_wikiv1.db`` (``wiki(id TEXT, data TEXT)``,
      pages with sentences, sections, tables of cells and lists) and a claims jsonl (first line
      the release's empty header record).
-Shape, from the real releases: FEVER 5,416,537 pages / ~25.6M sentences (lognormal sentences per
-page, mean ~4.7), words per sentence lognormal (mean ~21); FEVEROUS ~18 units per page (sentences,
-sometimes a table, a list, sections). Words are drawn from a Zipf law (exponent 1.2) over an
-open vocabulary whose most frequent ranks are English stop words, so the number of distinct
-terms grows with the corpus as in real text. Claims reuse words of a gold sentence so
-retrieval finds their pages. The same (pages, seed) gives the same bytes.
+Shape, calibrated to the published statistics of the real releases (:data:`FEVER`,
+:data:`FEVEROUS`; sources and figures in docs/scale.md): FEVER pages are introductions (lognormal
+sentences per page), FEVEROUS pages full articles (sentences under sections, sometimes a table
+of cells and a list). A word is a stop word (bm25s' English list) with probability
+``stop_share``, else a content word of Zipf-Mandelbrot rank ``floor((1 + q) U^(-1/(s-1))) - q``
+(``U`` uniform): content words follow Heaps' law ``V(T) = Gamma(1 - 1/s) (T (s-1) (1+q)^(s-1))^(1/s)``
+distinct terms after ``T`` content tokens (:func:`heaps_vocabulary`), ``s`` fitted so that
+``V`` at the FEVER wiki's published token count is its distinct-term count. Claims reuse
+words of a gold sentence so retrieval finds their pages. The same (pages, seed) gives the
+same bytes.
 """
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import sqlite3
+from typing import NamedTuple
 from pathlib import Path
 
 import numpy as np
@@ -44,31 +50,81 @@ def word(rank: int) -> str:
         n -= 1
 
 
-class _Words:
-    """Zipf-distributed words, the first million ranks cached as strings."""
+class Calibration(NamedTuple):
+    """What a generated page looks like: lognormal sentences per page (mean) and words per
+    sentence (mean, stop words included), the share of stop words among words, and the
+    Zipf-Mandelbrot law of content words (exponent ``s``, offset ``q``; the most frequent
+    content word is ~(s-1)/(1+q) of content tokens)."""
 
-    def __init__(self, cache: int = 1_000_000):
-        built = list(_STOP)
-        for length in (1, 2, 3, 4):  # word(rank) for ranks in order, syllable strings by length
+    sentences_per_page: float
+    words_per_sentence: float
+    stop_share: float = 0.45
+    s: float = 1.4873
+    q: float = 99.0
+
+
+# Published targets (docs/scale.md): FEVER (Anserini's fever-paragraph index, the one Pyserini
+# tests: 5,396,106 documents, 322,660,814 analysed terms -> 59.8 non-stop tokens a page; ~4M
+# distinct unstemmed terms at that size, the ~3.3M stemmed of Pyserini's BEIR FEVER index
+# plus the share stemming merges); FEVEROUS full articles: >= 280 non-stop tokens a page.
+FEVER_TOKENS_PER_PAGE = 322_660_814 / 5_396_106
+FEVER_DISTINCT_TERMS = 4_000_000
+FEVEROUS_TOKENS_PER_PAGE = 280
+# 4.7 sentences of ~23.5 words (55% content) give 59.8 content tokens a page with the title;
+# FEVEROUS: 20 sentences plus sections, table cells and list items give ~280.
+FEVER = Calibration(sentences_per_page=4.7, words_per_sentence=22.9)
+FEVEROUS = Calibration(sentences_per_page=21.0, words_per_sentence=23.5)
+
+
+def heaps_vocabulary(tokens: float, s: float = FEVER.s, q: float = FEVER.q) -> float:
+    """Expected distinct content words among ``tokens`` draws of the Zipf-Mandelbrot law (the
+    continuous approximation, within ~1% of a simulation from 10^6 draws on)."""
+    return math.gamma(1 - 1 / s) * (tokens * (s - 1) * (1 + q) ** (s - 1)) ** (1 / s)
+
+
+class _Words:
+    """Words of a :class:`Calibration`: stop words (uniformly) with probability ``stop_share``,
+    else content words by Zipf-Mandelbrot rank (the first million ranks cached as strings)."""
+
+    def __init__(self, calibration: Calibration = FEVER, cache: int = 1_000_000):
+        built = []
+        for length in (1, 2, 3, 4):  # word(len(_STOP) + rank) for ranks in order, by length
             built += ["".join(reversed(p)) for p in itertools.islice(
                 itertools.product(_SYLLABLES, repeat=length), max(0, cache - len(built)))]
             if len(built) >= cache:
                 break
         self.cache = np.array(built[:cache], dtype=object)
+        self.stop = np.array(_STOP, dtype=object)
+        self.calibration = calibration
+
+    def content_ranks(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` Zipf-Mandelbrot ranks (0 = the most frequent content word)."""
+        c = self.calibration
+        u = 1.0 - rng.random(n)  # (0, 1]
+        ranks = np.floor((1 + c.q) * u ** (-1 / (c.s - 1))) - c.q - 1
+        return np.minimum(ranks, 2.0 ** 40).astype(np.int64)
 
     def draw(self, rng: np.random.Generator, n: int) -> list[str]:
-        ranks = np.minimum(rng.zipf(1.2, size=n) - 1, 2**40)
-        small = ranks < len(self.cache)
+        stop = rng.random(n) < self.calibration.stop_share
         out = np.empty(n, dtype=object)
-        out[small] = self.cache[ranks[small]]
+        out[stop] = self.stop[rng.integers(len(self.stop), size=int(stop.sum()))]
+        ranks = self.content_ranks(rng, int((~stop).sum()))
+        small = ranks < len(self.cache)
+        content = np.empty(ranks.size, dtype=object)
+        content[small] = self.cache[ranks[small]]
         for i in np.flatnonzero(~small):
-            out[i] = word(int(ranks[i]))
+            content[i] = word(len(_STOP) + int(ranks[i]))
+        out[~stop] = content
         return out.tolist()
 
 
 def page_id(k: int) -> str:
-    """Page ``k``'s id: a title-like word pair plus the number (unique, not in k order)."""
-    return f"{word(len(_STOP) + (k * 7919) % 50_000).capitalize()}_{word(len(_STOP) + k % 997)}_{k}"
+    """Page ``k``'s id: three title words, the base-500 digits of a permutation of ``k``
+    (unique below 125M pages, not in k order). Titles add no term per page: real titles' words
+    are already in the published vocabulary counts."""
+    n = (k * 7_919_009 + 12_345) % 125_000_000  # 7,919,009 is coprime to 125M: a bijection
+    digits = [n // 250_000, (n // 500) % 500, n % 500]
+    return "_".join(word(len(_STOP) + d) for d in digits).capitalize()
 
 
 def _sentence_counts(rng, n: int, mean: float) -> np.ndarray:
@@ -81,8 +137,8 @@ def fever_block(block: int, seed: int, words: _Words, n_pages: int) -> list[tupl
     rng = np.random.default_rng([seed, block])
     first = block * BLOCK
     count = min(BLOCK, n_pages - first)
-    sentences = _sentence_counts(rng, count, 4.7)
-    lengths = _sentence_counts(rng, int(sentences.sum()), 21.0)
+    sentences = _sentence_counts(rng, count, words.calibration.sentences_per_page)
+    lengths = _sentence_counts(rng, int(sentences.sum()), words.calibration.words_per_sentence)
     tokens = words.draw(rng, int(lengths.sum()))
     out, t, s = [], 0, 0
     for i in range(count):
@@ -102,7 +158,7 @@ def write_fever_release(out_dir, n_pages: int, n_claims: int = 2000, seed: int =
     out_dir = Path(out_dir)
     wiki = out_dir / "wiki-pages"
     wiki.mkdir(parents=True, exist_ok=True)
-    words = _Words()
+    words = _Words(FEVER)
     n_blocks = -(-n_pages // BLOCK)
     rng = np.random.default_rng([seed, 10**9])
     block_order = rng.permutation(n_blocks)  # the dump is not in page id order
@@ -141,8 +197,8 @@ def feverous_page(k: int, rng: np.random.Generator, words: _Words) -> dict:
     """One FEVEROUS page JSON (``data`` column) with ~18 units: sentences under sections,
     sometimes a table (header row + cells) and a list."""
     data, order = {"title": page_id(k).replace("_", " ")}, []
-    n_sent = int(_sentence_counts(rng, 1, 9.0)[0])
-    lengths = _sentence_counts(rng, n_sent, 21.0)
+    n_sent = int(_sentence_counts(rng, 1, words.calibration.sentences_per_page)[0])
+    lengths = _sentence_counts(rng, n_sent, words.calibration.words_per_sentence)
     tokens = words.draw(rng, int(lengths.sum()) + 60)
     t = 0
     for s in range(n_sent):
@@ -177,7 +233,7 @@ def write_feverous_release(out_dir, n_pages: int, n_claims: int = 2000, seed: in
     out_dir.mkdir(parents=True, exist_ok=True)
     db = out_dir / "feverous_wikiv1.db"
     db.unlink(missing_ok=True)
-    words = _Words()
+    words = _Words(FEVEROUS)
     con = sqlite3.connect(db)
     con.execute("CREATE TABLE wiki (id TEXT, data TEXT)")
     n_blocks = -(-n_pages // BLOCK)
@@ -211,3 +267,47 @@ def write_feverous_release(out_dir, n_pages: int, n_claims: int = 2000, seed: in
                                      "evidence": [{"content": content, "context": {}}]}) + "\n")
     con.close()
     return {"wiki": str(db), "claims": str(claims), "pages": n_pages, "units": units}
+
+
+def _feverous_texts(data: dict) -> list[str]:
+    """The texts of a FEVEROUS page's units (sentences, section titles, cells, caption, items)."""
+    out = []
+    for key in data["order"]:
+        value = data[key]
+        if isinstance(value, str):
+            out.append(value)
+        elif "value" in value:
+            out.append(value["value"])
+        else:
+            out += [cell["value"] for row in value.get("table", []) for cell in row]
+            out += [item["value"] for item in value.get("list", [])]
+            if value.get("caption"):
+                out.append(value["caption"])
+    return out
+
+
+def sample_statistics(corpus: str, n_pages: int, seed: int = 0) -> dict:
+    """Statistics of the first ``n_pages`` pages the generator writes for ``corpus`` ("fever" or
+    "feverous"), tokenised as the index tokenises (``retrieval.text.bm25_tokens`` of title and
+    text): ``tokens_per_page`` (non-stop), ``units_per_page``, ``distinct_terms`` and the
+    ``heaps_prediction`` for that many content tokens."""
+    from evidence_ledger.retrieval.text import bm25_tokens
+
+    tokens, units, vocab = 0, 0, set()
+    if corpus == "fever":
+        words = _Words(FEVER)
+        pages = [p for b in range(-(-n_pages // BLOCK)) for p in fever_block(b, seed, words, n_pages)]
+        texts = [(pid.replace("_", " "), sentences) for pid, sentences in pages]
+    else:
+        words = _Words(FEVEROUS)
+        rng = np.random.default_rng([seed, 2 * 10**9])
+        texts = [(page_id(k).replace("_", " "), _feverous_texts(feverous_page(k, rng, words)))
+                 for k in range(n_pages)]
+    for title, unit_texts in texts:
+        toks = bm25_tokens(title + "\n" + " ".join(unit_texts))
+        tokens += len(toks)
+        units += len(unit_texts)
+        vocab.update(toks)
+    return {"pages": n_pages, "tokens_per_page": tokens / n_pages, "units_per_page": units / n_pages,
+            "distinct_terms": len(vocab), "heaps_prediction": heaps_vocabulary(tokens, words.calibration.s,
+                                                                               words.calibration.q)}

@@ -8,8 +8,8 @@ Out: ``mem_mb``, ``runtime`` (minutes) and ``disk_mb`` for that job: ``base + pe
 The coefficients come from ``benchmarks/scale.py`` (synthetic FEVER and FEVEROUS releases in
 the official formats, each rule function in its own process, peak RSS / CPU / output size
 fitted linearly on input MB; see docs/scale.md for the measured numbers and how the margins
-were chosen). Memory: the fitted slope x 1.5 plus a base above the largest measured small-size
-peak (the interpreter and libraries take ~250 MB). Runtime: the fitted CPU slope x 3 (a shared
+were chosen). Memory: a base of 600-700 MB (the interpreter and libraries take ~230-300 MB)
+plus the fitted slope x ~1.7, so the declared mem_mb is 1.5-3x the measured peak at every measured size. Runtime: the fitted CPU slope x 3 (a shared
 or slower node), at least 10 minutes. Disk: the outputs' size relative to the inputs, x 1.5.
 Snakemake's own ``input.size_mb`` counts a directory as its inode (4 kB), so directories are
 walked here.
@@ -38,18 +38,19 @@ class SizeModel:
 # Measured by benchmarks/scale.py (benchmarks/results/scale.json); docs/scale.md has the table.
 MODELS: dict[str, SizeModel] = {
     # FEVER / FEVEROUS release (claims + wiki) -> UNITS, DOCUMENTS, CLAIMS: flat memory (streaming)
-    "ingest": SizeModel(mem_base=1000, mem_per_mb=0.05, runtime_base=10, runtime_per_mb=0.005,
+    "ingest": SizeModel(mem_base=600, mem_per_mb=0.05, runtime_base=10, runtime_per_mb=0.005,
                         disk_base=50, disk_per_mb=0.9),
-    # DOCUMENTS (zstd Parquet) -> bm25s index: max(pass 1: the vocabulary, pass 2: ~8 B per
-    # index non-zero); measured 4.0-4.5 MiB per MB of DOCUMENTS (1M FEVER / 1.2M FEVEROUS pages)
-    "index_corpus": SizeModel(mem_base=1000, mem_per_mb=7, runtime_base=10, runtime_per_mb=0.025,
+    # DOCUMENTS (zstd Parquet) -> bm25s index: max(pass 1: the vocabulary, pass 2: 8 B a
+    # non-zero + 36 B a term) + one batch; measured 2.2-2.3 MiB per MB of DOCUMENTS on the
+    # calibrated corpora (docs/scale.md: declared / measured 1.5-2.2 at every measured size)
+    "index_corpus": SizeModel(mem_base=700, mem_per_mb=4, runtime_base=10, runtime_per_mb=0.025,
                               disk_base=50, disk_per_mb=4.5),
     # index (memory-mapped, pages released per claim; claims' vocabulary entries, doc-id offsets)
     # + claims + UNITS (filtered reads): 0.03-0.05 MiB per input MB
-    "retrieve": SizeModel(mem_base=1000, mem_per_mb=0.1, runtime_base=10, runtime_per_mb=0.01,
+    "retrieve": SizeModel(mem_base=600, mem_per_mb=0.1, runtime_base=10, runtime_per_mb=0.01,
                           disk_base=50, disk_per_mb=0),
     # RETRIEVED + UNITS (filtered reads of the retrieved pages)
-    "build_pools": SizeModel(mem_base=1000, mem_per_mb=0.2, runtime_base=10, runtime_per_mb=0.005,
+    "build_pools": SizeModel(mem_base=600, mem_per_mb=0.2, runtime_base=10, runtime_per_mb=0.005,
                              disk_base=50, disk_per_mb=0),
 }
 

@@ -50,3 +50,16 @@ def test_release_is_generated_once_then_reused(tmp_path):
     again = scale.cached_release(writer, "fever", 100, 20, 0, tmp_path)
     assert first == again and calls == [(100, 20, 0)]
     assert json.loads((tmp_path / "fever-100-c20-s0" / "release.json").read_text()) == first
+
+
+def test_memory_model_counts_each_buffer_and_recovers_floor_and_batch_terms():
+    """Runs whose peak is exactly 250 MiB + pass 2's buffers (8 B a non-zero, 36 B a term) + 120 B
+    a pair of one 8,192-page batch give floor and batch coefficient back, predicted without error."""
+    def peak(p, v, n):
+        return 250 + (8 * n + 36 * v + 120 * 8192 * n / p) / 2**20
+    runs = [run(p, v, n, peak(p, v, n)) for p, v, n in [(1e5, 2.7e5, 5.8e6), (3e5, 5.7e5, 1.7e7), (1e5, 7.7e5, 2.3e7)]]
+    check = scale.memory_model_check({"runs": {"fever": runs}})
+    assert check["floor_mib"] == pytest.approx(250) and check["batch_bytes_per_pair"] == pytest.approx(120)
+    assert all(abs(r["rel_error"]) < 1e-3 for r in check["runs"])
+    m = scale.index_memory_model(1e6, 0, 1e5, 0, 0)
+    assert m["peak"] == m["pass1"] == pytest.approx(100e6 / 2**20)

@@ -121,30 +121,47 @@ def build_corpus_index(doc_ids: Iterable[str], titles: Iterable[str], texts: Ite
     return _save_index(iter([batch]), out_dir, k1, b, method)
 
 
-def _table_batches(parquet: pq.ParquetFile, batch_rows: int, show_progress: bool):
+def open_documents(documents_path) -> pq.ParquetFile:
+    """A DOCUMENTS file opened for one pass of reads that keep nothing they have finished with:
+    ``pre_buffer=False`` (pyarrow's default, True, coalesces each row group's column chunks into
+    buffers its reader keeps until the file is closed: ~1x the compressed file by the end of a
+    full pass). Use it as a context manager, so it is closed when the pass ends."""
+    return pq.ParquetFile(str(documents_path), pre_buffer=False)
+
+
+def sort_order_if_unsorted(documents_path) -> pa.Array | None:
+    """None when the DOCUMENTS file's ``doc_id`` column ascends (as ingest writes it), else the
+    indices that sort it. The column is read with its own reader, closed before returning."""
+    with open_documents(documents_path) as parquet:
+        ids = parquet.read(columns=["doc_id"]).column("doc_id")
+    order = pc.sort_indices(ids)
+    if not len(ids) or pc.all(pc.equal(order, pa.array(np.arange(len(ids), dtype=np.uint64)))).as_py():
+        return None
+    return order
+
+
+def document_batches(documents_path, batch_rows: int, show_progress: bool):
     """(doc ids, titles, texts) batches of a DOCUMENTS file, in ascending doc id order.
 
-    A file already in doc id order (as ingest writes it) is streamed batch by batch; any other
-    is read whole (three Arrow columns) and taken in sorted order, batch by batch."""
-    ids = parquet.read(columns=["doc_id"]).column("doc_id")
-    order = pc.sort_indices(ids)
-    in_order = bool(pc.all(pc.equal(order, pa.array(np.arange(len(ids), dtype=np.uint64)))).as_py()) \
-        if len(ids) else True
-    del ids
-    bar = tqdm(total=parquet.metadata.num_rows, desc="tokenise documents", disable=not show_progress,
-               mininterval=10)
+    A file already in doc id order (as ingest writes it) is streamed batch by batch with a
+    reader of its own (:func:`open_documents`), closed when the last batch has been taken; any
+    other is read whole (three Arrow columns) and taken in sorted order, batch by batch."""
+    order = sort_order_if_unsorted(documents_path)
     columns = ["doc_id", "title", "text"]
-    if in_order:
-        del order  # 8 bytes a document, not needed while streaming
-        source = (pa.Table.from_batches([rb]) for rb in parquet.iter_batches(batch_size=batch_rows, columns=columns))
-    else:
-        table = parquet.read(columns=columns)
-        source = (table.take(order.slice(i, batch_rows)) for i in range(0, len(order), batch_rows))
-    for chunk in source:
-        bar.update(chunk.num_rows)
-        yield (chunk.column("doc_id").to_pylist(), chunk.column("title").to_pylist(),
-               chunk.column("text").to_pylist())
-    bar.close()
+    with open_documents(documents_path) as parquet:
+        bar = tqdm(total=parquet.metadata.num_rows, desc="tokenise documents", disable=not show_progress,
+                   mininterval=10)
+        if order is None:
+            source = (pa.Table.from_batches([rb]) for rb in parquet.iter_batches(batch_size=batch_rows,
+                                                                                 columns=columns))
+        else:
+            table = parquet.read(columns=columns)
+            source = (table.take(order.slice(i, batch_rows)) for i in range(0, len(order), batch_rows))
+        for chunk in source:
+            bar.update(chunk.num_rows)
+            yield (chunk.column("doc_id").to_pylist(), chunk.column("title").to_pylist(),
+                   chunk.column("text").to_pylist())
+        bar.close()
 
 
 def build_corpus_index_from_table(documents_path, out_dir, k1: float = 1.5, b: float = 0.75,
@@ -152,9 +169,8 @@ def build_corpus_index_from_table(documents_path, out_dir, k1: float = 1.5, b: f
                                   show_progress: bool = False) -> dict:
     """Index a DOCUMENTS Parquet file (already checked by its reader) in batches of
     ``batch_rows`` documents: the same index as :func:`build_corpus_index` of its rows, in
-    memory that follows the index, not the corpus text."""
-    parquet = pq.ParquetFile(str(documents_path))
-    return _save_index(_table_batches(parquet, batch_rows, show_progress), out_dir, k1, b, method)
+    memory that follows the index, not the corpus text (no reader outlives its pass)."""
+    return _save_index(document_batches(documents_path, batch_rows, show_progress), out_dir, k1, b, method)
 
 
 VOCAB_FILE = "vocab.index.json"

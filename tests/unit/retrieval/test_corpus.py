@@ -66,3 +66,39 @@ def test_retrieval_miss_names_the_gold_page_not_retrieved(index):
 def test_duplicate_doc_ids_are_rejected(tmp_path):
     with pytest.raises(ValueError, match="duplicate doc_id 'a'"):
         build_corpus_index(["a", "a"], ["t", "t"], ["x", "y"], tmp_path / "ix")
+
+
+def test_exact_ties_at_scale_follow_the_tie_rule_of_an_independent_sort(tmp_path):
+    """A corpus where every page text appears under three doc ids (exact score ties) and
+    sentences repeat across pages: for 1,000 claims, the top 5 are those of an independent
+    sort of bm25s' own scores (``BM25.get_scores``) by (score descending, doc id ascending),
+    positive scores only; ties decide a rank in most claims, so the rule is exercised."""
+    import bm25s
+
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(400)]
+    sentences = [" ".join(rng.choice(words, size=8)) for _ in range(300)]
+    texts = [". ".join(rng.choice(sentences, size=3)) for _ in range(400)]
+    ids, titles, bodies = [], [], []
+    for copy in range(3):
+        for i in rng.permutation(len(texts)):
+            ids.append(f"P{int(rng.integers(10**6)):06d}_{copy}_{i}")
+            titles.append("")
+            bodies.append(texts[i])
+    build_corpus_index(ids, titles, bodies, tmp_path / "ix")
+    index = load_corpus_index(tmp_path / "ix", mmap=True)
+    doc_ids = list(index.doc_ids)
+    assert doc_ids == sorted(ids)
+    claims = [" ".join(rng.choice(sentences[int(rng.integers(len(sentences)))].split(), size=4))
+              for _ in range(1000)]
+    tied = 0
+    for claim in claims:
+        got_ids, got_scores = retrieve_top_k(index, claim, 5)
+        vocab = index.retriever.vocab_dict
+        scores = index.retriever.get_scores([vocab[t] for t in bm25_tokens(claim) if t in vocab])
+        expected = sorted((i for i in range(len(doc_ids)) if scores[i] > 0),
+                          key=lambda i: (-float(scores[i]), doc_ids[i]))[:5]
+        assert got_ids == [doc_ids[i] for i in expected], claim
+        assert got_scores == [float(scores[i]) for i in expected]
+        tied += len(set(got_scores)) < len(got_scores)
+    assert tied > 500

@@ -220,3 +220,29 @@ def test_index_is_byte_identical_when_lookups_split_documents(monkeypatch, tmp_p
     split documents and batches): the index is still bm25s' own."""
     monkeypatch.setattr(lean_index, "TOKENS_PER_LOOKUP", 5)
     assert_same_index(synthetic_documents(n_docs=300), tmp_path, batch_rows=64)
+
+
+def test_document_reader_holds_about_one_batch_not_the_file(tmp_path):
+    """Streaming a DOCUMENTS file of 48 row groups, the Arrow memory held at any batch is about
+    one row group's, never the compressed file, and nothing once the pass ends: pyarrow's
+    default ``pre_buffer=True`` reads the column chunks of every row group the pass will read
+    into buffers the reader keeps until it is closed (~1x the compressed file throughout);
+    ``corpus.open_documents`` turns it off and closes the reader with the pass."""
+    import pyarrow.parquet as pq
+    from evidence_ledger.retrieval.corpus import document_batches
+
+    rng = np.random.default_rng(0)
+    n = 48 * 500
+    texts = [" ".join(f"w{x}" for x in rng.integers(10**9, size=60)) for _ in range(n)]
+    table = pa.table({"doc_id": [f"d{i:06d}" for i in range(n)], "title": [f"t{i}" for i in range(n)],
+                      "text": texts})
+    path = tmp_path / "documents.parquet"
+    pq.write_table(table, path, row_group_size=500, compression="zstd")
+    meta = pq.ParquetFile(path).metadata
+    compressed = sum(meta.row_group(g).column(c).total_compressed_size
+                     for g in range(meta.num_row_groups) for c in range(meta.num_columns))
+    base = pa.total_allocated_bytes()
+    held = [pa.total_allocated_bytes() - base for _ in document_batches(path, 500, False)]
+    assert len(held) == 48
+    assert max(held) < compressed / 4, (max(held), compressed)
+    assert pa.total_allocated_bytes() - base == 0
