@@ -382,7 +382,8 @@ def markdown_table(results: dict) -> str:
     model = results.get("memory_model", {})
     if model:
         lines += ["", f"Memory model: pass 1 = floor + {PASS1_BYTES_PER_TERM} B a term + batch; pass 2 = floor + "
-                      f"{PASS2_BYTES_PER_NNZ} B a non-zero + {PASS2_BYTES_PER_TERM} B a term + batch; fitted floor "
+                      f"{PASS2_BYTES_PER_NNZ} B a non-zero of one block (at most the run's block budget) + "
+                      f"{PASS2_BYTES_PER_TERM} B a term + batch; fitted floor "
                       f"{model['floor_mib']:.0f} MiB, batch {model['batch_bytes_per_pair']:.0f} B a (term, page) pair "
                       f"of a {BATCH_PAGES:,}-page batch.", "",
                   "| corpus | pages | predicted index peak MiB | measured MiB | error |", "|---|---:|---:|---:|---:|"]
