@@ -299,7 +299,9 @@ def memory_model_check(results: dict) -> dict:
 def reread_cpu(results: dict) -> dict:
     """CPU of pass 2's extra spill re-reads: each block run (a smaller block budget) against the
     run of the same corpus and size at the default budget gives CPU seconds a non-zero a block
-    (their CPU difference over the extra blocks x non-zeros); their mean prices the blocks of
+    (their CPU difference over the extra blocks x non-zeros); pooled (the CPU differences
+    sum over the sum of extra blocks x non-zeros, so the runs with most re-reading weigh most,
+    the small ones being within CPU noise) it prices the blocks of
     the real corpora, added to the index CPU extrapolated linearly in pages (whose runs needed
     at most 2 blocks), and the full ingest + index CPU. ``{}`` without such a pair."""
     pairs = []
@@ -312,10 +314,11 @@ def reread_cpu(results: dict) -> dict:
             extra = r["steps"]["index"]["pass2_blocks"] - d["steps"]["index"]["pass2_blocks"]
             if extra > 0:
                 s = (r["steps"]["index"]["cpu_s"] - d["steps"]["index"]["cpu_s"]) / (extra * r["index_nnz"])
-                pairs.append({"corpus": c, "pages": r["pages"], "extra_blocks": extra, "s_per_nnz_block": s})
+                pairs.append({"corpus": c, "pages": r["pages"], "extra_blocks": extra, "s_per_nnz_block": s,
+                              "extra_nnz_reads": extra * r["index_nnz"]})
     if not pairs:
         return {}
-    per = sum(p["s_per_nnz_block"] for p in pairs) / len(pairs)
+    per = sum(p["s_per_nnz_block"] * p["extra_nnz_reads"] for p in pairs) / sum(p["extra_nnz_reads"] for p in pairs)
     out = {"pairs": pairs, "s_per_nnz_block": per}
     model, lin = memory_model_check(results), fits(results)
     for c, m in model.items():
@@ -403,8 +406,10 @@ def markdown_table(results: dict) -> str:
                   f"{m['pass1_gib']} | {m['pass2_gib']} |" for c, m in model.items() if isinstance(m, dict) and "nnz" in m]
     reread = results.get("reread_cpu", {})
     if reread:
-        lines += ["", f"Spill re-reads: {reread['s_per_nnz_block'] * 1e9:.1f} CPU ns a non-zero a block (mean of "
-                      f"{len(reread['pairs'])} block runs against the default budget).", "",
+        lines += ["", f"Spill re-reads: {reread['s_per_nnz_block'] * 1e9:.1f} CPU ns a non-zero a block (pooled over "
+                      f"{len(reread['pairs'])} block runs against the default budget; each: "
+                      + ", ".join(f"{p['corpus']} {p['pages']:,} {p['s_per_nnz_block'] * 1e9:+.1f}" for p in reread["pairs"])
+                      + ").", "",
                   "| corpus | pass-2 blocks | index CPU min (linear + re-reads) | ingest + index CPU min |",
                   "|---|---:|---:|---:|"]
         lines += [f"| {c} | {m['blocks']} | {m['index_cpu_min']} | {m['ingest_plus_index_cpu_min']} |"
