@@ -44,7 +44,7 @@ MODELS: dict[str, SizeModel] = {
                         disk_base=50, disk_per_mb=0.9),
     # DOCUMENTS (zstd Parquet) -> bm25s index: max(pass 1: the vocabulary, pass 2: one block of
     # at most 512 MiB of the matrix + 36 B a term) + one batch; measured peaks 338-1,072 MiB at
-    # 24-314 MB of DOCUMENTS (docs/scale.md: declared / measured 1.7-2.4). Capped at 3,000 MB:
+    # 24-314 MB of DOCUMENTS (docs/scale.md: declared / measured 1.6-2.9). Capped at 3,000 MB:
     # the memory model's full-corpus peaks are 1.6 GiB (FEVEROUS) and 0.9 GiB (FEVER), so the
     # cap is 1.8x / 3.1x of them, where the linear term would ask for ~23 GB / ~6 GB.
     "index_corpus": SizeModel(mem_base=700, mem_per_mb=4, runtime_base=10, runtime_per_mb=0.025,
