@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import re
@@ -90,14 +91,18 @@ def step_calls(corpus: str, release: dict, work: Path) -> dict:
 
 
 PASS_PEAKS = re.compile(r"(pass [12]): .*peak RSS(?: so far)? (\d+) MiB")
+PASS2_BLOCKS = re.compile(r"pass 2: \d+ non-zeros in (\d+) blocks of at most (\d+) bytes")
 
 
-def run_step(function: str, kwargs: dict) -> dict:
+def run_step(function: str, kwargs: dict, block_bytes: int | None = None) -> dict:
     """Run one stage function in a child process; its CPU seconds, wall seconds, peak RSS (MiB),
-    and the peak RSS its log reports at the end of the index's passes (``pass_peak_rss_mib``)."""
+    the peak RSS its log reports at the end of the index's passes (``pass_peak_rss_mib``) and
+    the index's pass-2 blocks and block budget (``pass2_blocks``, ``block_bytes``).
+    ``block_bytes``: the index's ``lean_index.PASS2_BLOCK_BYTES`` in the child (default: its own)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]))
     start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "step", function, json.dumps(kwargs)],
+    argv = [sys.executable, str(Path(__file__).resolve()), "step", function, json.dumps(kwargs)]
+    proc = subprocess.Popen(argv + ([str(block_bytes)] if block_bytes else []),
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stderr = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -110,6 +115,9 @@ def run_step(function: str, kwargs: dict) -> dict:
     passes = {m.group(1).replace(" ", ""): float(m.group(2)) for m in PASS_PEAKS.finditer(stderr.decode(errors="replace"))}
     if passes:
         out["pass_peak_rss_mib"] = passes
+    blocks = PASS2_BLOCKS.search(stderr.decode(errors="replace"))
+    if blocks:
+        out["pass2_blocks"], out["block_bytes"] = int(blocks.group(1)), int(blocks.group(2))
     return out
 
 
@@ -122,12 +130,16 @@ def index_size(index_dir) -> dict:
     return {"vocab_size": meta["vocab_size"], "index_nnz": int(indptr[-1])}
 
 
-def child(function: str, kwargs_json: str) -> None:
-    """The ``step`` subcommand: import and call ``module:function(**kwargs)``."""
+def child(function: str, kwargs_json: str, block_bytes: str | None = None) -> None:
+    """The ``step`` subcommand: import and call ``module:function(**kwargs)`` (with the index's
+    pass-2 block budget set to ``block_bytes`` when given)."""
     import importlib
     import logging
 
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    if block_bytes:
+        from evidence_ledger.retrieval import lean_index
+        lean_index.PASS2_BLOCK_BYTES = int(block_bytes)
     module, _, name = function.partition(":")
     getattr(importlib.import_module(module), name)(**json.loads(kwargs_json))
 
@@ -218,20 +230,29 @@ def component_fits(results: dict) -> dict:
 
 # The index's buffers (docs/scale.md, "Memory model"): bytes held in each pass
 PASS1_BYTES_PER_TERM = 100   # vocabulary hash table + term strings + document frequencies
-PASS2_BYTES_PER_NNZ = 8      # CSC data (float32) + indices (int32)
+PASS2_BYTES_PER_NNZ = 8      # CSC data (float32) + indices (int32) of the block being filled
 PASS2_BYTES_PER_TERM = 36    # indptr + cursor (int64), df + idf (float32/int32), idf's inverse (int64)
 BATCH_PAGES = 8192           # retrieval.corpus.build_corpus_index_from_table's batch_rows
+BLOCK_BYTES = 512 * 2**20    # retrieval.lean_index.PASS2_BLOCK_BYTES (runs record the budget they ran with)
 
 
-def index_memory_model(vocab: float, nnz: float, pages: float, floor_mib: float, batch_bytes_per_pair: float) -> dict:
+def index_memory_model(vocab: float, nnz: float, pages: float, floor_mib: float, batch_bytes_per_pair: float,
+                       block_bytes: float | None = BLOCK_BYTES) -> dict:
     """Predicted peak RSS (MiB) of each index pass and of the process: the interpreter floor,
-    each kept buffer's bytes a term / a non-zero, and one batch's temporaries (bytes a
-    (term, page) pair of a batch of ``BATCH_PAGES`` pages: token strings in pass 1, the
-    scatter's index arrays in pass 2)."""
+    each kept buffer's bytes a term / a non-zero of the block pass 2 fills (at most
+    ``block_bytes`` of them; None: the whole matrix at once, as before blocks), and one batch's
+    temporaries (bytes a (term, page) pair of a batch of ``BATCH_PAGES`` pages: token strings
+    in pass 1, the scatter's index arrays in pass 2)."""
     batch = batch_bytes_per_pair * BATCH_PAGES * nnz / pages
+    block = PASS2_BYTES_PER_NNZ * nnz if block_bytes is None else min(PASS2_BYTES_PER_NNZ * nnz, block_bytes)
     pass1 = floor_mib + (PASS1_BYTES_PER_TERM * vocab + batch) / 2**20
-    pass2 = floor_mib + (PASS2_BYTES_PER_NNZ * nnz + PASS2_BYTES_PER_TERM * vocab + batch) / 2**20
+    pass2 = floor_mib + (block + PASS2_BYTES_PER_TERM * vocab + batch) / 2**20
     return {"pass1": pass1, "pass2": pass2, "peak": max(pass1, pass2)}
+
+
+def run_block_bytes(run: dict) -> float | None:
+    """The pass-2 block budget a run's index ran with (None: recorded before blocks)."""
+    return run["steps"]["index"].get("block_bytes")
 
 
 def memory_model_check(results: dict) -> dict:
@@ -242,21 +263,69 @@ def memory_model_check(results: dict) -> dict:
     if len(runs) < 2:
         return {}
     rows = [[1.0, BATCH_PAGES * r["index_nnz"] / r["pages"] / 2**20] for _, r in runs]
+    # the larger pass's counted buffers (pass 1 / pass 2 as the counted terms alone rank them)
     rest = [r["steps"]["index"]["peak_rss_mib"]
-            - index_memory_model(r["vocab_size"], r["index_nnz"], r["pages"], 0, 0)["pass2"] for _, r in runs]
+            - index_memory_model(r["vocab_size"], r["index_nnz"], r["pages"], 0, 0, run_block_bytes(r))["peak"]
+            for _, r in runs]
     floor, per_pair = least_squares(rows, rest)
-    out = {"floor_mib": floor, "batch_bytes_per_pair": per_pair, "runs": []}
+    out = {"floor_mib": floor, "batch_bytes_per_pair": per_pair, "block_bytes": BLOCK_BYTES, "runs": []}
     for c, r in runs:
-        pred = index_memory_model(r["vocab_size"], r["index_nnz"], r["pages"], floor, per_pair)["peak"]
+        pred = index_memory_model(r["vocab_size"], r["index_nnz"], r["pages"], floor, per_pair,
+                                  run_block_bytes(r))["peak"]
         meas = r["steps"]["index"]["peak_rss_mib"]
         out["runs"].append({"corpus": c, "pages": r["pages"], "predicted_mib": round(pred, 1),
                             "measured_mib": meas, "rel_error": round(pred / meas - 1, 3)})
+    out["block_runs"] = []
+    for c, rs in results.get("block_runs", {}).items():  # not fitted: predicted out of sample
+        for r in rs:
+            if "index_nnz" in r and "index" in r["steps"]:
+                pred = index_memory_model(r["vocab_size"], r["index_nnz"], r["pages"], floor, per_pair,
+                                          run_block_bytes(r))["peak"]
+                meas = r["steps"]["index"]["peak_rss_mib"]
+                out["block_runs"].append({"corpus": c, "pages": r["pages"], "block_bytes": run_block_bytes(r),
+                                          "blocks": r["steps"]["index"].get("pass2_blocks"),
+                                          "predicted_mib": round(pred, 1), "measured_mib": meas,
+                                          "rel_error": round(pred / meas - 1, 3)})
     for c, f in component_fits(results).items():
         if c.startswith("index_rss"):
             continue
         m = index_memory_model(f["extrapolated_vocab"], f["extrapolated_nnz"], f["real_pages"], floor, per_pair)
+        blocks = math.ceil(PASS2_BYTES_PER_NNZ * f["extrapolated_nnz"] / BLOCK_BYTES)
         out[c] = {"real_pages": f["real_pages"], "vocab": f["extrapolated_vocab"], "nnz": f["extrapolated_nnz"],
-                  "pass1_gib": round(m["pass1"] / 1024, 2), "pass2_gib": round(m["pass2"] / 1024, 2)}
+                  "blocks": blocks, "pass1_gib": round(m["pass1"] / 1024, 2), "pass2_gib": round(m["pass2"] / 1024, 2)}
+    return out
+
+
+def reread_cpu(results: dict) -> dict:
+    """CPU of pass 2's extra spill re-reads: each block run (a smaller block budget) against the
+    run of the same corpus and size at the default budget gives CPU seconds a non-zero a block
+    (their CPU difference over the extra blocks x non-zeros); pooled (the CPU differences
+    sum over the sum of extra blocks x non-zeros, so the runs with most re-reading weigh most,
+    the small ones being within CPU noise) it prices the blocks of
+    the real corpora, added to the index CPU extrapolated linearly in pages (whose runs needed
+    at most 2 blocks), and the full ingest + index CPU. ``{}`` without such a pair."""
+    pairs = []
+    for c, rs in results.get("block_runs", {}).items():
+        base = {r["pages"]: r for r in results["runs"].get(c, [])}
+        for r in rs:
+            d = base.get(r["pages"])
+            if not d or "index_nnz" not in r or "pass2_blocks" not in d["steps"].get("index", {}):
+                continue
+            extra = r["steps"]["index"]["pass2_blocks"] - d["steps"]["index"]["pass2_blocks"]
+            if extra > 0:
+                s = (r["steps"]["index"]["cpu_s"] - d["steps"]["index"]["cpu_s"]) / (extra * r["index_nnz"])
+                pairs.append({"corpus": c, "pages": r["pages"], "extra_blocks": extra, "s_per_nnz_block": s,
+                              "extra_nnz_reads": extra * r["index_nnz"]})
+    if not pairs:
+        return {}
+    per = sum(p["s_per_nnz_block"] * p["extra_nnz_reads"] for p in pairs) / sum(p["extra_nnz_reads"] for p in pairs)
+    out = {"pairs": pairs, "s_per_nnz_block": per}
+    model, lin = memory_model_check(results), fits(results)
+    for c, m in model.items():
+        if isinstance(m, dict) and "blocks" in m and c in lin:
+            index_min = lin[c]["index"]["extrapolated_cpu_min"] + per * m["nnz"] * (m["blocks"] - 1) / 60
+            out[c] = {"blocks": m["blocks"], "index_cpu_min": round(index_min, 1),
+                      "ingest_plus_index_cpu_min": round(lin[c]["ingest"]["extrapolated_cpu_min"] + index_min, 1)}
     return out
 
 
@@ -264,6 +333,7 @@ def save(results: dict, out: Path) -> None:
     results["fits"] = fits(results)
     results["component_fits"] = component_fits(results)
     results["memory_model"] = memory_model_check(results)
+    results["reread_cpu"] = reread_cpu(results)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
@@ -315,28 +385,48 @@ def markdown_table(results: dict) -> str:
     model = results.get("memory_model", {})
     if model:
         lines += ["", f"Memory model: pass 1 = floor + {PASS1_BYTES_PER_TERM} B a term + batch; pass 2 = floor + "
-                      f"{PASS2_BYTES_PER_NNZ} B a non-zero + {PASS2_BYTES_PER_TERM} B a term + batch; fitted floor "
+                      f"{PASS2_BYTES_PER_NNZ} B a non-zero of one block (at most the run's block budget) + "
+                      f"{PASS2_BYTES_PER_TERM} B a term + batch; fitted floor "
                       f"{model['floor_mib']:.0f} MiB, batch {model['batch_bytes_per_pair']:.0f} B a (term, page) pair "
                       f"of a {BATCH_PAGES:,}-page batch.", "",
                   "| corpus | pages | predicted index peak MiB | measured MiB | error |", "|---|---:|---:|---:|---:|"]
         lines += [f"| {r['corpus']} | {r['pages']:,} | {r['predicted_mib']:.0f} | {r['measured_mib']:.0f} | "
                   f"{r['rel_error']:+.1%} |" for r in model["runs"]]
-        lines += ["", "| corpus | extrapolated terms | extrapolated non-zeros | pass 1 GiB | pass 2 GiB |",
-                  "|---|---:|---:|---:|---:|"]
-        lines += [f"| {c} ({m['real_pages']:,} pages) | {m['vocab']:,} | {m['nnz']:,} | {m['pass1_gib']} | "
-                  f"{m['pass2_gib']} |" for c, m in model.items() if isinstance(m, dict) and "nnz" in m]
+        if model.get("block_runs"):
+            lines += ["", "Smaller pass-2 blocks (not in the fit; predicted out of sample):", "",
+                      "| corpus | pages | block budget MiB | blocks | predicted index peak MiB | measured MiB | error |",
+                      "|---|---:|---:|---:|---:|---:|---:|"]
+            lines += [f"| {r['corpus']} | {r['pages']:,} | {r['block_bytes'] / 2**20:.0f} | {r['blocks']} | "
+                      f"{r['predicted_mib']:.0f} | {r['measured_mib']:.0f} | {r['rel_error']:+.1%} |"
+                      for r in model["block_runs"]]
+        lines += ["", f"| corpus | extrapolated terms | extrapolated non-zeros | pass-2 blocks of "
+                      f"{model.get('block_bytes', BLOCK_BYTES) / 2**20:.0f} MiB | pass 1 GiB | pass 2 GiB |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        lines += [f"| {c} ({m['real_pages']:,} pages) | {m['vocab']:,} | {m['nnz']:,} | {m.get('blocks', '-')} | "
+                  f"{m['pass1_gib']} | {m['pass2_gib']} |" for c, m in model.items() if isinstance(m, dict) and "nnz" in m]
+    reread = results.get("reread_cpu", {})
+    if reread:
+        lines += ["", f"Spill re-reads: {reread['s_per_nnz_block'] * 1e9:.1f} CPU ns a non-zero a block (pooled over "
+                      f"{len(reread['pairs'])} block runs against the default budget; each: "
+                      + ", ".join(f"{p['corpus']} {p['pages']:,} {p['s_per_nnz_block'] * 1e9:+.1f}" for p in reread["pairs"])
+                      + ").", "",
+                  "| corpus | pass-2 blocks | index CPU min (linear + re-reads) | ingest + index CPU min |",
+                  "|---|---:|---:|---:|"]
+        lines += [f"| {c} | {m['blocks']} | {m['index_cpu_min']} | {m['ingest_plus_index_cpu_min']} |"
+                  for c, m in reread.items() if isinstance(m, dict) and "blocks" in m]
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "step":
-        child(sys.argv[2], sys.argv[3])
+        child(*sys.argv[2:5])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "table":
         path = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "results" / "scale.json"
         results = json.loads(path.read_text())
         results["fits"], results["component_fits"] = fits(results), component_fits(results)
         results["memory_model"] = memory_model_check(results)
+        results["reread_cpu"] = reread_cpu(results)
         sys.stdout.write(markdown_table(results))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -347,6 +437,8 @@ def main() -> None:
     ap.add_argument("--work", default="/tmp/evidence_ledger_scale")
     ap.add_argument("--out", default=str(HERE / "results" / "scale.json"))
     ap.add_argument("--keep", action="store_true", help="keep each size's generated release and tables")
+    ap.add_argument("--block-mib", type=float, default=None,
+                    help="the index's pass-2 block budget (MiB); runs are kept apart, under block_runs")
     ap.add_argument("--release-cache", default=None,
                     help="generate each release once into this directory and reuse it (kept)")
     args = ap.parse_args()
@@ -355,7 +447,9 @@ def main() -> None:
 
     out = Path(args.out)
     results = json.loads(out.read_text()) if out.exists() else {}
-    results.setdefault("runs", {})
+    key = "runs" if args.block_mib is None else "block_runs"
+    block_bytes = None if args.block_mib is None else int(args.block_mib * 2**20)
+    results.setdefault(key, {})
     results["machine"] = {"platform": platform.platform(), "python": platform.python_version(),
                           "cpus": os.cpu_count(), "note": "shared machine; one step per process"}
     writers = {"fever": synthetic_wiki.write_fever_release, "feverous": synthetic_wiki.write_feverous_release}
@@ -370,10 +464,10 @@ def main() -> None:
                 release = writers[corpus](work / "release", pages, n_claims=args.claims, seed=args.seed)
             run = {"pages": pages, "units": release["units"], "claims": args.claims,
                    "generate_s": round(time.monotonic() - t0, 1), "steps": {}}
-            runs = [r for r in results["runs"].get(corpus, []) if r["pages"] != pages]
-            results["runs"][corpus] = runs + [run]
+            runs = [r for r in results[key].get(corpus, []) if r["pages"] != pages]
+            results[key][corpus] = runs + [run]
             for step, (function, kwargs, inputs) in step_calls(corpus, release, work).items():
-                measured = run_step(function, kwargs)
+                measured = run_step(function, kwargs, block_bytes)
                 measured["input_mb"] = round(sum(tree_mb(p) for p in inputs), 2)
                 run["steps"][step] = measured
                 if step == "index":

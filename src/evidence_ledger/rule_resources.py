@@ -3,7 +3,8 @@
 In:  a rule name and the rule's input paths (files or directories, e.g. FEVER's wiki-pages
      directory or a corpus index directory).
 Out: ``mem_mb``, ``runtime`` (minutes) and ``disk_mb`` for that job: ``base + per_mb x
-     input MB`` each, rounded up, never below the base.
+     input MB`` each, rounded up, never below the base; ``mem_mb`` at most the model's
+     ``mem_max`` where it has one (the index, whose memory stops growing with the matrix).
 
 The coefficients come from ``benchmarks/scale.py`` (synthetic FEVER and FEVEROUS releases in
 the official formats, each rule function in its own process, peak RSS / CPU / output size
@@ -33,6 +34,7 @@ class SizeModel:
     runtime_per_mb: float
     disk_base: float
     disk_per_mb: float
+    mem_max: float | None = None
 
 
 # Measured by benchmarks/scale.py (benchmarks/results/scale.json); docs/scale.md has the table.
@@ -40,11 +42,13 @@ MODELS: dict[str, SizeModel] = {
     # FEVER / FEVEROUS release (claims + wiki) -> UNITS, DOCUMENTS, CLAIMS: flat memory (streaming)
     "ingest": SizeModel(mem_base=600, mem_per_mb=0.05, runtime_base=10, runtime_per_mb=0.005,
                         disk_base=50, disk_per_mb=0.9),
-    # DOCUMENTS (zstd Parquet) -> bm25s index: max(pass 1: the vocabulary, pass 2: 8 B a
-    # non-zero + 36 B a term) + one batch; measured 2.2-2.3 MiB per MB of DOCUMENTS on the
-    # calibrated corpora (docs/scale.md: declared / measured 1.5-2.2 at every measured size)
+    # DOCUMENTS (zstd Parquet) -> bm25s index: max(pass 1: the vocabulary, pass 2: one block of
+    # at most 512 MiB of the matrix + 36 B a term) + one batch; measured peaks 338-1,072 MiB at
+    # 24-314 MB of DOCUMENTS (docs/scale.md: declared / measured 1.6-2.9). Capped at 3,000 MB:
+    # the memory model's full-corpus peaks are 1.6 GiB (FEVEROUS) and 0.9 GiB (FEVER), so the
+    # cap is 1.8x / 3.1x of them, where the linear term would ask for ~23 GB / ~6 GB.
     "index_corpus": SizeModel(mem_base=700, mem_per_mb=4, runtime_base=10, runtime_per_mb=0.025,
-                              disk_base=50, disk_per_mb=4.5),
+                              disk_base=50, disk_per_mb=4.5, mem_max=3000),
     # index (memory-mapped, pages released per claim; claims' vocabulary entries, doc-id offsets)
     # + claims + UNITS (filtered reads): 0.03-0.05 MiB per input MB
     "retrieve": SizeModel(mem_base=600, mem_per_mb=0.1, runtime_base=10, runtime_per_mb=0.01,
@@ -74,8 +78,9 @@ def rule_resources(rule: str, paths: Iterable) -> dict[str, int]:
     inputs are ``paths``."""
     model = MODELS[rule]
     mb = input_mb(paths)
+    mem = math.ceil(model.mem_base + model.mem_per_mb * mb)
     return {
-        "mem_mb": math.ceil(model.mem_base + model.mem_per_mb * mb),
+        "mem_mb": mem if model.mem_max is None else min(mem, math.ceil(model.mem_max)),
         "runtime": math.ceil(model.runtime_base + model.runtime_per_mb * mb),
         "disk_mb": math.ceil(model.disk_base + model.disk_per_mb * mb),
     }

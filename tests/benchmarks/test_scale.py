@@ -63,3 +63,24 @@ def test_memory_model_counts_each_buffer_and_recovers_floor_and_batch_terms():
     assert all(abs(r["rel_error"]) < 1e-3 for r in check["runs"])
     m = scale.index_memory_model(1e6, 0, 1e5, 0, 0)
     assert m["peak"] == m["pass1"] == pytest.approx(100e6 / 2**20)
+
+
+def test_block_budget_caps_pass2_and_reread_cpu_is_priced_per_nonzero_and_block():
+    """Pass 2 holds at most one block (512 MiB of a 1e9-non-zero matrix); a run at a smaller
+    budget needing 8 more blocks, 4 CPU s slower on 5e7 non-zeros, prices a re-read at 10 ns a
+    non-zero a block, added to the linear CPU extrapolation for the real corpus's blocks."""
+    m = scale.index_memory_model(0, 1e9, 1e5, 0, 0, 512 * 2**20)
+    assert m["pass2"] == pytest.approx(512) and scale.index_memory_model(0, 1e9, 1e5, 0, 0, None)["pass2"] > 7000
+
+    def with_blocks(r, blocks, budget, cpu):
+        r["steps"]["index"].update(pass2_blocks=blocks, block_bytes=budget, cpu_s=cpu)
+        r["steps"].update({s: {"peak_rss_mib": 200.0, "cpu_s": 1.0, "input_mb": 1.0} for s in ("ingest", "retrieve", "pools")})
+        r["steps"]["index"]["input_mb"] = 1.0
+        return r
+    runs = [with_blocks(run(p, 1e3 * p ** 0.5, 5e7 * p / 1e5, 300 + p / 1e3), 1, 512 * 2**20, p / 1e4)
+            for p in (1e5, 2e5, 3e5)]
+    small = [with_blocks(run(1e5, 1e3 * 1e5 ** 0.5, 5e7, 400), 9, 2**20, 10 + 4)]
+    out = scale.reread_cpu({"runs": {"fever": runs}, "block_runs": {"fever": small}})
+    assert out["s_per_nnz_block"] == pytest.approx(1e-8)
+    real = out["fever"]
+    assert real["blocks"] > 1 and real["index_cpu_min"] > 5_416_537 / 1e4 / 60

@@ -38,3 +38,16 @@ def test_ingest_resources_fixed_by_the_registry_or_sized_for_the_streaming_wikis
     (wiki / "wiki-001.jsonl").write_bytes(b"x" * 100_000_000)
     assert ingest_resource(FEVER.ingest_resources, "mem_mb")({}, [wiki]) == \
         rule_resources("ingest", [wiki])["mem_mb"] == int(-(-(MODELS["ingest"].mem_base + MODELS["ingest"].mem_per_mb * 100) // 1))
+
+
+def test_index_memory_is_capped_where_the_matrix_no_longer_grows_it(tmp_path):
+    """index_corpus on a 6 GB documents table (about the full FEVEROUS wiki's): the linear term
+    (700 + 4 x 6,000 MB) is capped at mem_max, pass 2 holding one block of the matrix; the
+    other rules have no cap."""
+    docs = tmp_path / "documents.parquet"
+    with open(docs, "wb") as f:
+        f.truncate(6_000_000_000)  # sparse: the size is what counts
+    m = MODELS["index_corpus"]
+    assert m.mem_base + m.mem_per_mb * 6000 > m.mem_max
+    assert rule_resources("index_corpus", [docs])["mem_mb"] == m.mem_max == 3000
+    assert all(MODELS[r].mem_max is None for r in ("ingest", "retrieve", "build_pools"))

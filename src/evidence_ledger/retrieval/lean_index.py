@@ -18,14 +18,21 @@ How, in memory that is the larger of two phases rather than their sum:
    directory, removed afterwards, also on error). Only the vocabulary, the document
    frequencies and the total length stay in memory. When the pass ends the vocabulary is
    written as ``vocab.index.json`` (bm25s' own JSON, in chunks) and freed.
-2. Pass 2 allocates the CSC arrays (8 bytes a non-zero) and reads the spilled batches back
-   one at a time: bm25s' own idf / tf-component functions score each batch's pairs (the same
-   float64 -> float32 arithmetic) and scatter them column by column, rows ascending within a
-   column - the order bm25s' CSC builder sorts into. The arrays and parameters are then saved
-   as ``bm25s.BM25.save`` saves them.
+2. Pass 2 computes the CSC column pointers from the document frequencies and creates the
+   ``data`` / ``indices`` ``.npy`` files at their full size (``numpy.lib.format.open_memmap``:
+   the header ``numpy.save`` writes for that dtype and shape). It then fills them in blocks of
+   consecutive term ids (:func:`term_blocks`, at most ``PASS2_BLOCK_BYTES`` of the two arrays
+   a block): per block it maps only the block's slice ``[indptr[t0], indptr[t1])`` of each
+   file, reads the spilled batches back one at a time, keeps the pairs whose token is in the
+   block, scores them with bm25s' own idf / tf-component functions (the same float64 ->
+   float32 arithmetic) and scatters them column by column, rows ascending within a column -
+   the order bm25s' CSC builder sorts into - then flushes and unmaps the slices. The column
+   pointers, the non-occurrence array and the parameters are saved as ``bm25s.BM25.save``
+   saves them.
 
-Peak memory: max(pass 1: the vocabulary, ~170 bytes a term measured with everything else of
-the pass; pass 2: ~8 bytes a non-zero + ~30 bytes a term), plus the interpreter (docs/scale.md).
+Peak memory: max(pass 1: the vocabulary, ~100 bytes a term; pass 2: one block, at most
+``PASS2_BLOCK_BYTES``, + ~36 bytes a term), plus the interpreter and one batch
+(docs/scale.md, "Memory model of the index"). The spill is read once a block.
 """
 from __future__ import annotations
 
@@ -56,6 +63,10 @@ VOCAB_FILE, PARAMS_FILE, NONOCCURRENCE_FILE = "vocab.index.json", "params.index.
 SPILL_PREFIX = ".lean_index-"
 VOCAB_CHUNK = 100_000  # vocabulary entries per JSON piece written
 TOKENS_PER_LOOKUP = 1 << 18  # tokens looked up in the vocabulary at a time
+# Bytes of the CSC data + indices slices pass 2 holds at a time. 512 MiB keeps pass 2 below
+# pass 1's vocabulary at the full FEVEROUS wiki (docs/scale.md: ~11M terms, ~1.5 GiB) while the
+# spill is re-read ~19 times there (1.23B non-zeros x 8 B / 512 MiB); FEVER needs 5 blocks.
+PASS2_BLOCK_BYTES = 512 * 2**20
 
 
 class _Pairs:
@@ -241,56 +252,119 @@ def nonoccurrence_array(retriever: bm25s.BM25, df: np.ndarray, n_docs: int, avg_
         dtype=retriever.dtype)
 
 
-def score_matrix(retriever: bm25s.BM25, spill: BinaryIO, state: Pass1) -> dict:
-    """Pass 2: bm25s' ``scores`` dict (CSC data / indices / indptr, num_docs) of the pairs spilled
-    to ``spill`` (read from its start, one batch at a time), with ``retriever.nonoccurrence_array``
-    set as ``bm25s.BM25.build_index_from_ids`` sets it."""
+def term_blocks(indptr: np.ndarray, max_nnz: int) -> list[tuple[int, int]]:
+    """Consecutive term-id ranges ``[t0, t1)`` covering every column of the CSC column pointers
+    ``indptr``, each as long as its non-zeros stay within ``max_nnz`` (a single term with more
+    is a block of its own)."""
+    n_terms, blocks, t0 = indptr.size - 1, [], 0
+    while t0 < n_terms:
+        t1 = int(np.searchsorted(indptr, indptr[t0] + max_nnz, side="right")) - 1
+        t1 = min(max(t1, t0 + 1), n_terms)
+        blocks.append((t0, t1))
+        t0 = t1
+    return blocks
+
+
+def create_npy(path, dtype, n: int) -> int:
+    """Create ``path`` as the ``.npy`` file ``numpy.save`` writes for a 1-D array of ``n``
+    ``dtype`` values (same header; values zero, the file sparse until filled); return the
+    header's length, the offset of value 0."""
+    array = np.lib.format.open_memmap(path, mode="w+", dtype=np.dtype(dtype), shape=(n,))
+    offset = array.offset
+    del array
+    return offset
+
+
+def map_slice(path, dtype, header: int, start: int, stop: int) -> np.memmap:
+    """Values ``[start, stop)`` of the 1-D ``.npy`` file ``path`` (values from byte ``header``),
+    mapped read-write; only those pages are mapped, and unmapped when the array is freed."""
+    dtype = np.dtype(dtype)
+    return np.memmap(path, dtype=dtype, mode="r+", offset=header + start * dtype.itemsize, shape=(stop - start,))
+
+
+def pair_scorer(retriever: bm25s.BM25, df: np.ndarray, n_docs: int, avg_doc_len):
+    """``score(tokens, tfs, doc_lengths)``: bm25s' score (``retriever.dtype``) of each (token,
+    term frequency) pair of a document of that length, as ``bm25s.BM25.build_index_from_ids``
+    computes it (idf x tf component, minus the non-occurrence value where the method has one)."""
+    idf = idf_array(df, n_docs, _select_idf_scorer(retriever.idf_method), retriever.dtype)
+    tfc_fn = _select_tfc_scorer(retriever.method)
+
+    def score(tokens: np.ndarray, tfs: np.ndarray, doc_lengths: np.ndarray) -> np.ndarray:
+        tfc = tfc_fn(tf_array=tfs.astype(retriever.dtype), l_d=doc_lengths, l_avg=avg_doc_len, k1=retriever.k1,
+                     b=retriever.b, delta=retriever.delta)
+        scores = idf[tokens] * tfc
+        if retriever.method in NONOCCURRENCE_METHODS:
+            scores -= retriever.nonoccurrence_array[tokens]
+        return scores
+    return score
+
+
+def fill_block(spill: BinaryIO, n_batches: int, block: tuple[int, int], cursor: np.ndarray, base: int,
+               data: np.ndarray, indices: np.ndarray, score) -> None:
+    """Scatter the spilled pairs whose token is in ``block`` (``[t0, t1)``) into ``data`` /
+    ``indices``, the block's slices (value 0 of each is the matrix's non-zero ``base``):
+    ``cursor[t]`` is the next free position of column ``t`` (advanced here); within a column
+    rows ascend, as the spill holds documents in order."""
+    t0, t1 = block
+    first_doc = 0
+    spill.seek(0)
+    for _ in range(n_batches):
+        p = _Pairs.read(spill)
+        sel = np.flatnonzero((p.tokens >= t0) & (p.tokens < t1))
+        if sel.size:
+            doc = np.searchsorted(np.cumsum(p.nnz, dtype=np.int64), sel, side="right")
+            tokens = p.tokens[sel]
+            scores = score(tokens, p.tfs[sel], p.lengths[doc])
+            order = np.argsort(tokens, kind="stable")  # column-major, rows ascending (documents in order)
+            cols = tokens[order]
+            uniq, first, counts = np.unique(cols, return_index=True, return_counts=True)
+            where = cursor[cols] - base + (np.arange(cols.size) - np.repeat(first, counts))
+            data[where] = scores[order]
+            indices[where] = first_doc + doc[order]
+            cursor[uniq] += counts
+        first_doc += p.lengths.size
+
+
+def write_score_matrix(retriever: bm25s.BM25, spill: BinaryIO, state: Pass1, out_dir: Path,
+                       block_bytes: int) -> tuple[np.ndarray, int]:
+    """Pass 2: write bm25s' CSC files (data, indices, indptr) of the pairs spilled to ``spill``
+    into ``out_dir``, ``data`` / ``indices`` filled one block of terms at a time (at most
+    ``block_bytes`` of the two a block); set ``retriever.nonoccurrence_array`` as
+    ``bm25s.BM25.build_index_from_ids`` sets it. Returns (indptr, blocks)."""
     n_docs, df = state.n_docs, state.df
     # bm25s: np.array([len(ids) for ids in corpus]).mean(); an exact integer sum divided by n
     avg_doc_len = np.float64(state.total_length) / n_docs
     retriever.nonoccurrence_array = nonoccurrence_array(retriever, df, n_docs, avg_doc_len)
-    idf = idf_array(df, n_docs, _select_idf_scorer(retriever.idf_method), retriever.dtype)
-    tfc_fn = _select_tfc_scorer(retriever.method)
+    score = pair_scorer(retriever, df, n_docs, avg_doc_len)
     indptr = np.zeros(df.size + 1, dtype=np.int64)
     np.cumsum(df, dtype=np.int64, out=indptr[1:])
     nnz = int(indptr[-1])
-    data = np.empty(nnz, dtype=retriever.dtype)
-    indices = np.empty(nnz, dtype=retriever.int_dtype)
+    files = [(out_dir / DATA_FILE, retriever.dtype), (out_dir / INDICES_FILE, retriever.int_dtype)]
+    headers = [create_npy(path, dtype, nnz) for path, dtype in files]
+    per_nnz = sum(np.dtype(dtype).itemsize for _, dtype in files)
+    blocks = term_blocks(indptr, max(1, block_bytes // per_nnz))
     cursor = indptr[:-1].copy()
-    first_doc = 0
-    spill.seek(0)
-    for _ in range(state.n_batches):
-        p = _Pairs.read(spill)
-        rows = first_doc + np.repeat(np.arange(p.lengths.size, dtype=np.int64), p.nnz)
-        tf = p.tfs.astype(retriever.dtype)
-        tfc = tfc_fn(tf_array=tf, l_d=np.repeat(p.lengths, p.nnz), l_avg=avg_doc_len, k1=retriever.k1,
-                     b=retriever.b, delta=retriever.delta)
-        scores = idf[p.tokens] * tfc
-        if retriever.method in NONOCCURRENCE_METHODS:
-            scores -= retriever.nonoccurrence_array[p.tokens]
-        order = np.argsort(p.tokens, kind="stable")  # column-major, rows ascending (documents in order)
-        cols = p.tokens[order]
-        uniq, first, counts = np.unique(cols, return_index=True, return_counts=True)
-        where = cursor[cols] + (np.arange(cols.size) - np.repeat(first, counts))
-        data[where] = scores[order]
-        indices[where] = rows[order]
-        cursor[uniq] += counts
-        first_doc += p.lengths.size
-    return {"data": data, "indices": indices, "indptr": indptr, "num_docs": n_docs}
+    for t0, t1 in blocks:
+        start, stop = int(indptr[t0]), int(indptr[t1])
+        if stop == start:
+            continue
+        data, indices = (map_slice(path, dtype, h, start, stop) for (path, dtype), h in zip(files, headers))
+        fill_block(spill, state.n_batches, (t0, t1), cursor, start, data, indices, score)
+        data.flush()
+        indices.flush()
+        del data, indices  # unmapped: the block's pages leave this process
+    np.save(out_dir / INDPTR_FILE, indptr, allow_pickle=False)
+    return indptr, len(blocks)
 
 
-def save_without_vocab(retriever: bm25s.BM25, out_dir: Path) -> None:
-    """The files of ``bm25s.BM25.save(out_dir)`` except ``vocab.index.json`` (already written):
-    the three CSC arrays, the non-occurrence array where there is one, and the parameters, with
-    bm25s' own calls."""
-    np.save(out_dir / DATA_FILE, retriever.scores["data"], allow_pickle=False)
-    np.save(out_dir / INDICES_FILE, retriever.scores["indices"], allow_pickle=False)
-    np.save(out_dir / INDPTR_FILE, retriever.scores["indptr"], allow_pickle=False)
+def save_params(retriever: bm25s.BM25, out_dir: Path, n_docs: int) -> None:
+    """The files of ``bm25s.BM25.save(out_dir)`` besides the vocabulary and the CSC arrays: the
+    non-occurrence array where there is one, and the parameters, with bm25s' own calls."""
     if retriever.nonoccurrence_array is not None:
         np.save(out_dir / NONOCCURRENCE_FILE, retriever.nonoccurrence_array, allow_pickle=False)
     params = dict(k1=retriever.k1, b=retriever.b, delta=retriever.delta, method=retriever.method,
                   idf_method=retriever.idf_method, dtype=retriever.dtype, int_dtype=retriever.int_dtype,
-                  num_docs=retriever.scores["num_docs"], version=bm25s.__version__, backend=retriever.backend)
+                  num_docs=n_docs, version=bm25s.__version__, backend=retriever.backend)
     with open(out_dir / PARAMS_FILE, "w") as f:
         json.dump(params, f, indent=4)
 
@@ -315,12 +389,14 @@ def build_bm25_index(batches: Iterator[tuple[Sequence, Sequence, Sequence]], doc
             state.vocab = None  # freed before pass 2 allocates the score matrix
             spill.flush()
             retriever = bm25s.BM25(k1=k1, b=b, method=method)
-            retriever.scores = score_matrix(retriever, spill, state)
+            block_bytes = PASS2_BLOCK_BYTES
+            indptr, n_blocks = write_score_matrix(retriever, spill, state, out_dir, block_bytes)
     finally:
         shutil.rmtree(spill_dir, ignore_errors=True)
-    save_without_vocab(retriever, out_dir)
-    nnz = int(retriever.scores["indptr"][-1])
-    log.info("pass 2: %d non-zeros; peak RSS %.0f MiB", nnz, peak_rss_mib())
+    save_params(retriever, out_dir, state.n_docs)
+    nnz = int(indptr[-1])
+    log.info("pass 2: %d non-zeros in %d blocks of at most %d bytes; peak RSS %.0f MiB", nnz, n_blocks,
+             block_bytes, peak_rss_mib())
     return state.n_docs, n_vocab, nnz
 
 

@@ -222,6 +222,49 @@ def test_index_is_byte_identical_when_lookups_split_documents(monkeypatch, tmp_p
     assert_same_index(synthetic_documents(n_docs=300), tmp_path, batch_rows=64)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_index_is_byte_identical_when_pass2_fills_many_blocks(method, monkeypatch, caplog, tmp_path):
+    """Pass 2 fills the CSC files in blocks of terms of at most 50 non-zeros here (400 bytes of
+    float32 data + int32 indices; a term in more documents is a block of its own), re-reading
+    the spill once a block: still bm25s' own files."""
+    monkeypatch.setattr(lean_index, "PASS2_BLOCK_BYTES", 400)
+    with caplog.at_level("INFO", logger=lean_index.__name__):
+        assert_same_index(synthetic_documents(n_docs=300), tmp_path, method=method, batch_rows=64)
+    (message,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("pass 2:")]
+    nnz, blocks = (int(w) for w in message.split()[2:6:3])
+    assert blocks > nnz // 100 > 10, message
+
+
+def test_term_blocks_are_consecutive_and_within_the_budget():
+    """Column pointers of document frequencies 3,1,4,1,5,9,2,6 in blocks of at most 6 non-zeros:
+    consecutive ranges covering every term; the term with 9 is a block of its own."""
+    indptr = np.concatenate([[0], np.cumsum([3, 1, 4, 1, 5, 9, 2, 6])])
+    blocks = lean_index.term_blocks(indptr, 6)
+    assert blocks == [(0, 2), (2, 4), (4, 5), (5, 6), (6, 7), (7, 8)]
+    assert lean_index.term_blocks(indptr, 10**9) == [(0, 8)]
+    assert lean_index.term_blocks(indptr[:1], 6) == []
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int64"])
+@pytest.mark.parametrize("n", [0, 5, 100_003])
+def test_npy_created_then_filled_by_slices_is_numpy_save_output(dtype, n, tmp_path):
+    """``create_npy`` writes the header ``numpy.save`` writes for that dtype and length (the
+    same bytes before the values); filled through two mapped slices the file is byte for byte
+    ``numpy.save``'s of the whole array."""
+    values = np.arange(n, dtype=dtype) * 3
+    np.save(tmp_path / "saved.npy", values, allow_pickle=False)
+    saved = (tmp_path / "saved.npy").read_bytes()
+    path = tmp_path / "filled.npy"
+    header = lean_index.create_npy(path, dtype, n)
+    assert path.read_bytes()[:header] == saved[:header] and path.stat().st_size == len(saved)
+    for start, stop in [(0, n // 3), (n // 3, n)][int(n == 0) * 2:]:  # nothing to map in an empty file
+        part = lean_index.map_slice(path, dtype, header, start, stop)
+        part[:] = values[start:stop]
+        part.flush()
+        del part
+    assert path.read_bytes() == saved
+
+
 def test_document_reader_holds_about_one_batch_not_the_file(tmp_path):
     """Streaming a DOCUMENTS file of 48 row groups, the Arrow memory held at any batch is about
     one row group's, never the compressed file, and nothing once the pass ends: pyarrow's
