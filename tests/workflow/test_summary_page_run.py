@@ -26,8 +26,7 @@ def _snakemake(workdir, *args):
 
 
 def test_summary_page_rule_and_report(tmp_path):
-    """The rule reads the demo config's inputs (all four studies on, reader files set, the
-    invalid-rates table as the one extra table) and cites them by their workflow paths;
+    """The rule reads the demo config's inputs (all four studies on, reader files set) and cites them by their workflow paths;
     the report lists the page and the decomposition figure under '1 Summary (start here)',
     which sorts before every other category name (they start with a letter)."""
     write_summary_inputs(tmp_path)
@@ -39,8 +38,12 @@ def test_summary_page_rule_and_report(tmp_path):
         "accounting/study1/estimates.tsv", "accounting/study1/intervals.tsv", "accounting/study2/intervals_primary.tsv",
         "accounting/study2/intervals_crossed.tsv", "accounting/study2/decision_label.tsv",
         "accounting/study2/decision_criteria.tsv", "accounting/study2/invalid_rates.tsv", "wikicontradict/rates.tsv",
-        "wikicontradict/detection.tsv", "diffgr/diffgr.tsv", "diffgr/reader_files.tsv", "report/provenance.tsv")}
+        "wikicontradict/detection.tsv", "diffgr/diffgr.tsv", "diffgr/reader_files.tsv", "report/provenance.tsv",
+        "study1/unresolved.tsv", "accounting/study2/intervals_exploratory.tsv", "accounting/study2/endpoints.tsv",
+        "accounting/study2/controls.tsv", "accounting/study2/control_generations.tsv",
+        "accounting/study2/answer_accuracy.tsv", "accounting/study2/partition.tsv")}
     assert "Study 2: observations with an INVALID response" in page
+    assert "pointwise 95% intervals" in page  # the demo config's accounting.study1.bootstrap.family_size 1
     assert (tmp_path / "results/report/study1_decomposition.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     proc = _snakemake(tmp_path, TARGET, "--report", str(tmp_path / "report.html"))
     assert proc.returncode == 0, proc.stderr[-4000:]
