@@ -29,6 +29,13 @@ PATHS = {
     "diffgr_files": "results/diffgr/reader_files.tsv",
     "provenance": "results/report/provenance.tsv",
     "invalid_rates": "results/accounting/study2/invalid_rates.tsv",
+    "study1_unresolved": "results/study1/unresolved.tsv",
+    "study2_exploratory": "results/accounting/study2/intervals_exploratory.tsv",
+    "study2_endpoints": "results/accounting/study2/endpoints.tsv",
+    "study2_controls": "results/accounting/study2/controls.tsv",
+    "control_generations": "results/accounting/study2/control_generations.tsv",
+    "answer_accuracy": "results/accounting/study2/answer_accuracy.tsv",
+    "partition": "results/accounting/study2/partition.tsv",
 }
 
 
@@ -148,6 +155,8 @@ def provenance() -> pd.DataFrame:
     return pd.DataFrame([
         ("run", "config_sha256", "9484b010b0bde7b41ad1e9d51ddda6f558ef6fc6846964b1e512936a1c2f4c51"),
         ("run", "git_commit", "7b62334f41554d4a1f59675719c241add968c155"), ("run", "git_dirty", "False"),
+        ("run", "kind", "demo"), ("run", "kind_reason", "data_root is resources/demo"),
+        ("ran", "models.qwen3", "local build results/models/qwen3"),
         ("package", "numpy", "2.3.5"),
         ("model", "models.qwen3.hub_id", "Qwen/Qwen3-8B"),
         ("model", "models.qwen3.revision", "b968826d9c46dd6066d109eabc6255188de91218"),
@@ -155,8 +164,71 @@ def provenance() -> pd.DataFrame:
 
 
 def invalid_rates() -> pd.DataFrame:
-    return pd.DataFrame([{"dataset": "feverous", "system": "llama31", "parser": "strict", "format": "codes",
-                          "n_observations": 1000, "n_with_invalid": 140, "rate": 0.14, "reference": 13.97}])
+    """The strict row and the lenient row of the same cell: the reference join (no parser key)
+    puts the paper's strict-parser 13.97 on both."""
+    return pd.DataFrame([{"dataset": "feverous", "system": "llama31", "parser": parser, "format": "codes",
+                          "n_observations": 1000, "n_with_invalid": k, "rate": k / 10, "reference": 13.97}
+                         for parser, k in (("strict", 140), ("lenient", 90))])
+
+
+def study1_unresolved() -> pd.DataFrame:
+    rows = [("provider_bm25", "claims", 7890), ("provider_bm25", "claims_with_unresolved_in_window", 239),
+            ("provider_bge", "claims", 7890), ("provider_bge", "claims_with_unresolved_in_window", 12),
+            ("all", "claims", 7890), ("all", "claims_both_resolved_in_window", 7651),
+            ("all", "claims_both_resolved_in_list", 7600)]
+    return pd.DataFrame([{"dataset": "feverous", "source": s, "item": i, "count": c} for s, i, c in rows])
+
+
+def study2_exploratory() -> pd.DataFrame:
+    return pd.DataFrame([_interval("E1", 2.1, 1.1, 3.1, 2.04, study="study2", family="exploratory", system="qwen3",
+                                   factor="context")])
+
+
+def study2_endpoints() -> pd.DataFrame:
+    def row(table, budget, quantity, estimate, lower=NAN, upper=NAN, factor="", family=""):
+        return {"table": table, "dataset": "feverous", "system": "qwen3", "budget": budget, "quantity": quantity,
+                "factor": factor, "estimate": estimate, "lower": lower, "upper": upper, "family": family}
+    return pd.DataFrame([row(6, "long", "E0", 12.345), row(6, "short", "E0", 8.5), row(6, "long", "S11", 13.7),
+                         row(6, "short", "S11", 13.1),
+                         row(7, "", "E0", 3.9, 1.9, 5.95, "context", "primary"),
+                         row(7, "", "E1", 2.1, 1.1, 3.1, "context", "exploratory")])
+
+
+def study2_controls() -> pd.DataFrame:
+    rows = []
+    for quantity, est in (("E_none", 4.0), ("E_control", 1.5), ("gain", -2.5), ("agreement", 91.25)):
+        rows.append({"dataset": "feverous", "system": "qwen3", "parser": "strict", "format": "codes",
+                     "control": "gold", "budget": "short", "units": 45, "units_total": 50, "feasibility": 90.0,
+                     "quantity": quantity, "estimate": est, "lower": est - 1, "upper": est + 1, "boot_mean": est,
+                     "boot_sd": 0.5, "n_clusters": 50, "tail": 0.025, "n_draws": 2000, "seed": 1})
+    return pd.DataFrame(rows + [dict(rows[0], parser="lenient", estimate=77.0)])
+
+
+def control_generations() -> pd.DataFrame:
+    return pd.DataFrame([
+        {"study": "study2", "system": "qwen3", "dataset": "feverous", "condition": "gold",
+         "quantity": "control_generations", "rows": 120, "value": 74, "reference": NAN},
+        {"study": "study2", "system": "*", "dataset": "*", "condition": "all", "quantity": "control_generations",
+         "rows": 9000, "value": 8000, "reference": 42834}])
+
+
+def answer_accuracy() -> pd.DataFrame:
+    rows = []
+    for parser, source, est in (("strict", "bm25", 61.25), ("strict", "bge", 63.5), ("lenient", "bm25", 99.0)):
+        for replicate in (-1, 0):
+            rows.append({"dataset": "feverous", "system": "qwen3", "parser": parser, "quantity": "answer_accuracy",
+                         "format": "codes", "answer_source": source, "budget": "short", "replicate": replicate,
+                         "estimate": est + replicate, "lower": est - 5, "upper": est + 5, "boot_mean": est,
+                         "boot_sd": 2.0, "tail": 0.025, "n_draws": 2000, "n_clusters": 50, "n_answers": 300})
+    return pd.DataFrame(rows)
+
+
+def partition() -> pd.DataFrame:
+    return pd.DataFrame([{"dataset": "feverous", "system": "qwen3", "parser": "strict", "quantity": "E0",
+                          "format": "codes", "budget": "short", "part": part, "replicate": replicate, "value": v,
+                          "reference": NAN, "reference_lower": NAN, "reference_upper": NAN}
+                         for part, replicate, v in (("identical", -1, 2.75), ("different", -1, 1.125),
+                                                    ("identical", 0, 9.0))])
 
 
 def write_summary_inputs(root) -> dict[str, Path]:
@@ -169,7 +241,11 @@ def write_summary_inputs(root) -> dict[str, Path]:
               "decision_label": decision_label(), "decision_criteria": decision_criteria(),
               "wikicontradict_rates": wikicontradict_rates(), "wikicontradict_detection": wikicontradict_detection(),
               "diffgr": diffgr(), "diffgr_files": diffgr().rename(columns={"model": "reader_set"}),
-              "provenance": provenance(), "invalid_rates": invalid_rates()}
+              "provenance": provenance(), "invalid_rates": invalid_rates(),
+              "study1_unresolved": study1_unresolved(), "study2_exploratory": study2_exploratory(),
+              "study2_endpoints": study2_endpoints(), "study2_controls": study2_controls(),
+              "control_generations": control_generations(), "answer_accuracy": answer_accuracy(),
+              "partition": partition()}
     for name, frame in frames.items():
         write_report_tsv(frame, paths[name])
     forest_plot(study2_primary(), 2.0, paths["forest_plot"], paths["forest_plot"].with_suffix(".svg"))

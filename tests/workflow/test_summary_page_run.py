@@ -1,6 +1,8 @@
 """The summary_page rule through Snakemake on hand-built report TSVs (no upstream stages),
 and `snakemake --report` with the page as the first results category."""
+import html
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -26,8 +28,7 @@ def _snakemake(workdir, *args):
 
 
 def test_summary_page_rule_and_report(tmp_path):
-    """The rule reads the demo config's inputs (all four studies on, reader files set, the
-    invalid-rates table as the one extra table) and cites them by their workflow paths;
+    """The rule reads the demo config's inputs (all four studies on, reader files set) and cites them by their workflow paths;
     the report lists the page and the decomposition figure under '1 Summary (start here)',
     which sorts before every other category name (they start with a letter)."""
     write_summary_inputs(tmp_path)
@@ -39,10 +40,52 @@ def test_summary_page_rule_and_report(tmp_path):
         "accounting/study1/estimates.tsv", "accounting/study1/intervals.tsv", "accounting/study2/intervals_primary.tsv",
         "accounting/study2/intervals_crossed.tsv", "accounting/study2/decision_label.tsv",
         "accounting/study2/decision_criteria.tsv", "accounting/study2/invalid_rates.tsv", "wikicontradict/rates.tsv",
-        "wikicontradict/detection.tsv", "diffgr/diffgr.tsv", "diffgr/reader_files.tsv", "report/provenance.tsv")}
+        "wikicontradict/detection.tsv", "diffgr/diffgr.tsv", "diffgr/reader_files.tsv", "report/provenance.tsv",
+        "study1/unresolved.tsv", "accounting/study2/intervals_exploratory.tsv", "accounting/study2/endpoints.tsv",
+        "accounting/study2/controls.tsv", "accounting/study2/control_generations.tsv",
+        "accounting/study2/answer_accuracy.tsv", "accounting/study2/partition.tsv")}
     assert "Study 2: observations with an INVALID response" in page
+    assert "pointwise 95% intervals" in page  # the demo config's accounting.study1.bootstrap.family_size 1
     assert (tmp_path / "results/report/study1_decomposition.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     proc = _snakemake(tmp_path, TARGET, "--report", str(tmp_path / "report.html"))
     assert proc.returncode == 0, proc.stderr[-4000:]
     report = (tmp_path / "report.html").read_text(encoding="utf-8", errors="replace")
     assert "1 Summary (start here)" in report and "summary.html" in report and "study1_decomposition.png" in report
+
+
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+
+
+def _rendered_text(dom: str) -> str:
+    """The text of a dumped DOM without its scripts (the report carries the landing text as a
+    JSON string in a script too; only what React rendered counts)."""
+    dom = re.sub(r"<script\b.*?</script>", "", dom, flags=re.S)
+    dom = re.sub(r"</?span\b[^>]*>", "", dom)  # inline: the page's tagged values
+    return html.unescape(re.sub(r"<[^>]+>", " ", dom))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium / chromium-browser / google-chrome binary on PATH "
+                                              "(apt-get install -y chromium)")
+def test_report_opens_on_the_summary_headline(tmp_path):
+    """`snakemake --report` on hand-built report TSVs (only summary_page runs), loaded in
+    headless Chromium: the landing view's rendered DOM holds the demo banner, the run kind and
+    the Study 1 headline, and the summary page is embedded (an iframe of the page); a
+    screenshot of the first view is saved next to the report."""
+    write_summary_inputs(tmp_path)
+    proc = _snakemake(tmp_path, TARGET)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    report = tmp_path / "report.html"
+    proc = _snakemake(tmp_path, TARGET, "--report", str(report))
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    browser = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,1000",
+               "--virtual-time-budget=8000"]
+    dom = subprocess.run(browser + ["--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=180)
+    text = " ".join(_rendered_text(dom.stdout).split())
+    landing = text[text.index("Evidence Ledger: run summary."):]
+    assert landing.index("Not a paper run: the demo") < landing.index("At a glance")
+    assert "Run kind: demo (data_root is resources/demo)." in landing
+    assert "Study 1 gain T11 − T00: 9.61 [8.77, 10.43] points; paper: 9.61 [8.77, 10.43]." in landing
+    assert re.search(r'<iframe title="Evidence Ledger summary page"[^>]*src="data:text/html', dom.stdout)
+    shot = tmp_path / "first_view.png"
+    subprocess.run(browser + [f"--screenshot={shot}", report.as_uri()], capture_output=True, timeout=180)
+    assert shot.stat().st_size > 10_000

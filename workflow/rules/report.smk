@@ -77,6 +77,11 @@ rule summary_page:
     benchmark:
         rule_benchmark("report", "summary_page")
     params:
+        study1_family_size=lambda wc: config["accounting"]["study1"]["bootstrap"]["family_size"],
+        study1_alpha=lambda wc: config["accounting"]["study1"]["bootstrap"]["alpha"],
+        unresolved_scope=lambda wc: config["accounting"]["study1"]["unresolved_scope"],
+        study2_parser=lambda wc: config["accounting"]["study2"]["parser"],
+        study2_sources=lambda wc: config["accounting"]["study2"]["sources"],
         extra_titles=[title for title, _ in summary_extra_tables()],
     threads: 1
     resources:

@@ -22,9 +22,7 @@ SUMMARY_CATEGORY = "1 Summary (start here)"
 
 # Report TSVs shown whole on the summary page after its curated sections: one line per table,
 # (study switch, title, path). Adding a table to the page is adding a line here.
-SUMMARY_PAGE_EXTRA_TABLES = (
-    ("study2", "Study 2: observations with an INVALID response", "results/accounting/study2/invalid_rates.tsv"),
-)
+SUMMARY_PAGE_EXTRA_TABLES = ()
 
 
 def summary_extra_tables():
@@ -40,12 +38,20 @@ def summary_page_inputs(wildcards):
     if enabled("study1"):
         inputs["study1_estimates"] = "results/accounting/study1/estimates.tsv"
         inputs["study1_intervals"] = "results/accounting/study1/intervals.tsv"
+        inputs["study1_unresolved"] = "results/study1/unresolved.tsv"
     if enabled("study2"):
         inputs["study2_primary"] = "results/accounting/study2/intervals_primary.tsv"
         inputs["study2_crossed"] = "results/accounting/study2/intervals_crossed.tsv"
         inputs["decision_label"] = "results/accounting/study2/decision_label.tsv"
         inputs["decision_criteria"] = "results/accounting/study2/decision_criteria.tsv"
         inputs["forest_plot"] = "results/accounting/study2/forest_primary.png"
+        inputs["study2_exploratory"] = "results/accounting/study2/intervals_exploratory.tsv"
+        inputs["study2_endpoints"] = "results/accounting/study2/endpoints.tsv"
+        inputs["study2_controls"] = "results/accounting/study2/controls.tsv"
+        inputs["control_generations"] = "results/accounting/study2/control_generations.tsv"
+        inputs["answer_accuracy"] = "results/accounting/study2/answer_accuracy.tsv"
+        inputs["partition"] = "results/accounting/study2/partition.tsv"
+        inputs["invalid_rates"] = "results/accounting/study2/invalid_rates.tsv"
     if enabled("wikicontradict"):
         inputs["wikicontradict_rates"] = "results/wikicontradict/rates.tsv"
         inputs["wikicontradict_detection"] = "results/wikicontradict/detection.tsv"

@@ -88,13 +88,13 @@ def read_source_table(path) -> SourceTable:
     return SourceTable(str(path), columns, tuple(rows), tuple(numbers))
 
 
-def find_rows(table: SourceTable, **keys: str) -> list[int]:
+def find_rows(table: SourceTable, /, **keys: str) -> list[int]:
     """Indices of the rows whose text equals ``keys`` on every given column (a column the
     table lacks counts as ``''``)."""
     return [i for i, row in enumerate(table.rows) if all(row.get(k, "") == v for k, v in keys.items())]
 
 
-def find_row(table: SourceTable | None, **keys: str) -> int | None:
+def find_row(table: SourceTable | None, /, **keys: str) -> int | None:
     """The one row matching ``keys`` (see ``find_rows``), None when there is none; more than
     one match raises :class:`InputError` (the page would otherwise pick one silently)."""
     if table is None:

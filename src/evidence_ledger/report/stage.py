@@ -3,8 +3,9 @@
   provenance    the resolved config + the repository -> provenance TSV (section, key, value)
   claim_traces  PATTERN_TRACES + per dataset the Study 2 sample (CLAIMS), EVIDENCE and UNITS
                 -> claim_traces TSV (one row per selected trace)
-  summary_page  the headline report TSVs (+ Figure 1 PNG) -> summary HTML page and the Study 1
-                decomposition PNG
+  summary_page  the report TSVs of the studies (+ Figure 1 PNG) and the provenance TSV -> summary
+                HTML page (its run-kind banner and headline marked as the report's landing
+                part) and the Study 1 decomposition PNG
 
 Each takes paths and plain values (keyword-only).
 """
@@ -25,9 +26,10 @@ from ..tables.ingest_readers import read_units
 from .decomposition import decomposition_figure
 from .provenance import provenance_rows, write_provenance_tsv
 from .sources import read_source_table
-from .summary import (crossed_section, decision_section, diffgr_section, eq4_section, headline_section,
-                      provenance_section, render_page, run_kind_section, study1_bars, study1_section, whole_table_section,
-                      wikicontradict_section)
+from .summary import (answer_accuracy_section, controls_section, crossed_section, decision_section, diffgr_section,
+                      endpoints_section, eq4_section, headline_section, invalid_rates_section, partition_section,
+                      provenance_section, render_page, run_kind_section, study1_bars, study1_population_section,
+                      study1_section, whole_table_section, wikicontradict_section)
 from .traces import TRACE_COLUMNS, build_trace_rows, select_traces, trace_unit_ids
 
 log = logging.getLogger(__name__)
@@ -80,16 +82,28 @@ def _table(path):
     return read_source_table(path) if path else None
 
 
-def summary_page(*, study1_estimates=None, study1_intervals=None, study2_primary=None, study2_crossed=None,
-                 decision_label=None, decision_criteria=None, forest_plot=None, wikicontradict_rates=None,
+def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresolved=None, study2_primary=None,
+                 study2_exploratory=None, study2_crossed=None, decision_label=None, decision_criteria=None,
+                 forest_plot=None, study2_endpoints=None, study2_controls=None, control_generations=None,
+                 answer_accuracy=None, partition=None, invalid_rates=None, wikicontradict_rates=None,
                  wikicontradict_detection=None, diffgr=None, diffgr_files=None, provenance=None,
+                 study1_family_size: int = 1, study1_alpha: float = 0.05, unresolved_scope: str = "window",
+                 study2_parser: str = "strict", study2_sources: Sequence[str] = ("bm25", "bge"),
                  extra_tables: Sequence = (), extra_titles: Sequence[str] = (), html_out, decomposition_out) -> None:
     """The summary page a reader opens first, built only from report TSVs of the run (and
-    Figure 1's PNG): Study 1 cells, components, Eq. 4 and rates beside the paper; Study 2
-    decision label, criteria and Figure 1; crossed-budget components; WikiContradict and
-    DiffGR headline rates; provenance; then each of ``extra_tables`` whole under its title
-    from ``extra_titles``. Absent inputs (a study switched off) leave their section saying
-    so. Also writes the Study 1 decomposition figure (``decomposition_out``, PNG)."""
+    Figure 1's PNG): the run kind and headline; Study 1 cells, components, restricted
+    population, Eq. 4 and rates beside the paper; Study 2 decision label, criteria and
+    Figure 1, crossed-budget components, Tables 6 and 7, greedy controls, answer accuracy,
+    the identical-answer partition and INVALID rates; WikiContradict and DiffGR headline
+    rates; provenance; then each of ``extra_tables`` whole under its title from
+    ``extra_titles``. Absent inputs (a study switched off) leave their section saying so.
+
+    Settings (config values, passed by the rule's params): ``study1_family_size`` /
+    ``study1_alpha`` (``accounting.study1.bootstrap``: what the Study 1 intervals are),
+    ``unresolved_scope`` (``accounting.study1.unresolved_scope``), ``study2_parser``
+    (``accounting.study2.parser``: the rows shown, and the parser the paper's INVALID rates
+    sit beside) and ``study2_sources`` (``accounting.study2.sources``). Also writes the Study 1
+    decomposition figure (``decomposition_out``, PNG)."""
     if len(extra_tables) != len(extra_titles):
         raise ValueError(f"{len(extra_tables)} extra tables but {len(extra_titles)} titles")
     s1_estimates, s1_intervals = _table(study1_estimates), _table(study1_intervals)
@@ -104,14 +118,21 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study2_primary
             forest_png = fh.read()
     label = _table(decision_label)
     provenance_table = _table(provenance)
+    primary = _table(study2_primary)
     banner = run_kind_section(provenance_table)
     sections = [banner] if banner is not None else []
     sections += [
-        headline_section(s1_intervals, label),
-        study1_section(s1_estimates, s1_intervals, decomposition_png),
+        headline_section(s1_intervals, label, provenance_table),
+        study1_section(s1_estimates, s1_intervals, decomposition_png, study1_family_size, study1_alpha),
+        study1_population_section(_table(study1_unresolved), s1_intervals, unresolved_scope),
         eq4_section(s1_estimates),
-        decision_section(label, _table(decision_criteria), _table(study2_primary), forest_png),
+        decision_section(label, _table(decision_criteria), primary, forest_png),
         crossed_section(_table(study2_crossed)),
+        endpoints_section(_table(study2_endpoints), primary, _table(study2_exploratory)),
+        controls_section(_table(study2_controls), _table(control_generations), study2_parser),
+        answer_accuracy_section(_table(answer_accuracy), study2_sources, study2_parser),
+        partition_section(_table(partition), study2_parser),
+        invalid_rates_section(_table(invalid_rates), study2_parser),
         wikicontradict_section(_table(wikicontradict_rates), _table(wikicontradict_detection)),
         diffgr_section(_table(diffgr), _table(diffgr_files)),
     ]

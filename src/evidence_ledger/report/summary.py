@@ -148,10 +148,24 @@ def study1_bars(estimates: SourceTable | None, intervals: SourceTable | None) ->
     return bars
 
 
-def headline_section(s1_intervals: SourceTable | None, label: SourceTable | None) -> Section:
-    """At a glance: the Study 1 gain with its interval beside the paper's, and the recorded
-    Study 2 label beside the paper's (whichever of the two studies ran)."""
-    blocks = []
+def run_kind_paragraph(provenance: SourceTable | None) -> Paragraph | None:
+    """``Run kind: <kind> (<why>).`` from the provenance table's ``run`` rows ``kind`` and
+    ``kind_reason``; None without a provenance table or a kind row."""
+    kind = find_row(provenance, section="run", key="kind")
+    if kind is None:
+        return None
+    reason = find_row(provenance, section="run", key="kind_reason")
+    why = () if reason is None else (" (", value(provenance, reason, "value", "text"), ")")
+    return Paragraph(("Run kind: ", value(provenance, kind, "value", "text")) + why + (".",))
+
+
+def headline_section(s1_intervals: SourceTable | None, label: SourceTable | None,
+                     provenance: SourceTable | None = None) -> Section:
+    """At a glance: the run kind (demo, rehearsal or paper; :func:`run_kind_paragraph`), the
+    Study 1 gain with its interval beside the paper's, and the recorded Study 2 label beside
+    the paper's (whichever of the two studies ran)."""
+    kind = run_kind_paragraph(provenance)
+    blocks = [] if kind is None else [kind]
     r = find_row(s1_intervals, population="all", quantity="gain")
     if r is not None:
         blocks.append(Paragraph(("Study 1 gain T11 − T00: ",) + interval_cell(s1_intervals, r, "estimate", "lower",
@@ -160,8 +174,9 @@ def headline_section(s1_intervals: SourceTable | None, label: SourceTable | None
     if label is not None and label.rows:
         blocks.append(Paragraph(("Study 2 decision: ", value(label, 0, "label", "text"), "; paper: ",
                                  value(label, 0, "reference_label", "text"), ".")))
+    numbers = len(blocks) - (kind is not None)
     return Section("headline", "At a glance", blocks=tuple(blocks),
-                   absent="" if blocks else "neither Study 1 intervals nor a Study 2 label in this run")
+                   absent="" if numbers else "neither Study 1 intervals nor a Study 2 label in this run")
 
 
 def study1_run_and_paper(estimates: SourceTable, intervals: SourceTable | None, population: str,
@@ -176,11 +191,27 @@ def study1_run_and_paper(estimates: SourceTable, intervals: SourceTable | None, 
     return cell(estimates, r, "value", "points"), paper_cell(estimates, r)
 
 
+def interval_wording(family_size: int, alpha: float) -> str:
+    """What a Study 1 interval is, from ``accounting.study1.bootstrap`` (``family_size``,
+    ``alpha``): family size 1 gives pointwise ``1 - alpha`` intervals (the paper's Study 1
+    calls its component intervals "pointwise 95% summaries"), a larger family
+    Bonferroni-adjusted ones (each at ``1 - alpha / family_size``)."""
+    if int(family_size) < 1:
+        raise ValueError(f"family_size must be at least 1, got {family_size}")
+    level = f"{100 * (1 - alpha):g}%"
+    if int(family_size) == 1:
+        return (f"pointwise {level} intervals (paired claim bootstrap; no multiplicity adjustment, "
+                "accounting.study1.bootstrap.family_size 1)")
+    return (f"{level} intervals Bonferroni-adjusted over a family of {int(family_size)} (each at "
+            f"{100 * (1 - alpha / int(family_size)):g}%; paired claim bootstrap)")
+
+
 def study1_section(estimates: SourceTable | None, intervals: SourceTable | None,
-                   decomposition_png: bytes | None = None) -> Section:
+                   decomposition_png: bytes | None = None, family_size: int = 1, alpha: float = 0.05) -> Section:
     """Study 1 cells T00..T11 (estimates), components gain, E0, A1, A0, E1, interaction with
     their intervals (both populations' gain), accuracy / macro-F1 / eligibility, each beside
-    the paper's value, and the decomposition figure."""
+    the paper's value, and the decomposition figure. ``family_size`` / ``alpha``: the Study 1
+    bootstrap's, for the caption (:func:`interval_wording`)."""
     title = "Study 1: the verifier's cells and components"
     if estimates is None:
         return Section("study1", title, nav="Study 1", absent=NOT_RUN.format("Study 1", "study1"))
@@ -197,7 +228,7 @@ def study1_section(estimates: SourceTable | None, intervals: SourceTable | None,
     main = Table(("Quantity", "Definition", "This run [interval]", "Paper [interval]"), tuple(rows),
                  (False, False, True, True),
                  caption="Points (score × 100) on the FEVEROUS Study 1 claims, averaged over verifier checkpoints; "
-                         "intervals: paired claim bootstrap, Bonferroni-adjusted over the Study 1 family.")
+                         "intervals: " + interval_wording(family_size, alpha) + ".")
     rate_rows = tuple(((quantity,), (meaning,)) + study1_run_and_paper(estimates, intervals, "all", quantity)
                       for quantity, meaning in STUDY1_RATES)
     rates = Table(("Quantity", "Definition", "This run", "Paper"), rate_rows, (False, False, True, True),
@@ -321,6 +352,17 @@ def wikicontradict_section(rates: SourceTable | None, detection: SourceTable | N
     return Section("wikicontradict", title, nav="WikiContradict", blocks=tuple(blocks))
 
 
+def diffgr_cell(table: SourceTable, row: int) -> Cell:
+    """DiffGR [interval] of a row where ``diffgr_defined`` is true; where it is false (the
+    official code divides by zero and writes 0.0) ``undefined`` and why: an empty subset
+    (``n`` is 0) or no hybrid answer matching either single-context answer."""
+    if table.rows[row].get("diffgr_defined", "True") != "False":
+        return interval_cell(table, row, "diffgr", "ci_low", "ci_high", kind="rate")
+    empty = table.rows[row]["n"] in ("0", "0.0")
+    why = "empty subset" if empty else "no hybrid answer matches the generated-only or the retrieved-only answer"
+    return ("undefined: " + why + " (diffgr_defined ", value(table, row, "diffgr_defined", "text"), ")")
+
+
 def diffgr_section(diffgr: SourceTable | None, reader_files: SourceTable | None) -> Section:
     """Per reader x dataset x order x subset: answer shares and DiffGR with its interval; the
     same for scored official reader-output files when present."""
@@ -336,13 +378,184 @@ def diffgr_section(diffgr: SourceTable | None, reader_files: SourceTable | None)
             rows.append(tuple((value(table, i, c, "text"),) for c in (who, "dataset", "order", "subset"))
                         + ((value(table, i, "n", "count"),),)
                         + tuple((value(table, i, c, "rate"),) for c in ("gen_ans", "ir_ans", "neither_rate"))
-                        + (interval_cell(table, i, "diffgr", "ci_low", "ci_high", kind="rate"),))
+                        + (diffgr_cell(table, i),))
         blocks.append(Table(("Reader" if who == "model" else "Reader-file set", "Dataset", "Order", "Subset", "n",
                              "Gen-Ans", "IR-Ans", "Neither", "DiffGR [interval]"), tuple(rows),
                             (False, False, False, False, True, True, True, True, True),
                             caption="Shares of hybrid answers matching the generated-only or retrieved-only answer; "
-                                    "DiffGR = (Gen − IR) / (Gen + IR) with its percentile bootstrap interval."))
+                                    "DiffGR = (Gen − IR) / (Gen + IR) with its percentile bootstrap interval; "
+                                    "undefined where Gen + IR is zero (diffgr_defined false in the table)."))
     return Section("diffgr", title, nav="DiffGR", blocks=tuple(blocks))
+
+
+def pivot_rows(table: SourceTable, keys: Sequence[str], across: str, levels: Sequence[str], cell_of, /,
+               **filters: str) -> tuple[tuple[Cell, ...], ...]:
+    """One row per distinct ``keys`` combination (in file order) among the rows matching
+    ``filters``: the key cells, then ``cell_of(table, row index or None)`` for each level of
+    the column ``across``."""
+    matching = [table.rows[i] for i in find_rows(table, **filters)]
+    rows = []
+    for combo in dict.fromkeys(tuple(r[k] for k in keys) for r in matching):
+        where = dict(filters, **dict(zip(keys, combo)))
+        first = find_rows(table, **where)[0]
+        cells = [(value(table, first, k, "text"),) for k in keys]
+        cells += [cell_of(table, find_row(table, **where, **{across: level})) for level in levels]
+        rows.append(tuple(cells))
+    return tuple(rows)
+
+
+def interval_of(kind: str = "points"):
+    """A ``cell_of`` for :func:`pivot_rows`: the row's estimate [lower, upper]."""
+    return lambda table, row: interval_cell(table, row, "estimate", "lower", "upper", kind)
+
+
+def study1_population_section(unresolved: SourceTable | None, intervals: SourceTable | None,
+                              unresolved_scope: str) -> Section:
+    """Study 1's restricted population: per evidence source the claims with an unresolved id
+    (inside the verifier's window and in the whole list) and, for source ``all``, the claims
+    and the both-source-resolved claims (``results/study1/unresolved.tsv``), and the number of
+    claims each population's gain interval resamples (``n_clusters`` of the intervals table).
+    ``unresolved_scope``: ``accounting.study1.unresolved_scope`` (which count is the
+    ``resolved`` population)."""
+    title = "Study 1: the restricted (both-source-resolved) population"
+    if unresolved is None:
+        return Section("study1-population", title, nav="Study 1 population", absent=NOT_RUN.format("Study 1", "study1"))
+    sources = list(dict.fromkeys(r["source"] for r in unresolved.rows))
+    rows = pivot_rows(unresolved, ("dataset", "item"), "source", sources,
+                      lambda t, r: cell(t, r, "count", "count"))
+    blocks = [Table(("Dataset", "Count") + tuple(sources), rows, (False, False) + (True,) * len(sources),
+                    caption=f"Claims per evidence source (from {unresolved.path}); the accounting's resolved "
+                            f"population is claims_both_resolved_in_{unresolved_scope} "
+                            f"(accounting.study1.unresolved_scope: {unresolved_scope}). The paper reports its "
+                            "counts in the text of Study 1 only (no row of the reference-values file).")]
+    if intervals is not None:
+        pops = [((value(intervals, r, "population", "text"),), (value(intervals, r, "n_clusters", "count"),),
+                 interval_cell(intervals, r, "estimate", "lower", "upper"), paper_cell(intervals, r))
+                for r in find_rows(intervals, quantity="gain")]
+        blocks.append(Table(("Population", "Claims resampled", "Gain [interval]", "Paper [interval]"), tuple(pops),
+                            (False, True, True, True),
+                            caption=f"The gain of each Study 1 population with the number of claims its "
+                                    f"bootstrap resamples (n_clusters; from {intervals.path})."))
+    return Section("study1-population", title, nav="Study 1 population", blocks=tuple(blocks))
+
+
+def endpoints_section(endpoints: SourceTable | None, primary: SourceTable | None,
+                      exploratory: SourceTable | None) -> Section:
+    """Tables 6 and 7 of the paper's Study 2 (``endpoints.tsv``): Table 6 per dataset x system
+    x quantity, one column per budget; Table 7 the context endpoints with their intervals,
+    beside the paper's value from the reference columns of the primary / exploratory
+    intervals table of the row's family."""
+    title = "Study 2: endpoints (Tables 6 and 7)"
+    if endpoints is None:
+        return Section("endpoints", title, nav="Tables 6, 7", absent=NOT_RUN.format("Study 2", "study2"))
+    budgets = list(dict.fromkeys(r["budget"] for r in endpoints.rows if r["table"] == "6"))
+    blocks = [Table(("Dataset", "System", "Quantity") + tuple(budgets),
+                    pivot_rows(endpoints, ("dataset", "system", "quantity"), "budget", budgets,
+                               lambda t, r: cell(t, r, "estimate", "points"), table="6"),
+                    (False, False, False) + (True,) * len(budgets),
+                    caption=f"Table 6: per budget, seed-averaged points (from {endpoints.path}).")]
+    families = {"primary": primary, "exploratory": exploratory}
+    rows = []
+    for i in find_rows(endpoints, table="7"):
+        row = endpoints.rows[i]
+        source = families.get(row["family"])
+        ref = find_row(source, dataset=row["dataset"], system=row["system"], quantity=row["quantity"],
+                       factor=row["factor"])
+        rows.append(tuple((value(endpoints, i, c, "text"),) for c in ("dataset", "system", "quantity", "factor",
+                                                                      "family"))
+                    + (interval_cell(endpoints, i, "estimate", "lower", "upper"),
+                       (MISSING_TEXT,) if source is None else paper_cell(source, ref)))
+    blocks.append(Table(("Dataset", "System", "Quantity", "Factor", "Family", "This run [interval]",
+                         "Paper [interval]"), tuple(rows), (False,) * 5 + (True, True),
+                        caption=f"Table 7: context endpoints with the interval of their family (from "
+                                f"{endpoints.path}); the paper's values from the reference columns of the "
+                                "family's intervals table."))
+    return Section("endpoints", title, nav="Tables 6, 7", blocks=tuple(blocks))
+
+
+CONTROL_QUANTITIES = ("E_none", "E_control", "gain", "agreement")
+
+
+def controls_section(controls: SourceTable | None, generations: SourceTable | None, parser: str) -> Section:
+    """The greedy controls (``controls.tsv``, primary parser): per dataset x system x format x
+    control the units, feasibility and E without / with the control, their difference and the
+    answer agreement, each with its pointwise interval; and the control generations counted
+    (``control_generations.tsv``) beside the paper's count where it gives one."""
+    title = "Study 2: greedy controls"
+    if controls is None:
+        return Section("controls", title, nav="Controls", absent=NOT_RUN.format("Study 2", "study2"))
+    keys = ("dataset", "system", "format", "control", "budget")
+    rows = pivot_rows(controls, keys, "quantity", CONTROL_QUANTITIES, interval_of(), parser=parser)
+    extra = []
+    for row in rows:
+        r = find_rows(controls, parser=parser, **{k: c[0].text for k, c in zip(keys, row)})[0]
+        extra.append(row[:len(keys)] + ((value(controls, r, "units", "count"), " of ",
+                                         value(controls, r, "units_total", "count")),
+                                        (value(controls, r, "feasibility", "points"),)) + row[len(keys):])
+    blocks = [Table(("Dataset", "System", "Format", "Control", "Budget", "Units", "Feasible %") + CONTROL_QUANTITIES,
+                    tuple(extra), (False,) * 5 + (True,) * 6,
+                    caption=f"Points with pointwise intervals, parser {parser} (from {controls.path}).")]
+    if generations is not None:
+        gen = tuple(tuple((value(generations, i, c, "text"),) for c in ("system", "dataset", "condition"))
+                    + ((value(generations, i, "rows", "count"),), (value(generations, i, "value", "count"),),
+                       cell(generations, i, "reference", "count")) for i in range(len(generations.rows)))
+        blocks.append(Table(("System", "Dataset", "Condition", "Rows", "Generations", "Paper"), gen,
+                            (False, False, False, True, True, True),
+                            caption=f"Control generations after reuse of identical requests (from "
+                                    f"{generations.path})."))
+    return Section("controls", title, nav="Controls", blocks=tuple(blocks))
+
+
+def answer_accuracy_section(accuracy: SourceTable | None, sources: Sequence[str], parser: str) -> Section:
+    """Study 2 answer accuracy (``answer_accuracy.tsv``, primary parser, seed average): per
+    dataset x system x format x budget, one column per answer source."""
+    title = "Study 2: answer accuracy"
+    if accuracy is None:
+        return Section("answer-accuracy", title, nav="Answer accuracy", absent=NOT_RUN.format("Study 2", "study2"))
+    rows = pivot_rows(accuracy, ("dataset", "system", "format", "budget"), "answer_source", sources, interval_of(),
+                      parser=parser, replicate="-1", quantity="answer_accuracy")
+    return Section("answer-accuracy", title, nav="Answer accuracy", blocks=(Table(
+        ("Dataset", "System", "Format", "Budget") + tuple(f"answers from {s}" for s in sources), rows,
+        (False,) * 4 + (True,) * len(sources),
+        caption=f"Percent of answers correct (INVALID counts as wrong), parser {parser}, mean of the seeds, "
+                f"pointwise intervals (from {accuracy.path})."),))
+
+
+PARTITION_PARTS = ("identical", "different")
+
+
+def partition_section(partition: SourceTable | None, parser: str) -> Section:
+    """The identical-answer partition (``partition.tsv``, primary parser, seed average): E0 and
+    E1 split into the claims whose two sources gave identical valid answers and the rest."""
+    title = "Study 2: identical-answer partition of E0 and E1"
+    if partition is None:
+        return Section("partition", title, nav="Partition", absent=NOT_RUN.format("Study 2", "study2"))
+    rows = pivot_rows(partition, ("dataset", "system", "quantity", "format", "budget"), "part", PARTITION_PARTS,
+                      lambda t, r: cell(t, r, "value", "points"), parser=parser, replicate="-1")
+    return Section("partition", title, nav="Partition", blocks=(Table(
+        ("Dataset", "System", "Quantity", "Format", "Budget") + PARTITION_PARTS, rows, (False,) * 5 + (True, True),
+        caption=f"Points on the full denominator, so the two parts add up to the quantity; parser {parser}, mean "
+                f"of the seeds (from {partition.path})."),))
+
+
+def invalid_rates_section(rates: SourceTable | None, paper_parser: str) -> Section:
+    """Observations with an INVALID response (``invalid_rates.tsv``) per dataset x system x
+    parser x format, the paper's rate only beside rows of ``paper_parser`` (the parser the
+    paper's rates were counted with; the table's reference join has no parser key)."""
+    title = "Study 2: observations with an INVALID response"
+    if rates is None:
+        return Section("invalid", title, nav="INVALID rates", absent=NOT_RUN.format("Study 2", "study2"))
+    rows = []
+    for i, row in enumerate(rates.rows):
+        rows.append(tuple((value(rates, i, c, "text"),) for c in ("dataset", "system", "parser", "format"))
+                    + ((value(rates, i, "n_observations", "count"),), (value(rates, i, "n_with_invalid", "count"),),
+                       (value(rates, i, "rate", "points"),),
+                       paper_cell(rates, i) if row["parser"] == paper_parser else (MISSING_TEXT,)))
+    return Section("invalid", title, nav="INVALID rates", blocks=(Table(
+        ("Dataset", "System", "Parser", "Format", "Observations", "With INVALID", "Percent", "Paper"), tuple(rows),
+        (False,) * 4 + (True,) * 4,
+        caption=f"Percent of claim-condition observations with at least one INVALID response (from {rates.path}); "
+                f"the paper's rates are its {paper_parser} parser's, so they sit beside {paper_parser} rows only."),))
 
 
 RUN_KIND_NOTES = {
@@ -466,9 +679,27 @@ def render_block(block) -> str:
     raise TypeError(f"unknown block {type(block).__name__}")
 
 
+# The landing part of the page (the run-kind banner and the headline): written between these
+# two markers so that the report's landing text (workflow/report/workflow.rst) can show it.
+LANDING_KEYS = ("run-kind", "headline")
+LANDING_START, LANDING_END = '<div id="landing">', "</div><!--/landing-->"
+
+
+def render_section(s: Section) -> str:
+    parts = [f'<section id="{s.key}"><h2>{html.escape(s.title)}</h2>']
+    if s.intro:
+        parts.append(f"<p>{html.escape(s.intro)}</p>")
+    if s.absent:
+        parts.append(f'<p class="absent">{html.escape(s.absent)}</p>')
+    parts.extend(render_block(b) for b in s.blocks)
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
 def render_page(sections: Sequence[Section], title: str = "Evidence Ledger: run summary") -> str:
-    """The whole page: a title, a contents line, then each section (or why it is absent).
-    Deterministic: the same sections give the same bytes."""
+    """The whole page: a title, a contents line, then each section (or why it is absent); the
+    leading sections whose keys are in ``LANDING_KEYS`` sit between ``LANDING_START`` and
+    ``LANDING_END``. Deterministic: the same sections give the same bytes."""
     nav = " ".join(f'<a href="#{s.key}">{html.escape(s.nav or s.title)}</a>' for s in sections)
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
              f"<style>{STYLE}</style></head><body>",
@@ -477,13 +708,8 @@ def render_page(sections: Sequence[Section], title: str = "Evidence Ledger: run 
              "(hover over it for the file, line and column); the paper's values come from the same rows "
              "(reference columns, joined from the configured reference-values file).</p>",
              f"<nav>{nav}</nav>"]
-    for s in sections:
-        parts.append(f'<section id="{s.key}"><h2>{html.escape(s.title)}</h2>')
-        if s.intro:
-            parts.append(f"<p>{html.escape(s.intro)}</p>")
-        if s.absent:
-            parts.append(f'<p class="absent">{html.escape(s.absent)}</p>')
-        parts.extend(render_block(b) for b in s.blocks)
-        parts.append("</section>")
+    landing = [s for s in sections if s.key in LANDING_KEYS]
+    parts.append(LANDING_START + "\n".join(render_section(s) for s in landing) + LANDING_END)
+    parts.extend(render_section(s) for s in sections if s.key not in LANDING_KEYS)
     parts.append("</body></html>\n")
     return "\n".join(parts)

@@ -21,9 +21,9 @@ def page(tmp_path_factory):
     root = tmp_path_factory.mktemp("summary")
     paths = write_summary_inputs(root)
     out = root / "results/report"
-    summary_page(**{k: v for k, v in paths.items() if k != "invalid_rates"},
-                 extra_tables=[paths["invalid_rates"]], extra_titles=["Study 2: INVALID responses"],
-                 html_out=out / "summary.html", decomposition_out=out / "study1_decomposition.png")
+    summary_page(**paths, study1_family_size=1, study1_alpha=0.05, unresolved_scope="window", study2_parser="strict",
+                 study2_sources=["bm25", "bge"], html_out=out / "summary.html",
+                 decomposition_out=out / "study1_decomposition.png")
     return out / "summary.html"
 
 
@@ -33,8 +33,8 @@ def test_every_number_on_the_page_equals_its_source_row(page):
     nothing else with a digit in it (no number on the page comes from anywhere else)."""
     parsed = parse(page)
     numeric, sources = check_values_against_sources(parsed)
-    assert numeric > 100  # 142 on these inputs
-    assert len(sources) == 12  # every TSV input (the 11 curated ones and the extra table)
+    assert numeric > 150
+    assert len(sources) == 19  # every TSV input
 
 
 def test_study1_components_with_intervals_beside_the_paper(page):
@@ -97,23 +97,96 @@ def test_crossed_components_wikicontradict_diffgr_and_provenance(page):
     dg = [[c["text"] for c in row] for table in parsed.tables for row in table
           if len(row) > 3 and row[3]["text"] in ("AIG", "AIR")]
     assert dg == 2 * [["qwen3", "nqcc", "gen_first", "AIG", "7", "0.571", "0.143", "0.286", "0.600 [-0.200, 1.000]"],
-                      ["qwen3", "nqcc", "gen_first", "AIR", "0", "–", "–", "–", "0.000"]]  # run, reader files
+                      ["qwen3", "nqcc", "gen_first", "AIR", "0", "–", "–", "–",
+                       "undefined: empty subset (diffgr_defined False)"]]  # run, reader files
     assert row_texts(parsed, "config_sha256") == [
         "config_sha256", "9484b010b0bde7b41ad1e9d51ddda6f558ef6fc6846964b1e512936a1c2f4c51"]
     assert row_texts(parsed, "models.qwen3.revision")[1] == "b968826d9c46dd6066d109eabc6255188de91218"
     assert "numpy" not in [row[0]["text"] for table in parsed.tables for row in table]  # packages: in the TSV only
-    extra = [t for t in parsed.tables if t[0][0]["text"] == "dataset"]  # the extra table, whole
-    assert [[c["text"] for c in row] for row in extra[0]] == [
-        ["dataset", "system", "parser", "format", "n_observations", "n_with_invalid", "rate", "reference"],
-        ["feverous", "llama31", "strict", "codes", "1000", "140", "0.14", "13.97"]]
+
+
+def table_rows(page: PageParser, *header: str) -> list[list[str]]:
+    """Cell texts of the one table whose header cells start with ``header``."""
+    hits = [t for t in page.tables if [c["text"] for c in t[0][:len(header)]] == list(header)]
+    assert len(hits) == 1, (header, len(hits))
+    return [[c["text"] for c in row] for row in hits[0]]
+
+
+def test_the_papers_invalid_rate_sits_beside_the_strict_row_only(page):
+    """Both rows carry reference 13.97 in the TSV (the join has no parser key); the page shows
+    it beside the strict row and '–' beside the lenient one."""
+    assert table_rows(parse(page), "Dataset", "System", "Parser")[1:] == [["feverous", "llama31", "strict", "codes", "1000", "140", "14.00", "13.97"],
+                       ["feverous", "llama31", "lenient", "codes", "1000", "90", "9.00", "–"]]
+
+
+def test_study1_intervals_are_called_what_the_family_size_makes_them(tmp_path, page):
+    """family_size 1: pointwise 95% (the paper's Study 1); 6: Bonferroni-adjusted, each at
+    99.1667%."""
+    captions = page.read_text(encoding="utf-8")
+    assert "intervals: pointwise 95% intervals (paired claim bootstrap; no multiplicity adjustment" in captions
+    assert "Bonferroni-adjusted over the Study 1" not in captions
+    paths = write_summary_inputs(tmp_path)
+    out = tmp_path / "s.html"
+    summary_page(study1_estimates=paths["study1_estimates"], study1_intervals=paths["study1_intervals"],
+                 study1_family_size=6, study1_alpha=0.05, html_out=out, decomposition_out=tmp_path / "d.png")
+    assert "95% intervals Bonferroni-adjusted over a family of 6 (each at 99.1667%" in out.read_text()
+
+
+def test_study1_restricted_population_and_unresolved_counts(page):
+    parsed = parse(page)
+    rows = table_rows(parsed, "Dataset", "Count")
+    assert rows[0] == ["Dataset", "Count", "provider_bm25", "provider_bge", "all"]
+    assert ["feverous", "claims_with_unresolved_in_window", "239", "12", "–"] in rows
+    assert ["feverous", "claims_both_resolved_in_window", "–", "–", "7651"] in rows
+    assert table_rows(parsed, "Population", "Claims resampled")[1:] == [
+        ["all", "100", "9.61 [8.77, 10.43]", "9.61 [8.77, 10.43]"],
+        ["resolved", "100", "9.40 [8.50, 10.30]", "9.42 [8.62, 10.25]"]]
+
+
+def test_tables_6_and_7_beside_the_paper(page):
+    """Table 6: budgets as columns. Table 7: E0 context's paper value from the primary
+    intervals table, E1's from the exploratory one."""
+    parsed = parse(page)
+    t6 = [t for t in parsed.tables if [c["text"] for c in t[0]] == ["Dataset", "System", "Quantity", "long", "short"]]
+    assert [[c["text"] for c in r] for r in t6[0][1:]] == [["feverous", "qwen3", "E0", "12.35", "8.50"],
+                                                          ["feverous", "qwen3", "S11", "13.70", "13.10"]]
+    t7 = [t for t in parsed.tables if len(t[0]) > 4 and t[0][4]["text"] == "Family"]
+    assert [[c["text"] for c in r] for r in t7[0][1:]] == [
+        ["feverous", "qwen3", "E0", "context", "primary", "3.90 [1.90, 5.95]", "3.84 [1.83, 5.91]"],
+        ["feverous", "qwen3", "E1", "context", "exploratory", "2.10 [1.10, 3.10]", "2.04"]]
+
+
+def test_controls_answer_accuracy_and_partition_of_the_primary_parser(page):
+    """Only strict rows (the lenient control / accuracy rows hold 77 / 99, never shown);
+    seed averages (replicate -1), not the greedy replicate 0."""
+    parsed = parse(page)
+    controls = table_rows(parsed, "Dataset", "System", "Format", "Control")[1:]
+    assert controls == [["feverous", "qwen3", "codes", "gold", "short", "45 of 50", "90.00", "4.00 [3.00, 5.00]",
+                         "1.50 [0.50, 2.50]", "-2.50 [-3.50, -1.50]", "91.25 [90.25, 92.25]"]]
+    generations = table_rows(parsed, "System", "Dataset", "Condition", "Rows", "Generations")[1:]
+    assert generations == [["qwen3", "feverous", "gold", "120", "74", "–"], ["*", "*", "all", "9000", "8000", "42834"]]
+    accuracy = table_rows(parsed, "Dataset", "System", "Format", "Budget", "answers from bm25")
+    assert accuracy[1:] == [["feverous", "qwen3", "codes", "short", "60.25 [56.25, 66.25]", "62.50 [58.50, 68.50]"]]
+    part = table_rows(parsed, "Dataset", "System", "Quantity", "Format", "Budget", "identical")[1:]
+    assert part == [["feverous", "qwen3", "E0", "codes", "short", "2.75", "1.12"]]
 
 
 def test_headline_and_section_order(page):
     parsed = parse(page)
-    assert parsed.paragraphs[1] == "Study 1 gain T11 − T00: 9.61 [8.77, 10.43] points; paper: 9.61 [8.77, 10.43]."
+    assert "Run kind: demo (data_root is resources/demo)." in parsed.paragraphs
+    assert "Study 1 gain T11 − T00: 9.61 [8.77, 10.43] points; paper: 9.61 [8.77, 10.43]." in parsed.paragraphs
     assert [h.split(":")[0] for h in parsed.headings] == [
-        "At a glance", "Study 1", "Eq. 4", "Study 2", "Study 2", "WikiContradict", "DiffGR", "Study 2",
-        "Provenance of this run"]
+        "Not a paper run", "At a glance", "Study 1", "Study 1", "Eq. 4", "Study 2", "Study 2", "Study 2", "Study 2",
+        "Study 2", "Study 2", "Study 2", "WikiContradict", "DiffGR", "Provenance of this run"]
+
+
+def test_the_landing_part_holds_the_banner_and_the_headline_only(page):
+    """Between the landing markers: the run-kind banner and 'At a glance', nothing after."""
+    from evidence_ledger.report.summary import LANDING_END, LANDING_START
+    text = page.read_text(encoding="utf-8")
+    landing = text.split(LANDING_START)[1].split(LANDING_END)[0]
+    assert "Not a paper run: the demo" in landing and "Run kind: " in landing and "Study 1 gain" in landing
+    assert "Eq. 4" not in landing and "<!--" not in landing
 
 
 def test_studies_that_did_not_run_say_so(tmp_path):
