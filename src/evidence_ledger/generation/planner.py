@@ -166,8 +166,10 @@ def plan_from_evidence(config: Mapping[str, Any], dataset: str, model: str, work
         import pyarrow.parquet as pq
 
         claims = pq.read_table(sample).to_pylist()
-    else:  # population = every claim that has evidence; claim text does not change counts much
-        claims = [{"claim_id": str(e["claim_id"]), "claim": "", "label": "", "gold_abstracts": []} for e in evidence]
+    else:  # population = every claim that has evidence; a distinct stand-in text per claim, so
+        # greedy requests of two claims never coincide through the missing text
+        claims = [{"claim_id": str(e["claim_id"]), "claim": f"claim {e['claim_id']}", "label": "",
+                   "gold_abstracts": []} for e in evidence]
     table, _ = plan_requests(model, dataset, claims, evidence, gen, str(evidence_path))
     count_tokens = _token_counter(config, model, workdir)
     order = [_condition_name(c) for c in enumerate_conditions(gen)]

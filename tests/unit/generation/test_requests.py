@@ -60,9 +60,10 @@ def test_request_rows_equal_the_hand_computed_product():
 def test_seed_is_shared_across_sources_formats_and_budgets():
     table, _ = plan_requests("qwen3", "fever", CLAIMS, EVIDENCE, GEN)
     rows = [r for r in table.to_pylist() if r["claim_id"] == "1" and r["condition"] == "primary"]
-    for rep in (0, 1, 2):
+    for rep in (1, 2):
         seeds = {r["seed"] for r in rows if r["replicate"] == rep}
         assert seeds == {request_seed("fever", "1", "", rep, ([0] + GEN["seeds"])[rep])}
+    assert {r["seed"] for r in rows if r["replicate"] == 0} == {0}  # greedy decoding uses no seed
     assert len({r["seed"] for r in rows}) == 3
     assert request_seed("fever", "1", "", 1, 1103) != request_seed("fever", "2", "", 1, 1103)
     assert request_seed("fever", "1", "", 1, 1103) != request_seed("scifact", "1", "", 1, 1103)
@@ -92,12 +93,71 @@ def test_missing_primary_evidence_is_an_input_error():
         plan_requests("qwen3", "fever", CLAIMS, partial, GEN, evidence_path="ev.parquet")
 
 
-def test_shards_partition_unique_requests():
-    table, _ = plan_requests("qwen3", "fever", CLAIMS, EVIDENCE, GEN, n_shards=3)
-    shard_of = {}
+def _scifact_units(n_claims: int, docs: tuple[str, ...]):
+    claims = [{"claim_id": str(i), "claim": f"Claim {i} about protein {i}.", "label": "SUPPORT",
+               "gold_abstracts": []} for i in range(n_claims)]
+    ev = [{"dataset": "scifact", "claim_id": str(i), "doc_id": d, "source": s, "budget": b,
+           "visible_text": "" if s == "none" else f"abstract {d} of {i} by {s}, {b} cut", "fits_budget": True}
+          for i in range(n_claims) for d in docs for s in ("bm25", "bge", "none", "gold")
+          for b in ("short", "long")]
+    return claims, ev
+
+
+def test_identical_greedy_prompts_of_different_abstracts_are_one_request():
+    """SciFact's abstracts of one claim give byte-identical no-evidence prompts; greedy decoding
+    uses no seed, so they are one request (one id, one generation), while the sampled
+    replicates of one abstract keep their own seeds."""
+    claims, ev = _scifact_units(1, ("10", "20", "30"))
+    table, _ = plan_requests("qwen3", "scifact", claims, ev, GEN)
+    rows = table.to_pylist()
+    none_rows = [r for r in rows if r["source"] == "none"]
+    assert len(none_rows) == 3 * 2 * 2  # 3 abstracts x 2 formats x 2 control budgets
+    assert len({r["request_id"] for r in none_rows}) == 2  # one per format
+    distinct_prompts = {(tuple((m["role"], m["content"]) for m in r["messages"]), r["temperature"], r["seed"])
+                        for r in rows}
+    assert len(set(table.column("request_id").to_pylist())) == len(distinct_prompts)
+    sampled = {r["seed"] for r in rows if r["replicate"] == 1}
+    assert len(sampled) == 3  # one seed per abstract
+
+
+def test_a_claims_requests_share_one_shard_and_shards_partition_unique_requests():
+    claims, ev = _scifact_units(12, ("10", "20"))
+    table, _ = plan_requests("qwen3", "scifact", claims, ev, GEN, n_shards=3)
+    shard_of_id, shard_of_claim = {}, {}
     for r in table.to_pylist():
-        assert shard_of.setdefault(r["request_id"], r["shard"]) == r["shard"]
-    assert set(shard_of.values()) == {0, 1, 2}
+        assert shard_of_id.setdefault(r["request_id"], r["shard"]) == r["shard"]
+        assert shard_of_claim.setdefault(r["claim_id"], r["shard"]) == r["shard"]
+    assert set(shard_of_claim.values()) == {0, 1, 2}
+
+
+def test_a_request_shared_by_two_claims_has_one_shard():
+    """Two claims with the same text ask the same no-evidence request: it keeps the first
+    claim's shard, so no shard answers it twice."""
+    claims, ev = _scifact_units(40, ("10",))
+    for c in claims:
+        c["claim"] = "The same claim."
+    table, _ = plan_requests("qwen3", "scifact", claims, ev, GEN, n_shards=4)
+    shards = {}
+    for r in table.to_pylist():
+        shards.setdefault(r["request_id"], set()).add(r["shard"])
+    assert all(len(s) == 1 for s in shards.values())
+    none_ids = {r["request_id"] for r in table.to_pylist() if r["source"] == "none"}
+    assert len(none_ids) == 2 and len({r["claim_id"] for r in table.to_pylist()}) == 40
+
+
+def test_prefix_order_makes_requests_sharing_a_prefix_adjacent():
+    """The order a job sends its requests: every group sharing a prompt prefix (here: a claim
+    and source's evidence, across budgets, formats and replicates) is contiguous."""
+    from evidence_ledger.generation.responses import unique_requests
+
+    claims, ev = _scifact_units(6, ("10", "20"))
+    table, _ = plan_requests("qwen3", "scifact", claims, ev, GEN)
+    order = unique_requests(table)
+    assert len(order) == len(set(table.column("request_id").to_pylist()))
+    for key in (lambda r: (r["claim_id"], r["doc_id"], r["source"]), lambda r: r["messages"][0]["content"]):
+        keys = [str(key(r)) for r in order if r["source"] not in ("none",)]
+        runs = [k for i, k in enumerate(keys) if i == 0 or keys[i - 1] != k]
+        assert len(runs) == len(set(runs))  # each group is one run
 
 
 def _key(spec: ModelSpec, template="tpl", seed=7, content="hello", backend="vllm", max_new_tokens=16):
