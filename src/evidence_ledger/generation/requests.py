@@ -57,6 +57,15 @@ class Condition:
     replicate: int
 
 
+def condition_name(cond: Condition) -> str:
+    """``primary``, ``control:<source kind>`` or ``code_mapping:<mapping>`` (planner rows)."""
+    if cond.condition == "primary":
+        return "primary"
+    if cond.condition == "code_mapping":
+        return f"code_mapping:{cond.code_mapping}"
+    return f"control:{cond.condition}"
+
+
 def code_mappings(gen: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     """All configured mappings by name: ``primary`` first, then the alternatives (validated)."""
     cm = gen["code_mappings"]

@@ -181,28 +181,46 @@ def test_cache_key_changes_with_revision_template_seed_and_messages():
     assert base != _key(ModelSpec("qwen3", "Qwen/Qwen3-8B", revision="abc", chat_template_kwargs={"enable_thinking": True}))
 
 
-def test_planner_counts_from_config_alone(tmp_path):
-    config = {
+PLANNER = {"peak_flops": 1.0e15, "prefill_utilisation": 0.5, "output_tokens_per_s": 100, "model_load_s": 60,
+           "reuse_sample_units": 50, "chars_per_token": 4, "prompt_tokens_overhead": 100}
+
+
+def _planned_config(backend="transformers"):
+    return {
         "sampling": {"fever": {"n": 10}},
-        "generation": {**GEN, "models": ["qwen3"], "datasets": ["fever", "scifact"],
-                       "planner": {"prompt_tokens_per_s": 1000, "output_tokens_per_s": 100, "chars_per_token": 4,
-                                   "prompt_tokens_overhead": 100,
-                                   "population": {"scifact": 5}, "docs_per_claim": {"scifact": 3}}},
+        "models": {"qwen3": {"hub_id": "Qwen/Qwen3-8B", "dtype": "bfloat16"}},
+        "generation": {**GEN, "models": ["qwen3"], "datasets": ["fever", "scifact"], "backend": backend,
+                       "enable_prefix_caching": True, "shards": 1, "vllm": {"max_model_len": 4096},
+                       "planner": {**PLANNER, "population": {"scifact": 5}, "docs_per_claim": {"scifact": 3}}},
         "evidence": {"budgets": {"short": 200, "long": 800}},
     }
-    rows = planner.plan(config, tmp_path)
+
+
+def test_planner_counts_from_config_alone(tmp_path):
+    rows = planner.plan(_planned_config(), tmp_path)
     by = {(r["dataset"], r["condition"]): r for r in rows}
     assert by[("fever", "primary")]["requests"] == 10 * 24
     assert by[("scifact", "primary")]["requests"] == 15 * 24
     # none: once per format (both budgets identical); gold: 2 budgets x 2 formats
     assert by[("fever", "control:none")]["requests"] == 10 * 2
     assert by[("fever", "control:none")]["prompt_tokens"] == 10 * 2 * 100
+    # SciFact: the 3 abstracts of a claim ask one no-evidence request per format
+    assert by[("scifact", "control:none")]["requests"] == 5 * 2
     assert by[("fever", "control:gold")]["requests"] == 10 * 4
     assert by[("fever", "code_mapping:rotated")]["requests"] == 10 * 2
     # primary tokens: per unit 12 short + 12 long requests
     assert by[("fever", "primary")]["prompt_tokens"] == 10 * (12 * 300 + 12 * 900)
     r = by[("fever", "primary")]
-    assert r["gpu_seconds"] == pytest.approx(r["prompt_tokens"] / 1000 + r["requests"] * 16 / 100, abs=0.1)
+    # transformers: no prefix cache, every prompt token computed
+    assert r["computed_tokens"] == r["prompt_tokens"]
+    # answers, not max_new_tokens: codes "A" = 1 token, FEVER labels 2, 2 and 4 tokens at 4
+    # characters per token (SUPPORTS, REFUTES, NOT ENOUGH INFO), each + the end-of-turn token
+    assert r["output_tokens"] == round(240 * (2 + (2 + 2 + 4) / 3 + 1) / 2)
+    tps = 0.5 * 1.0e15 / (2 * 8_190_000_000)
+    assert r["gpu_seconds"] == pytest.approx(r["computed_tokens"] / tps + r["output_tokens"] / 100, abs=0.1)
+    assert r["floor_seconds"] == pytest.approx(2 * 8_190_000_000 * (r["computed_tokens"] + r["output_tokens"]) / 1e15,
+                                               abs=0.1)
+    assert by[("fever", "model_load")]["gpu_seconds"] == 60
     assert "total:" in planner.format_plan(rows)
     # config-mode counts are upper bounds (gold without annotated evidence is the none request)
     assert not any(r["exact"] for r in rows) and "upper bound" in planner.format_plan(rows)
@@ -226,11 +244,9 @@ def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
             for e in EVIDENCE]
     path = tmp_path / "results/evidence/fever/evidence.parquet"
     write_table(EVIDENCE_TABLE.from_rows(rows), path, EVIDENCE_TABLE)
-    config = {"generation": {**GEN, "models": ["qwen3"], "datasets": ["fever"],
-                             "planner": {"prompt_tokens_per_s": 1000, "output_tokens_per_s": 100, "chars_per_token": 4,
-                                         "prompt_tokens_overhead": 100, "population": {}}},
-              "evidence": {"budgets": {"short": 200, "long": 800}}}
-    rows = planner.plan(config, tmp_path)
+    config = _planned_config()
+    config["generation"].update(datasets=["fever"], planner={**PLANNER, "population": {}})
+    rows = [r for r in planner.plan(config, tmp_path) if r["condition"] != "model_load"]
     by = {r["condition"]: r for r in rows}
     assert {r["basis"] for r in rows} == {"evidence"}
     # every request of the hand-computed table, each identical request counted once
@@ -240,6 +256,33 @@ def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
     # 2 formats x (claim 1: same text at both budgets -> 1; claim 2: only long fits -> 1)
     assert by["control:gold"]["requests"] == 2 * (1 + 1)
     assert all(r["exact"] for r in rows) and "exact)" in planner.format_plan(rows)
+
+
+def test_planner_nets_prompt_tokens_of_the_prefix_cache_replay(tmp_path):
+    """On vLLM with prefix caching, the replicates and formats of one claim's prompt reuse its
+    evidence blocks: most primary prompt tokens are served from cache, and GPU time falls
+    with them; the compute floor stays below the estimate."""
+    off = {(r["dataset"], r["condition"]): r for r in planner.plan(_planned_config(), tmp_path)}
+    on = {(r["dataset"], r["condition"]): r for r in planner.plan(_planned_config("vllm"), tmp_path)}
+    r = on[("fever", "primary")]
+    assert r["prompt_tokens"] == off[("fever", "primary")]["prompt_tokens"]
+    assert r["reused_tokens"] / r["prompt_tokens"] > 0.8  # 3 replicates x 2 formats per evidence text
+    assert r["computed_tokens"] < off[("fever", "primary")]["computed_tokens"] / 4
+    assert r["gpu_seconds"] < off[("fever", "primary")]["gpu_seconds"]
+    assert 0 < r["floor_seconds"] < r["gpu_seconds"]
+
+
+def test_prefix_replay_reuses_shared_blocks_and_evicts_least_recently_used():
+    from evidence_ledger.generation import prefix_reuse as pr
+
+    a = (("task", 16), ("claim a", 16), ("ev a", 32))
+    b = (("task", 16), ("claim b", 16), ("ev b", 32))
+    # a twice: the second reuses all its blocks but the last token's; b shares the first block
+    assert pr.replay([a, a, b], 100) == pr.ReuseCounts(3, 192, 63 + 16)
+    # a cache of 4 blocks holds only b's blocks when a comes back: one shared block reused
+    assert pr.replay([a, b, a], 4) == pr.ReuseCounts(3, 192, 16 + 16)
+    # equal tokens at other positions are not a shared prefix
+    assert pr.replay([(("x", 16), ("y", 16)), (("y", 16), ("x", 16))], 100).reused_tokens == 0
 
 
 def test_planner_ignores_results_sampled_for_another_config(tmp_path):
