@@ -262,6 +262,12 @@ def test_config_readme_quotes_the_figures_the_planner_prints(tmp_path):
     assert total, text.stdout[-2000:]
     assert f"{primary:,} primary requests, {total.group(2)} control requests after reuse" in readme
     assert f"about {total.group(3)} GPU hours" in readme
+    study2 = re.search(r"Study 2 primary: .*?\(([0-9.]+)% from the prefix cache\).*about ([0-9.]+) GPU hours "
+                       r"\(compute floor ([0-9.]+)\)", text.stdout)
+    assert study2, text.stdout[-2000:]
+    assert (f"the Study 2 primary requests take about {study2.group(2)} GPU hours (compute floor {study2.group(3)}): "
+            f"{study2.group(1)}% of their prompt tokens come from the prefix cache") in readme
+    assert float(study2.group(2)) <= 1.0  # the Study 2 primary estimate fits one H200-hour
 
 
 def test_planner_refuses_a_config_the_workflow_would_refuse(tmp_path):

@@ -145,7 +145,7 @@ def plan_from_config(config: Mapping[str, Any], dataset: str, model: str, workdi
         d = out.setdefault(name, {"requests": 0, "prompt_tokens": 0})
         d["requests"] += asked
         d["prompt_tokens"] += asked * (int(planner["prompt_tokens_overhead"]) + ev_tokens)
-    shares = config_reuse_shares(config, model, units, workdir)
+    shares = config_reuse_shares(config, model, dataset, units, workdir)
     for name, d in out.items():
         d["reused_tokens"] = int(round(d["prompt_tokens"] * shares.get(name, 0.0)))
     return [{"model": model, "dataset": dataset, "condition": k, "basis": "config", "exact": False, **v}
@@ -167,7 +167,8 @@ def _shares(counts: Mapping[str, "prefix_reuse.ReuseCounts"]) -> dict[str, float
     return {name: c.reuse_share for name, c in counts.items()}
 
 
-def config_reuse_shares(config: Mapping[str, Any], model: str, units: int, workdir: Path) -> dict[str, float]:
+def config_reuse_shares(config: Mapping[str, Any], model: str, dataset: str, units: int, workdir: Path
+                        ) -> dict[str, float]:
     """Share of prompt tokens per condition served from the prefix cache, replaying the first
     ``planner.reuse_sample_units`` units of a job in shared-prefix order (module docstring)."""
     blocks = cache_blocks(config, model, workdir)
@@ -175,8 +176,9 @@ def config_reuse_shares(config: Mapping[str, Any], model: str, units: int, workd
         return {}
     gen, planner = config["generation"], config["generation"]["planner"]
     sample = min(units, int(planner["reuse_sample_units"]))
+    docs = int(planner.get("docs_per_claim", {}).get(dataset, 1))
     stream = prefix_reuse.config_stream(gen, config["evidence"]["budgets"], int(planner["prompt_tokens_overhead"]),
-                                        sample)
+                                        sample, docs)
     names = {rid: name for rid, name, _ in stream}
     order = sorted(stream, key=lambda item: (prefix_reuse.sort_key(item[2]), item[0]))
     scaled = max(1, int(blocks * sample / units / max(1, int(gen["shards"]))))

@@ -112,10 +112,10 @@ def text_segments(text: str, chars_per_token: float) -> Segments:
     return tuple((text[i:i + step], 1) for i in range(0, len(text), step))
 
 
-def _condition_segments(cond, unit: int, overhead: int, budgets: Mapping[str, int]) -> Segments:
-    """The segments of one condition's prompt for ``unit`` (see module doc)."""
+def _condition_segments(cond, unit: int, claim_id: int, overhead: int, budgets: Mapping[str, int]) -> Segments:
+    """The segments of one condition's prompt for ``unit`` of claim ``claim_id`` (module doc)."""
     claim = overhead // 2
-    head = (("task",), claim // 2), (("claim", unit), claim - claim // 2)
+    head = (("task",), claim // 2), (("claim", claim_id), claim - claim // 2)
     tail = (("options", cond.format, cond.code_mapping), overhead - claim)
     source, budget = cond.source, cond.budget
     if source == "none":
@@ -131,9 +131,10 @@ def _condition_segments(cond, unit: int, overhead: int, budgets: Mapping[str, in
 
 
 def config_stream(gen: Mapping[str, Any], budgets: Mapping[str, int], overhead: int, n_units: int,
-                  ) -> list[tuple[str, str, Segments]]:
+                  docs_per_claim: int = 1) -> list[tuple[str, str, Segments]]:
     """``(request id, condition name, segments)`` of every distinct request of a Study 2 job
-    of ``n_units`` units, from the config (module doc): conditions of
+    of ``n_units`` units (``docs_per_claim`` consecutive units share a claim: SciFact's
+    abstracts), from the config (module doc): conditions of
     :func:`requests.enumerate_conditions` (named by :func:`requests.condition_name`); greedy
     requests with equal segments (the ``none`` control at every budget) are one, credited to
     the first condition asking them."""
@@ -141,7 +142,7 @@ def config_stream(gen: Mapping[str, Any], budgets: Mapping[str, int], overhead: 
     seen: dict[str, tuple[str, Segments]] = {}
     for unit in range(n_units):
         for c in conds:
-            segs = _condition_segments(c, unit, overhead, budgets)
+            segs = _condition_segments(c, unit, unit // max(1, docs_per_claim), overhead, budgets)
             sampling = ("greedy",) if c.replicate == 0 else ("seeded", unit, c.replicate)
             rid = hashlib.sha256(repr((segs, sampling)).encode()).hexdigest()
             seen.setdefault(rid, (condition_name(c), segs))

@@ -25,7 +25,7 @@ max_new_tokens). Rows with equal ids (e.g. the ``none`` control at both budgets)
 as rows but generated once.
 
 Sharding and order by shared prompt prefix (vLLM's prefix cache reuses the KV blocks of a
-prompt prefix it computed recently, docs/accounting.md "Generation order"): ``shard`` =
+prompt prefix it computed recently; config/README.md "Generation order"): ``shard`` =
 sha256 of the claim id mod ``shards``, so every request of one claim - all abstracts,
 sources, budgets, formats, replicates and controls, which share the prompt up to the claim
 and much of the evidence - is in one shard (a request id shared by two claims takes the
