@@ -200,7 +200,7 @@ def test_dry_run_plans_the_jobs_the_config_implies(placeholder, dry_run):
 
 def test_dry_run_job_counts_by_hand(dry_run):
     counts = job_stats(dry_run)
-    assert counts["generate"] == 24            # 2 models x 3 datasets x 4 shards
+    assert counts["generate"] == 6             # 2 models x 3 datasets x 1 shard (one per GPU)
     assert counts["plan_requests"] == 6        # 2 models x 3 datasets
     assert counts["train_verifier"] == 4       # 4 checkpoints
     assert counts["import_evidence_source"] == 2   # DCUF and UnifEE submissions
@@ -210,10 +210,10 @@ def test_dry_run_job_counts_by_hand(dry_run):
         assert counts[rule] == 1, rule
     assert counts["ingest_conflict_qa"] == 2
     assert not {"build_demo_models", "build_demo_reranker", "build_demo_verifier"} & set(counts)
-    # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 24 + 6 + 6,
+    # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 6 + 6 + 6,
     # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8 + 7 post-hoc analyses, WikiContradict 8,
     # DiffGR 5, report 3, all 1
-    assert counts["total"] == 127
+    assert counts["total"] == 109
 
 
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):

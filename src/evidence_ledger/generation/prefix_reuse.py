@@ -10,9 +10,11 @@ it (a hash chain), so two prompts share a block only when they share the whole p
 its end. A request reuses its longest run of leading blocks already in the cache (at most
 all but its last token: vLLM computes the last prompt token to sample), then its blocks
 enter the cache as most recently used, evicting the least recently used beyond the
-capacity. Requests are replayed one at a time - an engine scheduling hundreds at once
-shares a prefix between requests of one step as well, so this is a floor, not a ceiling,
-for a grouped order.
+capacity. Requests are replayed one at a time: what an engine that schedules many requests
+per step shares *within* one step is not modelled (on the vLLM CPU check,
+tests/support/vllm_checks, identical prompts of one step did not all reuse each other's
+blocks), so the share is an estimate of the order's effect, to be compared with the
+hit rate a ``generate`` job logs from vLLM's own counters.
 
 Streams: :func:`config_stream` builds the segments of a Study 2 job from the config alone
 (no evidence run yet): per unit (claim x document) a claim segment, and per evidence source
