@@ -302,3 +302,38 @@ def test_planner_ignores_results_sampled_for_another_config(tmp_path):
     assert planner.results_match_config(config, "fever", tmp_path)
     config["sampling"]["fever"] = {"split": "dev", "method": "hash", "n": 2000}
     assert not planner.results_match_config(config, "fever", tmp_path)
+
+
+def test_control_count_equals_the_distinct_requests_by_content_on_demo_sized_data(tmp_path):
+    """Demo-sized SciFact (48 claims x 3 abstracts, gold evidence empty for abstracts without a
+    rationale): the pipeline's control count (rule control_generations) is the number of
+    distinct control prompts by content - messages and the sampling a request really uses -
+    that no primary request already asks; no greedy prompt is counted once per abstract."""
+    import pandas as pd
+
+    from evidence_ledger.accounting.stage import control_generations
+    from evidence_ledger.tables import write_table
+    from evidence_ledger.tables.generation import REQUESTS
+
+    claims, ev = _scifact_units(48, ("10", "20", "30"))
+    for e in ev:
+        if e["source"] == "gold" and e["doc_id"] != "10":
+            e["visible_text"] = ""  # no rationale: the gold control shows no evidence
+    gen = {**GEN, "controls": {**GEN["controls"], "budgets": ["short"]}}
+    table, _ = plan_requests("qwen3", "scifact", claims, ev, gen)
+    path = tmp_path / "requests.parquet"
+    write_table(table, path, REQUESTS)
+    control_generations(requests=[str(path)], requests_out=str(tmp_path / "control.tsv"))
+    counted = pd.read_csv(tmp_path / "control.tsv", sep="\t")
+    rows = table.to_pylist()
+
+    def content(r):
+        used_seed = r["seed"] if r["temperature"] > 0 else None
+        return (tuple((m["role"], m["content"]) for m in r["messages"]), r["temperature"], r["top_p"], r["top_k"],
+                r["max_new_tokens"], used_seed)
+
+    primary = {content(r) for r in rows if r["condition"] == "primary"}
+    distinct = {content(r) for r in rows if r["condition"] != "primary"} - primary
+    assert int(counted.loc[counted["condition"] == "all", "value"].iat[0]) == len(distinct)
+    # 48 claims x 2 formats: one no-evidence request per claim and format, not one per abstract
+    assert int(counted.loc[counted["condition"] == "none", "value"].iat[0]) == 48 * 2
