@@ -256,6 +256,13 @@ def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
     # 2 formats x (claim 1: same text at both budgets -> 1; claim 2: only long fits -> 1)
     assert by["control:gold"]["requests"] == 2 * (1 + 1)
     assert all(r["exact"] for r in rows) and "exact)" in planner.format_plan(rows)
+    # on vLLM with prefix caching the real prompts are replayed: the replicates and formats of
+    # one evidence text share its blocks, so most primary prompt tokens are reused
+    config["generation"]["backend"] = "vllm"
+    on = {r["condition"]: r for r in planner.plan(config, tmp_path)}
+    assert on["primary"]["requests"] == by["primary"]["requests"]
+    assert 0.5 < on["primary"]["reused_tokens"] / on["primary"]["prompt_tokens"] < 1
+    assert by["primary"]["reused_tokens"] == 0  # transformers: no prefix cache
 
 
 def test_planner_nets_prompt_tokens_of_the_prefix_cache_replay(tmp_path):
