@@ -201,7 +201,7 @@ def test_dry_run_plans_the_jobs_the_config_implies(placeholder, dry_run):
 
 def test_dry_run_job_counts_by_hand(dry_run):
     counts = job_stats(dry_run)
-    assert counts["generate"] == 24            # 2 models x 3 datasets x 4 shards
+    assert counts["generate"] == 6             # 2 models x 3 datasets x 1 shard (one per GPU)
     assert counts["plan_requests"] == 6        # 2 models x 3 datasets
     assert counts["train_verifier"] == 4       # 4 checkpoints
     assert counts["import_evidence_source"] == 2   # DCUF and UnifEE submissions
@@ -211,10 +211,10 @@ def test_dry_run_job_counts_by_hand(dry_run):
         assert counts[rule] == 1, rule
     assert counts["ingest_conflict_qa"] == 2
     assert not {"build_demo_models", "build_demo_reranker", "build_demo_verifier"} & set(counts)
-    # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 24 + 6 + 6,
+    # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 6 + 6 + 6,
     # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8 + 7 post-hoc analyses, WikiContradict 8,
     # DiffGR 5, report 3, all 1
-    assert counts["total"] == 127
+    assert counts["total"] == 109
 
 
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):
@@ -263,6 +263,12 @@ def test_config_readme_quotes_the_figures_the_planner_prints(tmp_path):
     assert total, text.stdout[-2000:]
     assert f"{primary:,} primary requests, {total.group(2)} control requests after reuse" in readme
     assert f"about {total.group(3)} GPU hours" in readme
+    study2 = re.search(r"Study 2 primary: .*?\(([0-9.]+)% from the prefix cache\).*about ([0-9.]+) GPU hours "
+                       r"\(compute floor ([0-9.]+)\)", text.stdout)
+    assert study2, text.stdout[-2000:]
+    assert (f"the Study 2 primary requests take about {study2.group(2)} GPU hours (compute floor {study2.group(3)}): "
+            f"{study2.group(1)}% of their prompt tokens come from the prefix cache") in readme
+    assert float(study2.group(2)) <= 1.0  # the Study 2 primary estimate fits one H200-hour
 
 
 def test_planner_refuses_a_config_the_workflow_would_refuse(tmp_path):

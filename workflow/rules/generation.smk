@@ -67,6 +67,7 @@ rule generate:
         backend=GEN_CFG["backend"],
         backend_options=lambda wc: generation_backend_options(wc.model),
         cache_dir=lambda wc: generation_cache_dir(wc.model),
+        call_size=GEN_CFG["call_size"],
     wildcard_constraints:
         model=GEN_MODEL_RE,
         shard=r"\d+",

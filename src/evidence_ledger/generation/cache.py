@@ -23,7 +23,10 @@ shards; the next run reads them and resumes with the first missing request. A re
 nothing changed generates nothing. Identical requests in one call are generated once.
 Shard file names contain the writer's tag and a hash of the keys they hold; reading
 de-duplicates by key (first shard in name order wins), so a key is never returned twice
-even if two writers raced on it.
+even if two writers raced on it. A resumed call writes other keys, hence other shard names,
+than the call that was killed, so the temporary that killed write left
+(``.{tag}-....parquet.tmp<pid>``) is not the one the resumed write replaces:
+:func:`generate_cached` first removes its own tag's leftovers (:meth:`ResponseCache.remove_leftovers`).
 
 Usage for a new task (e.g. free-text conflict generation)::
 
@@ -33,6 +36,7 @@ Usage for a new task (e.g. free-text conflict generation)::
 """
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import logging
@@ -99,12 +103,42 @@ class ResponseCache:
                     found[k] = {name: values[i] for name, values in cols.items()}
         return found
 
+    def remove_leftovers(self, tag: str) -> list[Path]:
+        """Delete the temporaries (``.{tag}-*.parquet.tmp<pid>``) that killed writes of shards
+        of ``tag`` left, unless the writing process is still alive; returns those removed.
+        One job writes a tag at a time (Snakemake runs a job once), so a leftover of a dead
+        process is garbage; a live writer's temporary (another process) is never touched."""
+        removed = []
+        if not self.directory.is_dir():
+            return removed
+        for tmp in sorted(self.directory.glob(f".{glob.escape(tag)}-*.parquet.tmp*")):
+            pid = tmp.name.rpartition(".tmp")[2]
+            if pid.isdigit() and int(pid) != os.getpid() and _process_alive(int(pid)):
+                continue
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp)
+        if removed:
+            log.info("removed %d temporary cache file(s) a killed run left: %s", len(removed),
+                     [p.name for p in removed][:3])
+        return removed
+
     def append(self, rows: Sequence[dict], tag: str) -> Path:
         """Write ``rows`` as one new shard, atomically. Returns the shard path."""
         digest = hashlib.sha256("\n".join(r["cache_key"] for r in rows).encode()).hexdigest()[:16]
         path = self.directory / f"{tag}-{digest}.parquet"
         write_table(pa.Table.from_pylist(list(rows), schema=CACHE_ENTRIES.schema), path, CACHE_ENTRIES)
         return path
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (signal 0 probes without signalling)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def generate_cached(
@@ -117,10 +151,14 @@ def generate_cached(
 ) -> list[CachedGeneration]:
     """Answer ``requests`` from ``cache``, generating (and caching) only the missing ones.
 
-    Missing unique keys are generated in their first-occurrence order, ``batch_size`` per
-    backend call, one shard written after each call. ``progress(n)`` is called with the
-    number of requests completed by each batch.
+    Missing unique keys are generated in their first-occurrence order (the caller's order:
+    Study 2 sends a job's requests in shared-prefix order), ``batch_size`` per backend call
+    (Study 2: ``generation.call_size``, thousands, so the engine schedules large batches), one
+    shard written as each call completes, so a kill loses at most the call in flight; the
+    temporaries an earlier killed run of the same ``tag`` left are removed first.
+    ``progress(n)`` is called with the number of requests completed by each call.
     """
+    cache.remove_leftovers(tag)
     identity = backend.identity()
     provenance = backend.provenance_once()
     identity_json = canonical_json({**identity, **provenance})

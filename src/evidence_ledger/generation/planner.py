@@ -32,9 +32,29 @@ tables); see docs/accounting.md for how it compares with the paper's 42,834.
 
 A condition's count is the number of *new* unique requests it adds after all earlier
 conditions (primary first), i.e. reuse of identical requests is credited to the first
-condition that needs them. Estimated GPU seconds =
-``prompt_tokens / planner.prompt_tokens_per_s + requests * max_new_tokens / planner.output_tokens_per_s``
-(``max_new_tokens`` is an upper bound on output length, so the estimate is conservative).
+condition that needs them.
+
+GPU time, per row (``gpu_seconds``), from what the jobs really do:
+
+* prompt tokens *net of prefix reuse*: each job's request stream is replayed in the order
+  the job sends it (one job per model x dataset x shard, shared-prefix order) through the
+  block-level prefix-cache model of :mod:`.prefix_reuse`, sized like the KV cache the
+  ``generate`` job gets (:mod:`evidence_ledger.gpu_fit`); ``reused`` is the share of the
+  row's prompt tokens served from cache, ``computed`` the rest. From the config the replay
+  takes the first ``planner.reuse_sample_units`` units of a job with the cache scaled by the
+  same fraction (the cache holds the same share of the stream); from evidence it replays
+  the real prompts (characters / ``chars_per_token`` per token). No prefix cache (the
+  transformers backend, ``enable_prefix_caching: false``) reuses nothing.
+* output tokens from the answers' real lengths: the job's RESPONSES when they exist (mean
+  ``n_output_tokens`` per format), else the format's answers (codes ``A``/``B``/``C``, or the
+  benchmark's labels) under the model's tokenizer when its local directory exists, else
+  characters / ``chars_per_token``, plus one end-of-turn token - not ``max_new_tokens``.
+* prefill at ``planner.prefill_utilisation`` of ``planner.peak_flops`` (2 x parameters FLOP per
+  token); decode at ``planner.output_tokens_per_s``; and one model load
+  (``planner.model_load_s``) per job: a ``model_load`` row per model x dataset.
+
+Beside each estimate the *compute floor*: 2 x parameters x (computed prompt + output tokens)
+/ ``peak_flops``, the time at 100% of the peak - no plan can go below it.
 
 Below the request table the text output prints the GPU-fit table of every GPU job the config
 runs (:mod:`evidence_ledger.gpu_fit`: weights, KV-cache room, tokens of KV that fit against
@@ -50,8 +70,11 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..gpu_fit import config_device_memory_gb, format_gpu_fit, gpu_fit_rows
-from .requests import enumerate_conditions, plan_requests
+from ..benchmark_registry import get_benchmark
+from ..gpu_fit import GB, config_device_memory_gb, format_gpu_fit, gpu_fit_rows, model_facts, vllm_row
+from . import prefix_reuse
+from .prompts import CODES
+from .requests import condition_name, enumerate_conditions, plan_requests, prefix_order
 
 # Relative data_root values in a config are relative to the repository (as in the Snakefile).
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -100,14 +123,6 @@ def _population(config: Mapping[str, Any], dataset: str, workdir: Path) -> tuple
     return int(n), "config"
 
 
-def _condition_name(c) -> str:
-    if c.condition == "primary":
-        return "primary"
-    if c.condition == "code_mapping":
-        return f"code_mapping:{c.code_mapping}"
-    return f"control:{c.condition}"
-
-
 def plan_from_config(config: Mapping[str, Any], dataset: str, model: str, workdir: Path) -> list[dict]:
     """Counts per condition from population sizes alone (see module docstring)."""
     gen = config["generation"]
@@ -117,19 +132,58 @@ def plan_from_config(config: Mapping[str, Any], dataset: str, model: str, workdi
     out: OrderedDict[str, dict] = OrderedDict()
     seen_none_formats: set[tuple[str, str]] = set()
     for c in enumerate_conditions(gen):
-        name = _condition_name(c)
-        if c.source == "none":
+        name = condition_name(c)
+        asked = units
+        if c.source == "none":  # no evidence: one greedy request per claim and format
             key = (c.format, c.code_mapping)
             if key in seen_none_formats:
                 continue
             seen_none_formats.add(key)
+            asked = n_claims
         budgets = config["evidence"]["budgets"]
         ev_tokens = 0 if c.source == "none" else int(budgets[c.budget])
         d = out.setdefault(name, {"requests": 0, "prompt_tokens": 0})
-        d["requests"] += units
-        d["prompt_tokens"] += units * (int(planner["prompt_tokens_overhead"]) + ev_tokens)
+        d["requests"] += asked
+        d["prompt_tokens"] += asked * (int(planner["prompt_tokens_overhead"]) + ev_tokens)
+    shares = config_reuse_shares(config, model, dataset, units, workdir)
+    for name, d in out.items():
+        d["reused_tokens"] = int(round(d["prompt_tokens"] * shares.get(name, 0.0)))
     return [{"model": model, "dataset": dataset, "condition": k, "basis": "config", "exact": False, **v}
             for k, v in out.items()]
+
+
+def cache_blocks(config: Mapping[str, Any], model: str, workdir: Path) -> int | None:
+    """KV-cache blocks of one ``generate`` job of ``model`` (gpu_fit's KV tokens / block size);
+    None when the job has no prefix cache (transformers backend, prefix caching off, or a
+    model whose KV shape is unknown)."""
+    gen = config["generation"]
+    if gen.get("backend") != "vllm" or not gen.get("enable_prefix_caching"):
+        return None
+    row = vllm_row(config, "generate", model, workdir, config_device_memory_gb(config))
+    return None if not row.get("kv_tokens") else int(row["kv_tokens"]) // prefix_reuse.BLOCK_TOKENS
+
+
+def _shares(counts: Mapping[str, "prefix_reuse.ReuseCounts"]) -> dict[str, float]:
+    return {name: c.reuse_share for name, c in counts.items()}
+
+
+def config_reuse_shares(config: Mapping[str, Any], model: str, dataset: str, units: int, workdir: Path
+                        ) -> dict[str, float]:
+    """Share of prompt tokens per condition served from the prefix cache, replaying the first
+    ``planner.reuse_sample_units`` units of a job in shared-prefix order (module docstring)."""
+    blocks = cache_blocks(config, model, workdir)
+    if blocks is None or units == 0:
+        return {}
+    gen, planner = config["generation"], config["generation"]["planner"]
+    sample = min(units, int(planner["reuse_sample_units"]))
+    docs = int(planner.get("docs_per_claim", {}).get(dataset, 1))
+    stream = prefix_reuse.config_stream(gen, config["evidence"]["budgets"], int(planner["prompt_tokens_overhead"]),
+                                        sample, docs)
+    names = {rid: name for rid, name, _ in stream}
+    order = sorted(stream, key=lambda item: (prefix_reuse.sort_key(item[2]), item[0]))
+    scaled = max(1, int(blocks * sample / units / max(1, int(gen["shards"]))))
+    return _shares(prefix_reuse.replay_by_label([segs for _, _, segs in order], [names[rid] for rid, _, _ in order],
+                                                scaled))
 
 
 def _token_counter(config: Mapping[str, Any], model: str, workdir: Path):
@@ -166,11 +220,13 @@ def plan_from_evidence(config: Mapping[str, Any], dataset: str, model: str, work
         import pyarrow.parquet as pq
 
         claims = pq.read_table(sample).to_pylist()
-    else:  # population = every claim that has evidence; claim text does not change counts much
-        claims = [{"claim_id": str(e["claim_id"]), "claim": "", "label": "", "gold_abstracts": []} for e in evidence]
+    else:  # population = every claim that has evidence; a distinct stand-in text per claim, so
+        # greedy requests of two claims never coincide through the missing text
+        claims = [{"claim_id": str(e["claim_id"]), "claim": f"claim {e['claim_id']}", "label": "",
+                   "gold_abstracts": []} for e in evidence]
     table, _ = plan_requests(model, dataset, claims, evidence, gen, str(evidence_path))
     count_tokens = _token_counter(config, model, workdir)
-    order = [_condition_name(c) for c in enumerate_conditions(gen)]
+    order = [condition_name(c) for c in enumerate_conditions(gen)]
     out: OrderedDict[str, dict] = OrderedDict((k, {"requests": 0, "prompt_tokens": 0}) for k in dict.fromkeys(order))
     seen: set[str] = set()
     rows = table.select(["request_id", "condition", "code_mapping", "messages"]).to_pylist()
@@ -190,14 +246,114 @@ def plan_from_evidence(config: Mapping[str, Any], dataset: str, model: str, work
         d = out[name(r)]
         d["requests"] += 1
         d["prompt_tokens"] += count_tokens(r["messages"])
+    shares = evidence_reuse_shares(config, model, rows, name, workdir)
+    for k, d in out.items():
+        d["reused_tokens"] = int(round(d["prompt_tokens"] * shares.get(k, 0.0)))
     return [{"model": model, "dataset": dataset, "condition": k, "basis": "evidence", "exact": True, **v}
             for k, v in out.items()]
 
 
-def plan(config: Mapping[str, Any], workdir: Path) -> list[dict]:
-    """Rows {model, dataset, condition, basis, requests, prompt_tokens, gpu_seconds}."""
+def evidence_reuse_shares(config: Mapping[str, Any], model: str, rows: list[dict], name, workdir: Path
+                          ) -> dict[str, float]:
+    """Share of prompt tokens per condition served from the prefix cache, replaying the real
+    prompts (characters / ``chars_per_token`` per token) in the order the job sends them."""
+    blocks = cache_blocks(config, model, workdir)
+    if blocks is None or not rows:
+        return {}
+    cpt = float(config["generation"]["planner"]["chars_per_token"])
+    first: dict[str, dict] = {}
+    for r in rows:
+        first.setdefault(r["request_id"], r)
+    ordered = prefix_order(list(first.values()))
+    stream = [prefix_reuse.text_segments("\n".join(m["content"] for m in r["messages"]), cpt) for r in ordered]
+    return _shares(prefix_reuse.replay_by_label(stream, [name(r) for r in ordered], blocks))
+
+
+def answer_tokens(config: Mapping[str, Any], model: str, dataset: str, fmt: str, workdir: Path) -> float:
+    """Mean output tokens of an answer in ``fmt``: the job's RESPONSES when they exist, else the
+    format's answers (codes, or the benchmark's labels) under the model's tokenizer or
+    characters / ``chars_per_token``, plus the end-of-turn token (module docstring)."""
+    responses = workdir / "results" / "generation" / model / dataset / "responses.parquet"
+    requests = responses.with_name("requests.parquet")
+    if responses.exists() and requests.exists():
+        import pyarrow.parquet as pq
+
+        fmt_of = dict(zip(*pq.read_table(requests, columns=["request_id", "format"]).to_pydict().values()))
+        got = pq.read_table(responses, columns=["request_id", "n_output_tokens"]).to_pydict()
+        lengths = [n for rid, n in zip(got["request_id"], got["n_output_tokens"]) if fmt_of.get(rid) == fmt]
+        if lengths:
+            return sum(lengths) / len(lengths)
+    answers = list(CODES) if fmt == "codes" else list(get_benchmark(dataset).labels)
+    count = _text_token_counter(config, model, workdir)
+    return sum(count(a) for a in answers) / len(answers) + 1
+
+
+def _text_token_counter(config: Mapping[str, Any], model: str, workdir: Path):
+    local = (config.get("models", {}).get(model) or {}).get("local_dir")
+    if local and (workdir / local).is_dir():
+        try:
+            from transformers import AutoTokenizer
+
+            tok = AutoTokenizer.from_pretrained(str(workdir / local), local_files_only=True, trust_remote_code=False)
+            return lambda text: len(tok(text, add_special_tokens=False)["input_ids"])
+        except Exception:  # a broken local dir falls back to the character estimate
+            pass
+    cpt = float(config["generation"]["planner"]["chars_per_token"])
+    return lambda text: max(1, int(round(len(text) / cpt)))
+
+
+def model_params(config: Mapping[str, Any], model: str, workdir: Path) -> int:
+    """Parameters of ``model`` (gpu_fit's facts: a built local directory, else the Hub page)."""
+    mcfg = config["models"][model]
+    facts = model_facts(mcfg.get("hub_id"), mcfg.get("local_dir"), workdir)
+    if facts.params is None:
+        raise ValueError(f"planner: parameters of models.{model} unknown ({facts.source})")
+    return int(facts.params)
+
+
+def _condition_format(config: Mapping[str, Any], condition: str) -> list[str]:
+    """Formats a condition's requests are asked in (code mappings: codes only)."""
     gen = config["generation"]
-    planner = gen["planner"]
+    if condition.startswith("code_mapping:"):
+        return ["codes"]
+    if condition == "primary":
+        return list(gen["formats"])
+    return list((gen.get("controls") or {}).get("formats") or gen["formats"])
+
+
+def add_gpu_time(config: Mapping[str, Any], rows: list[dict], workdir: Path) -> list[dict]:
+    """Fill ``output_tokens``, ``computed_tokens``, ``gpu_seconds`` and ``floor_seconds`` of each
+    row, and append one ``model_load`` row per model x dataset (module docstring)."""
+    gen, planner = config["generation"], config["generation"]["planner"]
+    peak = float(planner["peak_flops"])
+    prefill_tps = {}
+    out_len: dict[tuple, float] = {}
+    jobs = OrderedDict()
+    for r in rows:
+        m, d = r["model"], r["dataset"]
+        if m not in prefill_tps:
+            prefill_tps[m] = (float(planner["prefill_utilisation"]) * peak / (2 * model_params(config, m, workdir)),
+                              2 * model_params(config, m, workdir))
+        fmts = _condition_format(config, r["condition"])
+        per = [out_len.setdefault((m, d, f), answer_tokens(config, m, d, f, workdir)) for f in fmts]
+        r["output_tokens"] = int(round(r["requests"] * sum(per) / len(per)))
+        r["computed_tokens"] = r["prompt_tokens"] - r.get("reused_tokens", 0)
+        tps, flops = prefill_tps[m]
+        r["gpu_seconds"] = round(r["computed_tokens"] / tps + r["output_tokens"] / float(planner["output_tokens_per_s"]), 1)
+        r["floor_seconds"] = round(flops * (r["computed_tokens"] + r["output_tokens"]) / peak, 1)
+        jobs[(m, d)] = r["basis"], r["exact"]
+    for (m, d), (basis, exact) in jobs.items():
+        rows.append({"model": m, "dataset": d, "condition": "model_load", "basis": basis, "exact": exact,
+                     "requests": 0, "prompt_tokens": 0, "reused_tokens": 0, "computed_tokens": 0,
+                     "output_tokens": 0, "floor_seconds": 0.0,
+                     "gpu_seconds": round(int(gen["shards"]) * float(planner["model_load_s"]), 1)})
+    return rows
+
+
+def plan(config: Mapping[str, Any], workdir: Path) -> list[dict]:
+    """Rows {model, dataset, condition, basis, exact, requests, prompt_tokens, reused_tokens,
+    computed_tokens, output_tokens, gpu_seconds, floor_seconds}, then the ``model_load`` rows."""
+    gen = config["generation"]
     rows = []
     for model in gen["models"]:
         for dataset in gen["datasets"]:
@@ -206,28 +362,55 @@ def plan(config: Mapping[str, Any], workdir: Path) -> list[dict]:
             part = (plan_from_evidence(config, dataset, model, workdir, ev) if use_results
                     else plan_from_config(config, dataset, model, workdir))
             rows.extend(part)
-    for r in rows:
-        r["gpu_seconds"] = round(
-            r["prompt_tokens"] / float(planner["prompt_tokens_per_s"])
-            + r["requests"] * int(gen["max_new_tokens"]) / float(planner["output_tokens_per_s"]), 1)
-    return rows
+    return add_gpu_time(config, rows, workdir)
 
 
-def format_plan(rows: list[dict]) -> str:
-    head = f"{'model':<10} {'dataset':<9} {'condition':<24} {'basis':<8} {'requests':>10} {'prompt_tokens':>14} {'gpu_h':>8}"
+def _stage(condition: str) -> str:
+    return {"primary": "primary", "model_load": "model loads"}.get(condition, "controls")
+
+
+def format_plan(rows: list[dict], planner: Mapping[str, Any] | None = None) -> str:
+    """The request table, GPU hours per stage beside their compute floor, the assumptions, and
+    the total line (``total: N requests (C control requests after reuse, ...) ... estimated H
+    GPU hours``)."""
+    head = (f"{'model':<10} {'dataset':<9} {'condition':<24} {'basis':<8} {'requests':>10} {'prompt_tokens':>14} "
+            f"{'reused':>7} {'output_tok':>11} {'gpu_h':>7} {'floor_h':>7}")
     lines = [head, "-" * len(head)]
     for r in rows:
+        share = r.get("reused_tokens", 0) / r["prompt_tokens"] if r["prompt_tokens"] else 0.0
         lines.append(f"{r['model']:<10} {r['dataset']:<9} {r['condition']:<24} {r['basis']:<8} "
-                     f"{r['requests']:>10,} {r['prompt_tokens']:>14,} {r['gpu_seconds'] / 3600:>8.2f}")
+                     f"{r['requests']:>10,} {r['prompt_tokens']:>14,} {share:>7.1%} {r.get('output_tokens', 0):>11,} "
+                     f"{r['gpu_seconds'] / 3600:>7.2f} {r.get('floor_seconds', 0) / 3600:>7.2f}")
+    lines.append("-" * len(head))
+    for stage in ("primary", "controls", "model loads"):
+        part = [r for r in rows if _stage(r["condition"]) == stage]
+        if not part:
+            continue
+        if stage == "model loads":
+            lines.append(f"Study 2 model loads: {len(part)} generate jobs, one engine start each: about "
+                         f"{sum(r['gpu_seconds'] for r in part) / 3600:.2f} GPU hours")
+            continue
+        pt = sum(r["prompt_tokens"] for r in part)
+        reused = sum(r.get("reused_tokens", 0) for r in part)
+        lines.append(f"Study 2 {stage}: {sum(r['requests'] for r in part):,} requests, {pt:,} prompt tokens "
+                     f"({reused / pt if pt else 0:.1%} from the prefix cache), "
+                     f"{sum(r.get('output_tokens', 0) for r in part):,} output tokens: about "
+                     f"{sum(r['gpu_seconds'] for r in part) / 3600:.2f} GPU hours "
+                     f"(compute floor {sum(r.get('floor_seconds', 0) for r in part) / 3600:.2f})")
+    if planner:
+        lines.append(f"assumed: prefill at {float(planner['prefill_utilisation']):.0%} of "
+                     f"{float(planner['peak_flops']) / 1e12:,.0f} TFLOP/s (2 x parameters FLOP per token), decode "
+                     f"{float(planner['output_tokens_per_s']):,.0f} tokens/s, {float(planner['model_load_s']):.0f} s "
+                     f"per model load (config generation.planner)")
     tot_r = sum(r["requests"] for r in rows)
     tot_t = sum(r["prompt_tokens"] for r in rows)
     tot_s = sum(r["gpu_seconds"] for r in rows)
-    ctl = sum(r["requests"] for r in rows if r["condition"] != "primary")
+    tot_f = sum(r.get("floor_seconds", 0) for r in rows)
+    ctl = sum(r["requests"] for r in rows if _stage(r["condition"]) == "controls")
     exact = all(r.get("exact") for r in rows)
-    lines.append("-" * len(head))
     lines.append(f"total: {tot_r:,} requests ({ctl:,} control requests after reuse, "
                  f"{'exact' if exact else 'upper bound: some datasets counted from the config'}), {tot_t:,} prompt "
-                 f"tokens, estimated {tot_s / 3600:.2f} GPU hours")
+                 f"tokens, estimated {tot_s / 3600:.2f} GPU hours (compute floor {tot_f / 3600:.2f})")
     return "\n".join(lines)
 
 
@@ -268,7 +451,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        print(format_plan(rows))
+        print(format_plan(rows, config["generation"]["planner"]))
         print()
         print(format_gpu_fit(gpu_fit_rows(config, args.workdir), config_device_memory_gb(config)))
     return 0

@@ -17,13 +17,22 @@ Control evidence rows with ``fits_budget == False`` (e.g. gold evidence longer t
 budget) are skipped and counted; a missing *primary* evidence row is an input error.
 
 Seeds: :func:`request_seed` hashes (dataset, claim_id, doc_id, replicate, replicate's base
-seed) with sha256, so a unit's seed is shared across sources, formats and budgets and does
-not depend on table order. Greedy rows carry a seed too (unused by greedy decoding).
+seed) with sha256, so a sampled unit's seed is shared across sources, formats and budgets and
+does not depend on table order. Greedy rows (replicate 0) have seed 0: greedy decoding uses
+no seed, so none enters their identity, and byte-identical greedy prompts of different units
+(SciFact's three abstracts of one claim under the ``none`` control) are one request.
 
 De-duplication: ``request_id`` = sha256 of (messages, sampling parameters, seed,
 max_new_tokens). Rows with equal ids (e.g. the ``none`` control at both budgets) are kept
-as rows but generated once. ``shard`` = first 8 hex digits of the id mod ``shards``, so
-sharding splits unique requests, never duplicates them.
+as rows but generated once.
+
+Sharding and order by shared prompt prefix (vLLM's prefix cache reuses the KV blocks of a
+prompt prefix it computed recently; config/README.md "Generation order"): ``shard`` =
+sha256 of the claim id mod ``shards``, so every request of one claim - all abstracts,
+sources, budgets, formats, replicates and controls, which share the prompt up to the claim
+and much of the evidence - is in one shard (a request id shared by two claims takes the
+shard of the first); :func:`prefix_order` sorts a shard's requests by their messages, so
+requests that share a prefix are adjacent. The prompts themselves do not depend on either.
 """
 from __future__ import annotations
 
@@ -48,6 +57,15 @@ class Condition:
     format: str  # codes | labels
     code_mapping: str  # mapping name for codes, '' for labels
     replicate: int
+
+
+def condition_name(cond: Condition) -> str:
+    """``primary``, ``control:<source kind>`` or ``code_mapping:<mapping>`` (planner rows)."""
+    if cond.condition == "primary":
+        return "primary"
+    if cond.condition == "code_mapping":
+        return f"code_mapping:{cond.code_mapping}"
+    return f"control:{cond.condition}"
 
 
 def code_mappings(gen: Mapping[str, Any]) -> dict[str, dict[str, str]]:
@@ -96,10 +114,11 @@ def request_seed(dataset: str, claim_id: str, doc_id: str, replicate: int, base_
 
 
 def sampling_for(gen: Mapping[str, Any], replicate: int, seed: int) -> SamplingSpec:
-    """Greedy (temperature 0, no top-p/top-k) for replicate 0, else the configured sampler."""
+    """Greedy (temperature 0, no top-p/top-k, seed 0: greedy decoding uses none) for
+    replicate 0, else the configured sampler with ``seed``."""
     s = gen["sampling"]
     if replicate == 0:
-        return SamplingSpec(0.0, 1.0, 0, float(s["repetition_penalty"]), int(gen["max_new_tokens"]), seed)
+        return SamplingSpec(0.0, 1.0, 0, float(s["repetition_penalty"]), int(gen["max_new_tokens"]), 0)
     return SamplingSpec(
         float(s["temperature"]), float(s["top_p"]), int(s["top_k"]), float(s["repetition_penalty"]),
         int(gen["max_new_tokens"]), seed,
@@ -110,6 +129,26 @@ def request_id(messages: Sequence[Mapping[str, str]], sampling: SamplingSpec) ->
     """sha256 of the messages and sampling parameters (seed and max_new_tokens included)."""
     payload = {"messages": [[m["role"], m["content"]] for m in messages], "sampling": sampling.as_dict()}
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def claim_shard(claim_id: str, n_shards: int) -> int:
+    """The shard of every request of ``claim_id``: first 8 hex digits of sha256(claim id) mod
+    ``n_shards`` (independent of table order)."""
+    digest = hashlib.sha256(str(claim_id).encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) % max(1, int(n_shards))
+
+
+def prefix_sort_key(row: Mapping[str, Any]) -> tuple:
+    """Order of a request in its generation job: its messages (role, content) in turn, then
+    its request id (ties: equal prompts under different sampling). Sorting by this key is a
+    depth-first walk of the prompt prefix tree: every group of requests that share a prefix
+    is contiguous."""
+    return (tuple((m["role"], m["content"]) for m in row["messages"]), row["request_id"])
+
+
+def prefix_order(rows: Sequence[Mapping[str, Any]]) -> list:
+    """``rows`` sorted by :func:`prefix_sort_key` (the order a generation job sends them)."""
+    return sorted(rows, key=prefix_sort_key)
 
 
 def unit_gold_label(dataset: str, claim: Mapping[str, Any], doc_id: str) -> str:
@@ -157,6 +196,7 @@ def plan_requests(
     seeds = [0] + [int(s) for s in gen["seeds"]]
     conds = enumerate_conditions(gen)
     skipped: dict[str, int] = {}
+    shard_of: dict[str, int] = {}
     rows = []
     for claim_id, doc_id in units:
         claim = claims_by_id[claim_id]
@@ -176,6 +216,7 @@ def plan_requests(
             tpl = prompts.template_for(dataset, cond.format)
             sampling = sampling_for(gen, cond.replicate, unit_seeds[cond.replicate])
             rid = request_id(messages, sampling)
+            shard = shard_of.setdefault(rid, claim_shard(claim_id, n_shards))
             rows.append({
                 "model": model,
                 "dataset": dataset,
@@ -197,7 +238,7 @@ def plan_requests(
                 "repetition_penalty": sampling.repetition_penalty,
                 "max_new_tokens": sampling.max_new_tokens,
                 "request_id": rid,
-                "shard": int(rid[:8], 16) % max(1, int(n_shards)),
+                "shard": shard,
                 "gold_label": gold,
                 "prompt_chars": sum(len(m["content"]) for m in messages),
             })

@@ -4,6 +4,10 @@ In:  a REQUESTS table, a shard index, a loaded backend and a response cache.
 Out: a RESPONSES table (``tables.generation.RESPONSES``): one row per unique ``request_id``
      of the shard, sorted by ``request_id``, with the raw text and its provenance.
 
+The shard's unique requests go to the backend in shared-prefix order
+(:func:`requests.prefix_order`), ``call_size`` per backend call; the output order does not
+depend on it.
+
 :func:`gather_shard_responses` concatenates shard tables and checks that every unique request of
 the plan is answered exactly once.
 """
@@ -18,19 +22,20 @@ import pyarrow as pa
 from ..tables.generation import RESPONSES
 from .backends.base import Backend, ChatRequest
 from .cache import ResponseCache, generate_cached
-from .requests import request_sampling
+from .requests import prefix_order, request_sampling
 
 log = logging.getLogger(__name__)
 
 
 def unique_requests(requests: pa.Table, shard: int | None = None) -> list[dict]:
-    """First row of every distinct ``request_id`` (of one shard when given), sorted by id."""
+    """First row of every distinct ``request_id`` (of one shard when given), in shared-prefix
+    order (:func:`requests.prefix_order`)."""
     seen: dict[str, dict] = {}
     for row in requests.to_pylist():
         if shard is not None and row["shard"] != shard:
             continue
         seen.setdefault(row["request_id"], row)
-    return [seen[k] for k in sorted(seen)]
+    return prefix_order(list(seen.values()))
 
 
 def generate_responses(
@@ -38,17 +43,18 @@ def generate_responses(
     backend: Backend,
     cache: ResponseCache,
     shard: int | None = None,
-    batch_size: int = 256,
+    call_size: int = 4096,
     progress: Callable[[int], None] | None = None,
 ) -> pa.Table:
-    """RESPONSES rows for the unique requests of ``shard`` (all when None)."""
+    """RESPONSES rows for the unique requests of ``shard`` (all when None), sorted by id;
+    generated ``call_size`` per backend call in shared-prefix order."""
     rows = unique_requests(requests, shard)
     if not rows:
         return RESPONSES.empty()
     model, dataset = rows[0]["model"], rows[0]["dataset"]
     chat = [ChatRequest.from_messages(r["messages"], request_sampling(r)) for r in rows]
     tag = f"{model}-{dataset}-s{shard if shard is not None else 'all'}"
-    gens = generate_cached(backend, chat, cache, batch_size=batch_size, tag=tag, progress=progress)
+    gens = generate_cached(backend, chat, cache, batch_size=call_size, tag=tag, progress=progress)
     out = []
     for r, g in zip(rows, gens):
         ident = g.identity
@@ -71,6 +77,7 @@ def generate_responses(
             "chat_template_hash": ident.get("chat_template_hash", ""),
             "prefix_caching": bool(ident.get("prefix_caching", False)),
         })
+    out.sort(key=lambda r: r["request_id"])
     return pa.Table.from_pylist(out, schema=RESPONSES.schema)
 
 

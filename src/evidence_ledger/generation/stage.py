@@ -3,7 +3,9 @@
 Each function here is what one ``scripts/<rule>.py`` calls (keyword-only, paths and plain
 values):
   plan_requests     CLAIMS (Study 2 population) + EVIDENCE -> REQUESTS of one model x dataset
-  generate          REQUESTS -> RESPONSES of one shard, through the response cache
+  generate          REQUESTS -> RESPONSES of one shard, through the response cache (one engine
+                    per job, ``call_size`` requests per call in shared-prefix order; first ends
+                    the processes a killed earlier attempt left, :mod:`.orphans`)
   gather_responses  REQUESTS + shard RESPONSES -> RESPONSES (every planned request once)
   parse_responses   REQUESTS + RESPONSES -> PARSED + parse-failure TSV
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
@@ -24,6 +27,7 @@ from . import parsing
 from . import requests as request_table
 from .backends import load_backend, model_spec_from_config
 from .cache import ResponseCache
+from .orphans import end_orphans, record_processes
 from .responses import gather_shard_responses, generate_responses, unique_requests
 
 log = logging.getLogger(__name__)
@@ -89,22 +93,39 @@ def generate(
     backend: str,
     backend_options: Mapping[str, Any],
     cache_dir: str,
+    call_size: int,
 ) -> None:
     """Generate the unique requests of ``shard`` with ``model`` (its ``models:`` entry
-    ``model_spec``) on ``backend`` through the cache in ``cache_dir``; write RESPONSES."""
+    ``model_spec``) on ``backend`` through the cache in ``cache_dir``, ``call_size`` requests
+    per backend call; write RESPONSES. The PID file ``.generate_{shard}.pid`` beside
+    ``responses`` names this attempt's processes, so a rerun ends them if they outlived a kill."""
     shard = int(shard)
+    pid_file = Path(responses).parent / f".generate_{shard}.pid"
+    end_orphans(pid_file)
+    record_processes(pid_file)
     table = read_table(requests, REQUESTS)
     n = len(unique_requests(table, shard))
     spec = model_spec_from_config(model, model_spec)
     log.info("model %s from %s (revision %r, weights %s); backend %s; %d unique requests in shard %d",
              spec.name, spec.path, spec.revision, spec.weights_hash[:12], backend, n, shard)
-    options = dict(backend_options)
-    loaded = load_backend(backend, spec, **options)
+    loaded = load_backend(backend, spec, **dict(backend_options))
+    record_processes(pid_file)  # again: the engine may have started child processes
+    log.info("engine options: %s", getattr(loaded, "engine_kwargs", dict(backend_options)))
     progress = _LoggedProgress(n, "generate")
     out = generate_responses(table, loaded, ResponseCache(cache_dir), shard=shard,
-                             batch_size=int(options.get("batch_size", 256)), progress=progress.update)
+                             call_size=int(call_size), progress=progress.update)
+    _log_prefix_cache(loaded)
     write_table(out, responses, RESPONSES)
     log.info("wrote %d responses", out.num_rows)
+    pid_file.unlink(missing_ok=True)
+
+
+def _log_prefix_cache(backend) -> None:
+    """Log the engine's own prefix-cache hit rate (vLLM backend; others have none)."""
+    stats = backend.prefix_cache_stats() if hasattr(backend, "prefix_cache_stats") else None
+    if stats and stats["queries"]:
+        log.info("vLLM prefix cache: %d of %d prompt tokens served from cache (%.1f%%)",
+                 stats["hits"], stats["queries"], 100.0 * stats["hits"] / stats["queries"])
 
 
 def gather_responses(*, requests: str, shards: Sequence[str], responses: str) -> None:

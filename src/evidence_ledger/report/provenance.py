@@ -5,8 +5,8 @@ In:  the resolved config (a mapping), the repository directory, package names, a
      (``verifier.base_model.local_dir`` inside ``data_root``; its ``conversion.json`` is read).
 Out: rows ``(section, key, value)``: the sha256 of the canonical config JSON, the git
 commit (and whether the working tree was dirty), Python and package versions, every
-model id + revision / local directory named in the config, and the generation backend
-settings, and one ``departure`` row per setting of this run the paper did not use (a
+model id + revision / local directory named in the config, the generation backend
+settings and engine options (``engine`` rows), and one ``departure`` row per setting of this run the paper did not use (a
 quantized model: ``models.<name>.quantization``, shown on the summary page).
 ``ran`` rows say what actually ran for each model slot (:func:`what_ran_rows`): the Hub id
 at its revision, ``local build <dir>`` with the sha256 of its build settings, or ``local
@@ -175,7 +175,19 @@ def provenance_rows(config: Mapping[str, Any], repo: Path, verifier_base_dir=Non
         if key in ("backend", "enable_prefix_caching", "tensor_parallel_size", "dtype", "seeds",
                    "temperature", "top_p", "top_k", "repetition_penalty", "max_new_tokens"):
             rows.append(("generation", key, json.dumps(generation[key], default=str)))
-    return rows + quantization_departures(config)
+    return rows + engine_option_rows(config) + quantization_departures(config)
+
+
+def engine_option_rows(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """The generation engine options the run configured (``generation.vllm.*``, ``call_size``,
+    ``shards``; null = the engine's default), one ``engine`` row each; the job logs record the
+    options each engine received."""
+    generation = config.get("generation", {}) or {}
+    rows = [("engine", f"generation.vllm.{key}", json.dumps(value, default=str))
+            for key, value in sorted((generation.get("vllm") or {}).items())]
+    rows += [("engine", f"generation.{key}", json.dumps(generation[key], default=str))
+             for key in ("call_size", "shards") if key in generation]
+    return rows
 
 
 def write_provenance_tsv(rows, path) -> None:

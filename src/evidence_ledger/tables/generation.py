@@ -21,7 +21,8 @@ REQUESTS = TableSchema(
 greedy control (`none`, `swap`, `gold`, `reversed`, `code_mapping`). `format` is `codes` or
 `labels`; `code_mapping` names the A/B/C mapping used by a codes prompt ('' for labels).
 `replicate` 0 = greedy, 1..5 = sampled seeds in config order. `seed` = deterministic hash of
-(dataset, claim_id, doc_id, replicate), shared across sources, formats and budgets.
+(dataset, claim_id, doc_id, replicate), shared across sources, formats and budgets; 0 for
+greedy rows (greedy decoding uses no seed, so identical greedy prompts are one request).
 `messages` are the chat messages before the model's chat template is applied.
 `request_id` = sha256 of (messages, sampling parameters, seed, max_new_tokens): identical
 requests share it and are generated once. `gold_label` is carried for downstream joins

@@ -15,6 +15,13 @@ same rendering ``LLM.chat`` does, Qwen3 with ``enable_thinking=False`` via
 request carrying that request's ``seed`` (vLLM repeats a seeded request exactly; the engine
 seed alone does not). Greedy requests use ``temperature=0``.
 
+Engine options from config (``generation.vllm``, schema-validated, passed through as given;
+null = vLLM's default): ``max_num_seqs`` and ``max_num_batched_tokens`` (how many sequences
+and tokens one scheduler step takes: large calls keep the GPU busy only if these let the
+engine batch them), ``gpu_memory_utilization``, ``max_model_len``, ``enforce_eager``;
+``engine_kwargs`` records what reached ``vllm.LLM``. Stats logging is on, so
+:meth:`VllmBackend.prefix_cache_stats` reads the engine's own prefix-cache counters.
+
 On CPU set ``VLLM_ENABLE_V1_MULTIPROCESSING=0`` and ``VLLM_CPU_KVCACHE_SPACE`` before import,
 and pass ``enforce_eager=True`` and a small ``max_model_len`` (config ``generation.vllm``).
 Prefix caching can change near-tie greedy answers; it is part of the cache key.
@@ -41,6 +48,7 @@ class VllmBackend(ChatTokenizerMixin, Backend):
         gpu_memory_utilization: float = 0.9,
         enable_chunked_prefill: bool | None = None,
         max_num_batched_tokens: int | None = None,
+        max_num_seqs: int | None = None,
         batch_size: int | None = None,
         **_ignored: Any,
     ):
@@ -62,6 +70,7 @@ class VllmBackend(ChatTokenizerMixin, Backend):
             enforce_eager=bool(enforce_eager),
             seed=0,
             load_format=vllm_load_format(files),
+            disable_log_stats=False,  # the prefix-cache counters (prefix_cache_stats) need stats on
         )
         if spec.quantization:  # models.<name>.quantization, e.g. fp8 for the 70B judge on one H200
             kwargs["quantization"] = spec.quantization
@@ -75,10 +84,26 @@ class VllmBackend(ChatTokenizerMixin, Backend):
         kwargs["enable_chunked_prefill"] = bool(enable_chunked_prefill)
         if max_num_batched_tokens:
             kwargs["max_num_batched_tokens"] = int(max_num_batched_tokens)
+        if max_num_seqs:
+            kwargs["max_num_seqs"] = int(max_num_seqs)
         if self._on_gpu():
             kwargs["gpu_memory_utilization"] = float(gpu_memory_utilization)
+        self.engine_kwargs = {k: v for k, v in kwargs.items() if k not in ("model", "tokenizer")}
         self.llm = vllm.LLM(**kwargs)
         self.tokenizer = self.llm.get_tokenizer()
+
+    def prefix_cache_stats(self) -> dict[str, int] | None:
+        """The engine's prefix-cache counters so far: ``queries`` (prompt tokens looked up)
+        and ``hits`` (tokens served from cache); None when this vLLM exposes no metrics."""
+        try:
+            metrics = self.llm.get_metrics()
+        except Exception:  # noqa: BLE001 - metrics are diagnostics, never a reason to fail a job
+            return None
+        found = {m.name: getattr(m, "value", None) for m in metrics}
+        queries, hits = found.get("vllm:prefix_cache_queries"), found.get("vllm:prefix_cache_hits")
+        if queries is None or hits is None:
+            return None
+        return {"queries": int(queries), "hits": int(hits)}
 
     @staticmethod
     def _on_gpu() -> bool:
