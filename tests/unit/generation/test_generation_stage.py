@@ -50,7 +50,7 @@ def _plan(tmp_path):
         temperature=0.7, top_p=0.8, top_k=20, repetition_penalty=1.0, max_new_tokens=16,
         formats=GEN["formats"], sources=GEN["sources"], budgets=GEN["budgets"], code_mappings=GEN["code_mappings"],
         control_sources=["none"], control_budgets=["short"], control_formats=["labels"],
-        control_code_mapping_budgets=["short"], shards=2,
+        control_code_mapping_budgets=["short"], control_design="crossed", shards=2,
     )
     return claims, evidence
 

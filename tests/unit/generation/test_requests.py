@@ -330,7 +330,7 @@ def test_control_count_equals_the_distinct_requests_by_content_on_demo_sized_dat
     table, _ = plan_requests("qwen3", "scifact", claims, ev, gen)
     path = tmp_path / "requests.parquet"
     write_table(table, path, REQUESTS)
-    control_generations(requests=[str(path)], requests_out=str(tmp_path / "control.tsv"))
+    control_generations(requests=[str(path)], design="crossed", requests_out=str(tmp_path / "control.tsv"))
     counted = pd.read_csv(tmp_path / "control.tsv", sep="\t")
     rows = table.to_pylist()
 
