@@ -61,7 +61,7 @@ def snakemake(workdir: Path, *args: str, timeout: int = RUN_TIMEOUT_S) -> subpro
 
 
 def job_stats(stdout: str) -> Counter:
-    """The first "Job stats" table of a dry run: rule -> count (without the total row)."""
+    """The first "Job stats" table of a dry run: rule -> count, plus its ``total`` row."""
     counts, in_table = Counter(), False
     for line in stdout.splitlines():
         if line.startswith("job") and "count" in line:
@@ -69,6 +69,7 @@ def job_stats(stdout: str) -> Counter:
             continue
         if in_table:
             if line.startswith("total"):
+                counts["total"] = int(line.split()[-1])
                 break
             match = re.match(r"^(\w+)\s+(\d+)$", line.strip())
             if match:

@@ -9,7 +9,6 @@ EVIDENCE_LEDGER_DEMO_RUN=<dir> checks an existing run's work directory instead o
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from evidence_ledger.tables import read_table
 from evidence_ledger.tables.ingest import CLAIMS
 from evidence_ledger.tables.verifier import VERIFIER_ANSWERS
 from support.hang_guard import HANG_GUARD_S
+from support.rehearsal import job_stats
 
 pytestmark = pytest.mark.workflow
 
@@ -43,19 +43,7 @@ def run_snakemake(workdir: Path, *args: str, configfile: Path | None = None, tim
 
 def planned_rules(dry_run_stdout: str) -> set[str]:
     """Rule names of the jobs a dry run would execute (from its job-stats table)."""
-    names = set()
-    in_table = False
-    for line in dry_run_stdout.splitlines():
-        if line.startswith("job ") and "count" in line:
-            in_table = True
-            continue
-        if in_table:
-            if line.startswith("total"):
-                break
-            match = re.match(r"^(\w+)\s+\d+$", line.strip())
-            if match:
-                names.add(match.group(1))
-    return names
+    return set(job_stats(dry_run_stdout)) - {"total"}
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,8 @@ import yaml
 
 from evidence_ledger.config_layers import layered_config
 from evidence_ledger.rehearsal_data import write_rehearsal_data
+
+from support.rehearsal import job_stats
 from support.hang_guard import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,23 +113,6 @@ def expected_job_counts(cfg: dict) -> Counter:
     n["summary_page"] = 1
     n["all"] = 1
     return Counter({rule: count for rule, count in n.items() if count})
-
-
-def job_stats(stdout: str) -> Counter:
-    """The first "Job stats" table of a dry run: rule -> count, plus its ``total`` row."""
-    counts, in_table = Counter(), False
-    for line in stdout.splitlines():
-        if line.startswith("job") and "count" in line:
-            in_table = True
-            continue
-        if in_table:
-            if line.startswith("total"):
-                counts["total"] = int(line.split()[-1])
-                break
-            match = re.match(r"^(\w+)\s+(\d+)$", line.strip())
-            if match:
-                counts[match.group(1)] = int(match.group(2))
-    return counts
 
 
 @pytest.fixture(scope="module")
