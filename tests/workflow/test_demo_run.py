@@ -37,7 +37,7 @@ def run_snakemake(workdir: Path, *args: str, configfile: Path | None = None, tim
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
                HF_HUB_OFFLINE="1")
     cmd = SNAKEMAKE + ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-                       "--configfile", str(configfile or REPO / "config" / "config.yaml"), *args]
+                       "--configfile", str(configfile or REPO / "config" / "demo.yaml"), *args]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
