@@ -29,6 +29,7 @@ pytestmark = pytest.mark.workflow
 def fever_only_config(path: Path) -> Path:
     config = layered_config(REPO)
     config["retrieval"]["datasets"] = ["fever"]
+    config["generation"]["datasets"] = ["fever"]  # Study 2 runs on the datasets that have evidence (start check)
     config["retrieval"]["reranker"]["build"]["datasets"] = {"fever": ["train"]}
     config["retrieval"]["reranker"]["build"]["train"]["steps"] = 150
     path.write_text(yaml.safe_dump(config, sort_keys=False))

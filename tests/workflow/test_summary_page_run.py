@@ -79,7 +79,7 @@ def test_report_opens_on_the_summary_headline(tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     browser = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,1000",
                "--virtual-time-budget=8000"]
-    dom = subprocess.run(browser + ["--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=180)
+    dom = subprocess.run(browser + ["--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=HANG_GUARD_S)
     text = " ".join(_rendered_text(dom.stdout).split())
     landing = text[text.index("Evidence Ledger: run summary."):]
     assert landing.index("Not a paper run: the demo") < landing.index("At a glance")
@@ -87,5 +87,5 @@ def test_report_opens_on_the_summary_headline(tmp_path):
     assert "Study 1 gain T11 − T00: 9.61 [8.77, 10.43] points; paper: 9.61 [8.77, 10.43]." in landing
     assert re.search(r'<iframe title="Evidence Ledger summary page"[^>]*src="data:text/html', dom.stdout)
     shot = tmp_path / "first_view.png"
-    subprocess.run(browser + [f"--screenshot={shot}", report.as_uri()], capture_output=True, timeout=180)
+    subprocess.run(browser + [f"--screenshot={shot}", report.as_uri()], capture_output=True, timeout=HANG_GUARD_S)
     assert shot.stat().st_size > 10_000

@@ -29,7 +29,10 @@ INSTANCES = [_instance(str(i), str(1900 + i), str(1950 + i), same=(i == 3)) for 
 RECORDS = [{"question_id": str(i), "question": f"who founded town {i}", "answers": [f"Founder{i}"],
             "generated_passages": [f"Town {i} was founded by Fake{i}."],
             "retrieved_passages": [f"Town {i} is old. It was founded by Founder{i} long ago."],
-            "generated_answer": f"Fake{i}", "retrieved_answer": f"Founder{i}"} for i in range(5)]
+            "generated_answer": f"Fake{i}", "retrieved_answer": f"Founder{i}",
+            # the order the official reader showed the two passages in (its output's ctxs)
+            "ctxs": [f"Town {i} was founded by Fake{i}.", f"Town {i} is old. It was founded by Founder{i} long ago."][::(-1) ** i]}
+           for i in range(5)]
 
 
 def test_mixture_contains_every_task_with_weights_applied():
