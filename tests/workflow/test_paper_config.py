@@ -87,6 +87,7 @@ def expected_job_counts(cfg: dict) -> Counter:
                      "study2_endpoints", "design_tables"):
             n[rule] = 1
         n["study2_bootstrap"] = 3  # primary, exploratory, crossed
+        n["generation_plan"] = 1
     if on["study1"]:
         ver = cfg["verifier"]
         providers = cfg["evidence"]["providers"][ver["dataset"]]
@@ -199,7 +200,7 @@ def test_dry_run_job_counts_by_hand(dry_run):
     # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 6 + 6 + 6,
     # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8 + 7 post-hoc analyses, WikiContradict 8,
     # DiffGR 5, report 3, all 1
-    assert counts["total"] == 109
+    assert counts["total"] == 110
 
 
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):

@@ -133,3 +133,34 @@ rule parse_responses:
         "../../envs/cpu.yaml"
     script:
         "../../scripts/parse_responses.py"
+
+
+rule generation_plan:
+    input:
+        evidence=expand("results/evidence/{dataset}/evidence.parquet", dataset=GEN_CFG["datasets"]),
+        # after generation, so that output tokens come from the cached answers in every run
+        parsed=expand("results/generation/{model}/{dataset}/parsed.parquet", model=GEN_CFG["models"],
+                      dataset=GEN_CFG["datasets"]),
+        models=[d for m in GEN_CFG["models"] for d in model_dir_inputs(m)],
+    output:
+        tsv=report(
+            "results/report/generation_plan.tsv",
+            caption="../report/generation_plan.rst",
+            category="Provenance",
+        ),
+    log:
+        rule_log("generation", "generation_plan"),
+    benchmark:
+        rule_benchmark("generation", "generation_plan")
+    params:
+        config=config,
+        workdir=".",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/generation_plan.py"
+

@@ -32,7 +32,7 @@ def generation_final_outputs():
         for dataset in config["generation"]["datasets"]:
             targets += [f"results/generation/{model}/{dataset}/parsed.parquet",
                         f"results/generation/{model}/{dataset}/parse_failures.tsv"]
-    return targets
+    return targets + ["results/report/generation_plan.tsv"]
 
 
 GEN_MODEL_RE = "|".join(sorted(config["models"])) or "none"

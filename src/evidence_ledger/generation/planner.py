@@ -414,6 +414,33 @@ def format_plan(rows: list[dict], planner: Mapping[str, Any] | None = None) -> s
     return "\n".join(lines)
 
 
+PLAN_COLUMNS = ["model", "dataset", "condition", "basis", "exact", "requests", "prompt_tokens", "reused_tokens",
+                "computed_tokens", "output_tokens", "gpu_hours", "floor_hours"]
+
+
+def plan_report_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """The planner's rows in hours, then one ``all`` row per stage (primary, controls, model
+    loads) and a ``total`` row: the figures ``python -m evidence_ledger plan`` prints."""
+    def as_row(r, model, dataset, condition):
+        return {"model": model, "dataset": dataset, "condition": condition, "basis": r.get("basis", ""),
+                "exact": bool(r.get("exact", False)), "requests": int(r["requests"]),
+                "prompt_tokens": int(r["prompt_tokens"]), "reused_tokens": int(r.get("reused_tokens", 0)),
+                "computed_tokens": int(r.get("computed_tokens", 0)), "output_tokens": int(r.get("output_tokens", 0)),
+                "gpu_hours": r["gpu_seconds"] / 3600, "floor_hours": r.get("floor_seconds", 0) / 3600}
+
+    out = [as_row(r, r["model"], r["dataset"], r["condition"]) for r in rows]
+    keys = ("requests", "prompt_tokens", "reused_tokens", "computed_tokens", "output_tokens", "gpu_seconds",
+            "floor_seconds")
+    stages = {"primary": lambda c: c == "primary", "model_loads": lambda c: c == "model_load",
+              "controls": lambda c: c not in ("primary", "model_load"), "total": lambda c: True}
+    for stage, member in stages.items():
+        part = [r for r in rows if member(r["condition"])]
+        summed = {k: sum(r.get(k, 0) for r in part) for k in keys}
+        summed.update(basis="", exact=all(r.get("exact") for r in part))
+        out.append(as_row(summed, "all", "all", stage))
+    return out
+
+
 def planned_config(configfiles: list[str]) -> dict:
     """The run config the workflow would build from ``configfiles`` (config_layers), validated as
     the workflow validates it at start (schema, then the agreement and revision checks); a plan

@@ -8,6 +8,8 @@ values):
                     the processes a killed earlier attempt left, :mod:`.orphans`)
   gather_responses  REQUESTS + shard RESPONSES -> RESPONSES (every planned request once)
   parse_responses   REQUESTS + RESPONSES -> PARSED + parse-failure TSV
+  generation_plan   the run's config + its evidence and parsed answers -> the planner's table
+                    (``python -m evidence_ledger plan`` for this run) as a report TSV
 """
 from __future__ import annotations
 
@@ -168,3 +170,15 @@ class _LoggedProgress:
         if now - self._last >= self.interval or self.done >= self.total:
             self._last = now
             log.info("%s: %d/%d", self.desc, self.done, self.total)
+
+
+def generation_plan(*, config: Mapping[str, Any], workdir: str, out: str) -> None:
+    """The planner (:mod:`.planner`) on this run's config and results: counts from the evidence
+    tables (exact, identical requests removed), prompt tokens net of prefix reuse, output tokens
+    from the cached answers, GPU hours per stage beside the compute floor; written as a TSV for
+    the report, its printed form to the log."""
+    from . import planner
+
+    rows = planner.plan(config, Path(workdir))
+    log.info("generation plan of this run:\n%s", planner.format_plan(rows, config["generation"]["planner"]))
+    write_report_tsv(pd.DataFrame(planner.plan_report_rows(rows), columns=planner.PLAN_COLUMNS), out)
