@@ -153,7 +153,7 @@ rule generation_plan:
     benchmark:
         rule_benchmark("generation", "generation_plan")
     params:
-        config=config,
+        config=planner_config(),
         workdir=".",
     threads: 1
     resources:

@@ -35,6 +35,12 @@ def generation_final_outputs():
     return targets + ["results/report/generation_plan.tsv"]
 
 
+def planner_config():
+    """The config the planner reads (every section but the accounting and report settings, which
+    it does not use), so that changing e.g. a bootstrap setting does not re-run generation_plan."""
+    return {key: value for key, value in config.items() if key not in ("accounting", "report")}
+
+
 GEN_MODEL_RE = "|".join(sorted(config["models"])) or "none"
 GEN_CFG = config["generation"]
 
