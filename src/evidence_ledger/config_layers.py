@@ -84,7 +84,8 @@ def snakemake_run_config(repo: Path, cli_configfiles: Sequence[str | Path],
     """The config of a Snakemake run from what its command line gave: ``cli_overwrite`` is
     Snakemake's merge of the ``--configfile`` files and ``--config`` values, applied last so it
     wins over the defaults (and over the demo, which is read only when no file was given)."""
-    config: dict = {}
-    for path in layer_files(repo, ()) if not cli_configfiles else [Path(repo) / DEFAULTS_FILE]:
-        merge_layer(config, read_layer(path))
+    repo = Path(repo)
+    config = read_layer(repo / DEFAULTS_FILE)
+    if not cli_configfiles:
+        merge_layer(config, read_layer(repo / DEMO_FILE))
     return merge_layer(config, cli_overwrite)
