@@ -52,13 +52,43 @@ def log_to_rule_log(path) -> logging.Logger:
 USAGE_PREFIX = "process resources:"
 
 
-def resource_usage_line(self_usage, children_usage) -> str:
+def high_water_kib(status_text: str) -> int | None:
+    """``VmHWM`` (peak resident set of the process's own address space, KiB) of a
+    ``/proc/<pid>/status`` text; None when the text has no such line."""
+    for line in status_text.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return None
+
+
+def own_peak_rss_kib() -> int:
+    """This process's peak resident set in KiB: Linux's ``VmHWM`` where ``/proc`` has it, else
+    ``ru_maxrss``. ``ru_maxrss`` alone is not this process's own: a process started by
+    vfork + exec (Python's ``subprocess`` on Linux, and so every Snakemake job and every
+    benchmark child) starts with its parent's peak as its own, so a 230 MiB job under a 700 MiB
+    parent reports 700 MiB. ``VmHWM`` counts only the address space the process executes in."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            kib = high_water_kib(status.read())
+    except OSError:
+        kib = None
+    return kib if kib is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def peak_rss_mib() -> float:
+    """:func:`own_peak_rss_kib` in MiB."""
+    return own_peak_rss_kib() / 1024
+
+
+def resource_usage_line(self_usage, children_usage, self_peak_kib: int | None = None) -> str:
     """``process resources: cpu_s=C user_s=U system_s=S peak_rss_mib=M`` of two
-    ``resource.getrusage`` results (the process and its finished children; ``ru_maxrss`` is
-    in KiB on Linux, the larger of the two is the peak)."""
+    ``resource.getrusage`` results (the process and its finished children) and the process's
+    own peak ``self_peak_kib`` (:func:`own_peak_rss_kib`; None: ``self_usage.ru_maxrss``). The
+    peak is the larger of the process's and its largest child's (KiB on Linux)."""
     user = self_usage.ru_utime + children_usage.ru_utime
     system = self_usage.ru_stime + children_usage.ru_stime
-    peak = max(self_usage.ru_maxrss, children_usage.ru_maxrss) / 1024
+    own = self_usage.ru_maxrss if self_peak_kib is None else self_peak_kib
+    peak = max(own, children_usage.ru_maxrss) / 1024
     return f"{USAGE_PREFIX} cpu_s={user + system:.2f} user_s={user:.2f} system_s={system:.2f} peak_rss_mib={peak:.1f}"
 
 
@@ -73,7 +103,8 @@ def parse_resource_usage(line: str) -> dict[str, float] | None:
 
 def _log_resource_usage() -> None:
     logging.getLogger("evidence_ledger").info(
-        resource_usage_line(resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
+        resource_usage_line(resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN),
+                            own_peak_rss_kib()))
 
 
 def _log_uncaught_exception(exc_type, exc, tb):

@@ -45,7 +45,7 @@ def test_the_last_log_line_records_the_process_cpu_seconds_and_peak_rss(tmp_path
     log = tmp_path / "rule.log"
     script = (f"from evidence_ledger.rule_log import log_to_rule_log; log_to_rule_log({str(log)!r})\n"
               "x = sum(i * i for i in range(3_000_000))\n"
-              "buf = bytearray(200 * 1024 * 1024)\n")
+              "buf = b'\\1' * (200 * 1024 * 1024)\n")
     subprocess.run([sys.executable, "-c", script], check=True)
     from evidence_ledger.rule_log import parse_resource_usage
     usage = parse_resource_usage(log.read_text().splitlines()[-1])
@@ -63,3 +63,23 @@ def test_resource_usage_line_sums_process_and_children_and_takes_the_larger_peak
     assert parse_resource_usage("2026-12-01 INFO evidence_ledger: " + line) == {
         "cpu_s": 5.25, "user_s": 4.5, "system_s": 0.75, "peak_rss_mib": 4.0}
     assert parse_resource_usage("INFO stage: done") is None
+
+
+def test_the_peak_rss_is_the_process_own_not_the_peak_of_the_parent_that_started_it(tmp_path):
+    """A job started by vfork + exec from a 600 MiB parent inherits the parent's peak in its
+    ``ru_maxrss``; the usage line reports the job's own peak (``VmHWM``) instead."""
+    log = tmp_path / "rule.log"
+    job = f"from evidence_ledger.rule_log import log_to_rule_log; log_to_rule_log({str(log)!r})"
+    parent = ("import subprocess, sys\n"
+              "held = b'\\1' * (600 * 1024 * 1024)\n"
+              f"subprocess.run([sys.executable, '-c', {job!r}], check=True)\n")
+    subprocess.run([sys.executable, "-c", parent], check=True)
+    from evidence_ledger.rule_log import parse_resource_usage
+    usage = parse_resource_usage(log.read_text().splitlines()[-1])
+    assert usage is not None and 5 < usage["peak_rss_mib"] < 400
+
+
+def test_high_water_is_read_from_the_vmhwm_line_of_a_proc_status_text():
+    from evidence_ledger.rule_log import high_water_kib
+    assert high_water_kib("Name:\tpython\nVmPeak:\t 900 kB\nVmHWM:\t  123456 kB\nVmRSS:\t 1 kB\n") == 123456
+    assert high_water_kib("Name:\tpython\n") is None

@@ -39,7 +39,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import resource
 import shutil
 import tempfile
 from array import array
@@ -52,6 +51,7 @@ from bm25s.scoring import _build_nonoccurrence_array, _select_idf_scorer, _selec
 from bm25s.utils import json_functions
 from pandas._libs import hashtable
 
+from ..rule_log import peak_rss_mib
 from .text import bm25_tokens
 
 log = logging.getLogger(__name__)
@@ -399,7 +399,3 @@ def build_bm25_index(batches: Iterator[tuple[Sequence, Sequence, Sequence]], doc
              block_bytes, peak_rss_mib())
     return state.n_docs, n_vocab, nnz
 
-
-def peak_rss_mib() -> float:
-    """This process's peak resident set so far, MiB (Linux ``ru_maxrss`` is in KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
