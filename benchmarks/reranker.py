@@ -4,7 +4,8 @@ Builds a randomly initialised XLM-R cross-encoder locally (the demo reranker's b
 training steps; ``--size base`` gives the bge-reranker-base shape: hidden 768, 12 layers, 12
 heads, ~278M parameters), loads it through the pipeline's ``load_reranker`` (FlagReranker,
 fp16 on a GPU, fp32 on CPU) and scores ``--pairs`` (claim, passage) pairs of ~``--words``
-words, reporting pairs/s after one warm-up call. Weights are random: only speed is measured.
+words, reporting pairs/s after one warm-up call and the process's peak RSS (``VmHWM``: model,
+tokenizer, one batch). Weights are random: only speed and memory are measured.
 Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/reranker.py [--size base --pairs 20000]
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from evidence_ledger.demo.reranker import build_tiny_reranker  # noqa: E402
 from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, score_pairs  # noqa: E402
+from evidence_ledger.rule_log import own_peak_rss_kib  # noqa: E402
 
 SIZES = {"tiny": {"hidden_size": 64, "layers": 2, "heads": 2}, "base": {"hidden_size": 768, "layers": 12, "heads": 12}}
 WORDS = ("river city band album born founded capital population mountain species company film "
@@ -70,6 +72,7 @@ def main() -> None:
         "fp16": torch.cuda.is_available(), "build_s": round(build_s, 3), "score_s": round(elapsed, 3),
         "pairs_per_s": round(len(scores) / elapsed, 1), "torch": torch.__version__, "machine": platform.machine(),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+        "peak_rss_mib": round(own_peak_rss_kib() / 1024, 1),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -1,5 +1,6 @@
-"""benchmarks/scale.py: the index's component fit, the power-law vocabulary fit and the
-release cache (a release is generated once and reused)."""
+"""benchmarks/scale.py: the index's component fit, the power-law vocabulary fit, the memory
+model and its hold-out check, the tables, and the release cache (a release is generated once
+and reused)."""
 import importlib.util
 import json
 import sys
@@ -35,7 +36,7 @@ def test_component_fit_recovers_floor_bytes_per_nnz_and_per_term():
     assert f["vocab_vs_pages"]["alpha"] == pytest.approx(0.9) and f["vocab_vs_pages"]["c"] == pytest.approx(30)
     assert f["extrapolated_vocab"] == round(30 * 5_416_537 ** 0.9)
     table = scale.markdown_table({"runs": runs, "fits": {}, "component_fits": comp})
-    assert "Index peak RSS = 200 MiB + 8.0 B x non-zeros + 100.0 B x terms" in table
+    assert f"| fever (5,416,537 pages) | 30.0 x pages^0.900 |" in table
 
 
 def test_release_is_generated_once_then_reused(tmp_path):
@@ -84,3 +85,56 @@ def test_block_budget_caps_pass2_and_reread_cpu_is_priced_per_nonzero_and_block(
     assert out["s_per_nnz_block"] == pytest.approx(1e-8)
     real = out["fever"]
     assert real["blocks"] > 1 and real["index_cpu_min"] > 5_416_537 / 1e4 / 60
+
+
+def test_holdout_fits_the_small_runs_only_and_predicts_the_large_ones():
+    """Runs of at most 300,000 pages fit floor and batch term; a 1.2M-page run whose peak
+    follows the same buffers is predicted out of sample without error, and one 20% above them
+    shows a -16.7% error (the fit on every run would have absorbed part of it)."""
+    def peak(p, v, n):
+        return 250 + (8 * n + 36 * v + 120 * 8192 * n / p) / 2**20
+    sizes = [(1e5, 2.7e5, 5.8e6), (3e5, 5.7e5, 1.7e7), (1e5, 7.7e5, 2.3e7)]
+    runs = [run(p, v, n, peak(p, v, n)) for p, v, n in sizes]
+    exact = run(1.2e6, 3e6, 7e7, peak(1.2e6, 3e6, 7e7))
+    above = run(1.2e6, 3e6, 7e7, 1.2 * peak(1.2e6, 3e6, 7e7))
+    hold = scale.memory_model_check({"runs": {"fever": runs + [exact], "feverous": [above]}})["holdout"]
+    assert hold["floor_mib"] == pytest.approx(250) and hold["batch_bytes_per_pair"] == pytest.approx(120)
+    errors = {r["corpus"]: r["rel_error"] for r in hold["runs"]}
+    assert errors == {"fever": pytest.approx(0, abs=1e-3), "feverous": pytest.approx(-1 / 6, abs=1e-3)}
+    assert "Hold-out: the same two terms fitted on the runs of at most 300,000 pages" in scale.markdown_table(
+        {"runs": {"fever": runs}, "memory_model": scale.memory_model_check({"runs": {"fever": runs + [exact]}})})
+
+
+def test_claim_side_steps_get_their_own_table_keyed_by_claims_and_the_index_is_not_extrapolated_linearly():
+    steps = {s: {"peak_rss_mib": 300.0, "cpu_s": 2.0, "input_mb": 10.0} for s in scale.STEPS}
+    runs = [{"pages": p, "units": 5 * p, "claims": 2000, "steps": dict(steps)} for p in (100_000, 300_000)]
+    results = {"runs": {"fever": runs}}
+    results["fits"] = scale.fits(results)
+    table = scale.markdown_table(results)
+    assert "| corpus | pages | claims | order_bm25 RSS MiB / CPU s | order_bge RSS MiB / CPU s | evidence" in table
+    assert "| fever | 100,000 | 2,000 | 300 / 2.0 | 300 / 2.0 | 300 / 2.0 |" in table
+    assert "| index | 0.000 | memory model |" in table
+    assert "| order_bge |" not in table.split("| corpus | step |")[1]  # claim-side steps: no fit in pages
+
+
+def test_a_step_reports_the_child_process_own_peak_not_the_parent_peak_it_inherits():
+    """The parent holds 300 MiB; the child (the index of a 3-page corpus would do, here a
+    no-op stage function) reports its own ``VmHWM``, well under it, while its ``ru_maxrss``
+    starts from the parent's peak."""
+    held = b"\1" * (300 * 1024 * 1024)
+    out = scale.run_step("json:dumps", {"obj": 1})
+    assert out["peak_rss_mib"] < 200 <= out["ru_maxrss_mib"]
+    del held
+
+
+def test_declared_memory_of_every_data_path_rule_is_1_5_to_3_times_its_measured_peak():
+    """Against the committed measurements (benchmarks/results/scale.json, every corpus, size and
+    step): each rule's declared ``mem_mb`` for that run's input sizes is 1.5-3x the measured
+    peak (order_bge: the stand-in's peak plus the real reranker's difference). Changing a
+    coefficient in rule_resources.py without re-measuring fails here."""
+    results = json.loads((REPO / "benchmarks" / "results" / "scale.json").read_text())
+    rows = scale.declared_against_measured(results)
+    assert {r["rule"] for r in rows} == set(scale.STEP_RULES.values())
+    assert {(r["corpus"], r["pages"]) for r in rows} >= {("fever", 1_000_000), ("feverous", 1_200_000)}
+    outside = [r for r in rows if not 1.5 <= r["ratio"] <= 3.0]
+    assert outside == []

@@ -51,3 +51,24 @@ def test_index_memory_is_capped_where_the_matrix_no_longer_grows_it(tmp_path):
     assert m.mem_base + m.mem_per_mb * 6000 > m.mem_max
     assert rule_resources("index_corpus", [docs])["mem_mb"] == m.mem_max == 3000
     assert all(MODELS[r].mem_max is None for r in ("ingest", "retrieve", "build_pools"))
+
+
+def test_the_rules_after_the_pools_are_sized_by_their_pools_not_by_the_units_they_filter(tmp_path):
+    """order_bm25 / order_bge count only the POOLS input and assemble_evidence only its two
+    ORDERING inputs: a 5 GB UNITS file beside them does not change their memory."""
+    from snakemake.iocontainers import InputFiles  # the type of a Snakemake job's ``input``
+
+    pools, units = tmp_path / "pools.parquet", tmp_path / "units.parquet"
+    pools.write_bytes(b"x" * 600_000)
+    with open(units, "wb") as f:
+        f.truncate(5_000_000_000)
+    job_input = InputFiles(fromdict={"pools": str(pools), "units": str(units)})
+    for rule in ("order_bm25", "order_bge"):
+        m = MODELS[rule]
+        assert resource(rule, "mem_mb")({}, job_input) == int(-(-(m.mem_base + m.mem_per_mb * 0.6) // 1))
+    bm25, bge = tmp_path / "ordering_bm25.parquet", tmp_path / "ordering_bge.parquet"
+    bm25.write_bytes(b"x" * 500_000)
+    bge.write_bytes(b"x" * 700_000)
+    ev_input = InputFiles(fromdict={"bm25": str(bm25), "bge": str(bge), "units": str(units)})
+    m = MODELS["assemble_evidence"]
+    assert resource("assemble_evidence", "mem_mb")({}, ev_input) == int(-(-(m.mem_base + m.mem_per_mb * 1.2) // 1))

@@ -34,8 +34,9 @@ rule assemble_evidence:
     threads: 1
     priority: 60
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=rule_resources.resource("assemble_evidence", "mem_mb"),
+        runtime=rule_resources.resource("assemble_evidence", "runtime"),
+        disk_mb=rule_resources.resource("assemble_evidence", "disk_mb"),
     conda:
         "../../envs/cpu.yaml"
     script:

@@ -100,8 +100,9 @@ rule order_bm25:
     threads: 1
     priority: 85
     resources:
-        mem_mb=4000,
-        runtime=60,
+        mem_mb=rule_resources.resource("order_bm25", "mem_mb"),
+        runtime=rule_resources.resource("order_bm25", "runtime"),
+        disk_mb=rule_resources.resource("order_bm25", "disk_mb"),
     conda:
         "../../envs/cpu.yaml"
     script:
@@ -126,8 +127,9 @@ rule order_bge:
     threads: 1
     priority: 80
     resources:
-        mem_mb=16000,
-        runtime=240,
+        mem_mb=rule_resources.resource("order_bge", "mem_mb"),
+        runtime=rule_resources.resource("order_bge", "runtime"),
+        disk_mb=rule_resources.resource("order_bge", "disk_mb"),
         **gpu_resources(1),
     conda:
         "../../envs/cpu.yaml"
