@@ -16,10 +16,10 @@ process:
   evidence  evidence.stage.assemble_evidence      (both orderings x both budgets x controls,
                                                    budgets counted by two stand-in BPE tokenizers)
 
-and record per step the CPU time (user + system) and peak RSS of that process
-(``os.wait4``'s rusage of the child), its wall time, and the size of its inputs. A least-squares
-line per step (peak RSS and CPU against pages, and against input MB) is extrapolated to the
-real corpora (FEVER 5,416,537 pages; FEVEROUS ~5.4M pages). Results are written to
+and record per step the CPU time (user + system, ``os.wait4``'s rusage of the child), the peak
+RSS of that process (its own ``VmHWM``, which the child reports on exit), its wall time, and
+the size of its inputs. A least-squares line per corpus step (peak RSS and CPU against pages,
+and against input MB) is extrapolated to the real corpora (FEVER 5,416,537 pages; FEVEROUS ~5.4M pages). Results are written to
 ``--out`` (default ``benchmarks/results/scale.json``) after every step, so a long run can be
 stopped at any point.
 
