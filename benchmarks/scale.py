@@ -432,7 +432,7 @@ def declared_against_measured(results: dict, model_difference_mib: float | None 
     """Per run and step: the ``mem_mb`` its rule declares for that run's inputs (MB, the run's
     recorded sizes), the measured peak (MiB; order_bge: the stand-in's peak plus
     ``model_difference_mib``, the real reranker it is sized for) and their ratio."""
-    from evidence_ledger.rule_resources import MODELS
+    from evidence_ledger.rule_resources import MODELS, resources_for_mb
 
     if model_difference_mib is None:
         model_difference_mib = reranker_model_difference_mib()
@@ -445,8 +445,7 @@ def declared_against_measured(results: dict, model_difference_mib: float | None 
                 sized_by = MODELS[rule].sized_by
                 mb = (r["steps"][step]["input_mb"] if sized_by is None
                       else sum(r["output_mb"][SIZED_BY_FILES[n]] for n in sized_by))
-                m = MODELS[rule]
-                declared = min(math.ceil(m.mem_base + m.mem_per_mb * mb), m.mem_max or math.inf)
+                declared = resources_for_mb(rule, mb)["mem_mb"]
                 measured = r["steps"][step]["peak_rss_mib"] + (model_difference_mib if step == "order_bge" else 0)
                 rows.append({"corpus": corpus, "pages": r["pages"], "rule": rule, "sizing_mb": round(mb, 2),
                              "declared_mb": declared, "measured_mib": round(measured, 1),
@@ -487,11 +486,18 @@ def reread_cpu(results: dict) -> dict:
     return out
 
 
-def save(results: dict, out: Path) -> None:
+def with_analyses(results: dict) -> dict:
+    """``results`` with its fits, component fits, memory-model check and re-read pricing
+    (re)computed from its runs."""
     results["fits"] = fits(results)
     results["component_fits"] = component_fits(results)
     results["memory_model"] = memory_model_check(results)
     results["reread_cpu"] = reread_cpu(results)
+    return results
+
+
+def save(results: dict, out: Path) -> None:
+    with_analyses(results)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
@@ -610,11 +616,7 @@ def main() -> None:
         return
     if len(sys.argv) > 1 and sys.argv[1] == "table":
         path = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "results" / "scale.json"
-        results = json.loads(path.read_text())
-        results["fits"], results["component_fits"] = fits(results), component_fits(results)
-        results["memory_model"] = memory_model_check(results)
-        results["reread_cpu"] = reread_cpu(results)
-        sys.stdout.write(markdown_table(results))
+        sys.stdout.write(markdown_table(with_analyses(json.loads(path.read_text()))))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fever-pages", type=int, nargs="*", default=[10_000, 50_000, 200_000])

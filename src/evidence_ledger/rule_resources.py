@@ -96,8 +96,13 @@ def input_mb(paths: Iterable) -> float:
 def rule_resources(rule: str, paths: Iterable) -> dict[str, int]:
     """``{"mem_mb", "runtime", "disk_mb"}`` of a job of ``rule`` (a key of :data:`MODELS`) whose
     inputs are ``paths``."""
+    return resources_for_mb(rule, input_mb(paths))
+
+
+def resources_for_mb(rule: str, mb: float) -> dict[str, int]:
+    """``{"mem_mb", "runtime", "disk_mb"}`` of a job of ``rule`` whose counted inputs total
+    ``mb`` MB."""
     model = MODELS[rule]
-    mb = input_mb(paths)
     mem = math.ceil(model.mem_base + model.mem_per_mb * mb)
     return {
         "mem_mb": mem if model.mem_max is None else min(mem, math.ceil(model.mem_max)),

@@ -163,4 +163,3 @@ rule generation_plan:
         "../../envs/cpu.yaml"
     script:
         "../../scripts/generation_plan.py"
-
