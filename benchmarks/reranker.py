@@ -5,7 +5,10 @@ training steps; ``--size base`` gives the bge-reranker-base shape: hidden 768, 1
 heads, and its 250,002 embedding rows: ~278M parameters), loads it through the pipeline's ``load_reranker`` (FlagReranker,
 fp16 on a GPU, fp32 on CPU) and scores ``--pairs`` (claim, passage) pairs of ~``--words``
 words, reporting pairs/s after one warm-up call and the process's peak RSS (``VmHWM``: what
-loading and scoring hold, as in the order_bge rule; the model is built in a child process). Weights are random: only speed and memory are measured.
+loading and scoring hold, as in the order_bge rule; the model is built in a child process):
+once right after ``load_reranker`` (on a GPU: the weights read from the mapped file and moved
+to the device, CUDA's host libraries loaded) and once after scoring; on a GPU also the
+device's peak allocation. Weights are random: only speed and memory are measured.
 Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/reranker.py [--size base --pairs 20000]
 """
 from __future__ import annotations
@@ -80,6 +83,8 @@ def main() -> None:
                         str(args.words), "--build-into", str(model_dir)], check=True)
         build_s = time.perf_counter() - t0
         reranker, identity = load_reranker(RerankerSpec(local_dir=str(model_dir), batch_size=args.batch_size, fp16=True))
+        load_peak_mib = own_peak_rss_kib() / 1024
+        weights_file_mib = sum(f.stat().st_size for f in model_dir.glob("*.safetensors")) / 2**20
         score_pairs(reranker, pairs[: min(256, len(pairs))])  # warm-up
         if torch.cuda.is_available():
             torch.cuda.synchronize()
@@ -95,7 +100,10 @@ def main() -> None:
         "fp16": torch.cuda.is_available(), "build_s": round(build_s, 3), "score_s": round(elapsed, 3),
         "pairs_per_s": round(len(scores) / elapsed, 1), "torch": torch.__version__, "machine": platform.machine(),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+        "load_peak_rss_mib": round(load_peak_mib, 1), "weights_file_mib": round(weights_file_mib, 1),
         "peak_rss_mib": round(own_peak_rss_kib() / 1024, 1),
+        "cuda_peak_allocated_mib": (round(torch.cuda.max_memory_allocated() / 2**20, 1)
+                                    if torch.cuda.is_available() else None),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -7,7 +7,13 @@ Out: ORDERING rows (source ``bge``): each pool sorted by the reranker's raw logi
      (score desc, then pool position, then unit id; see ``ordering.order_pool``).
 
 Device: the first CUDA device with fp16 when a GPU is present and ``fp16`` is set, else
-CPU in fp32 (FlagReranker itself refuses fp16 on CPU). Pairs are (claim, passage) with
+CPU in fp32 (FlagReranker itself refuses fp16 on CPU). Host memory: ``from_pretrained`` maps
+the safetensors file, so loading reads nothing yet; ``load_reranker`` then moves the weights to
+their device as they are stored and casts them there, so the host holds the mapped file's
+pages while they are copied and never a half-precision copy beside them (FlagReranker's own
+``.half()`` at the first call would cast on the host, before its ``.to(device)``; after
+``load_reranker`` both are no-ops). On the CPU the fp32 weights stay mapped and are paged in as
+they are used; a half-precision checkpoint is cast to fp32 there. Pairs are (claim, passage) with
 passage = unit context + newline + unit text; they are scored in fixed chunks of claims, so
 batches, and therefore scores, are the same on every run with the same settings.
 ``trust_remote_code`` is always False and nothing is downloaded: the model directory and the
@@ -80,11 +86,22 @@ def load_reranker(spec: RerankerSpec):
     path, identity = resolve_model_dir(spec)
     cuda = torch.cuda.is_available()
     device = "cuda:0" if cuda else "cpu"
-    reranker = FlagReranker(path, use_fp16=bool(spec.fp16 and cuda), devices=[device],
+    half = bool(spec.fp16 and cuda)
+    reranker = FlagReranker(path, use_fp16=half, devices=[device],
                             batch_size=spec.batch_size, max_length=spec.max_length,
                             trust_remote_code=False)
-    log.info("reranker %s on %s (fp16=%s)", identity, device, bool(spec.fp16 and cuda))
+    reranker.model.to(device)  # as stored: on a GPU the cast below runs on the device
+    reranker.model.to(dtype=weight_dtype(half))
+    reranker.model.eval()
+    log.info("reranker %s on %s (fp16=%s)", identity, device, half)
     return reranker, identity
+
+
+def weight_dtype(half: bool):
+    """The reranker weights' dtype on their device: float16 when ``half`` (a GPU with ``fp16``), else float32."""
+    import torch
+
+    return torch.float16 if half else torch.float32
 
 
 def score_pairs(reranker, pairs: list[tuple[str, str]]) -> list[float]:

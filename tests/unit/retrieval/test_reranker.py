@@ -1,8 +1,10 @@
-"""The reranker refuses a pickle-only directory unless the config opts in."""
+"""The reranker refuses a pickle-only directory unless the config opts in, and its weights are
+float32 on the CPU, float16 on a GPU when ``fp16`` is set."""
 import hashlib
 from pathlib import Path
 
 import pytest
+import torch
 
 from evidence_ledger.demo.reranker import build_tiny_reranker
 from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, resolve_model_dir, score_pairs
@@ -35,3 +37,34 @@ def test_a_decoy_safetensors_file_beside_pickle_weights_neither_passes_nor_enter
     _, identity = resolve_model_dir(RerankerSpec(local_dir=str(directory), allow_pickle_weights=True))
     loaded = hashlib.sha256((Path(directory) / "pytorch_model.bin").read_bytes()).hexdigest()
     assert identity == f"local:rr sha256:{loaded[:16]}"
+
+
+def _half_precision_copy(tmp_path) -> str:
+    from transformers import AutoModelForSequenceClassification
+
+    build_tiny_reranker(EXAMPLES, tmp_path / "rr", steps=1, batch_claims=2, negatives=1, hidden_size=32, heads=2,
+                        vocab_size=120, seed=1)
+    model = AutoModelForSequenceClassification.from_pretrained(tmp_path / "rr", dtype=torch.float16)
+    assert next(model.parameters()).dtype == torch.float16
+    model.save_pretrained(tmp_path / "rr", safe_serialization=True)
+    return str(tmp_path / "rr")
+
+
+
+def test_on_the_cpu_the_reranker_scores_in_float32_even_from_a_half_precision_checkpoint(tmp_path):
+    directory = _half_precision_copy(tmp_path)
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: the reranker goes to cuda:0 (the next test)")
+    model, _ = load_reranker(RerankerSpec(local_dir=directory, batch_size=2, fp16=True))
+    assert {(p.dtype, p.device.type) for p in model.model.parameters()} == {(torch.float32, "cpu")}
+    assert len(score_pairs(model, [("Town 1 lies on river 1.", "Lake 1 is deep.")])) == 1
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_on_a_gpu_the_reranker_weights_are_half_precision_on_the_device_once_loaded(tmp_path):
+    build_tiny_reranker(EXAMPLES, tmp_path / "rr", steps=1, batch_claims=2, negatives=1, hidden_size=32, heads=2,
+                        vocab_size=120, seed=1)
+    model, _ = load_reranker(RerankerSpec(local_dir=str(tmp_path / "rr"), batch_size=2, fp16=True))
+    assert {(p.dtype, p.device.type) for p in model.model.parameters()} == {(torch.float16, "cuda")}
+    full, _ = load_reranker(RerankerSpec(local_dir=str(tmp_path / "rr"), batch_size=2, fp16=False))
+    assert {p.dtype for p in full.model.parameters()} == {torch.float32}
