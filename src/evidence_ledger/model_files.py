@@ -72,9 +72,13 @@ class ModelFiles:
         """sha256 over (relative name, bytes) of :meth:`identity_files` (the generation cache identity)."""
         return files_sha256(self.directory, self.identity_files())
 
+    def tensor_files(self) -> list[Path]:
+        """The loaded files that hold tensors (the weights less a shard index), in load order."""
+        return [w for w in self.weights if w.name not in INDEX_NAMES]
+
     def weights_sha256(self) -> str:
         """sha256 over the bytes of the loaded tensor files only, in load order (the reranker identity)."""
-        return bytes_sha256([w for w in self.weights if w.name not in INDEX_NAMES])
+        return bytes_sha256(self.tensor_files())
 
 
 def shard_files(index_path: Path) -> tuple[Path, ...]:

@@ -23,5 +23,6 @@ def test_gpu_check_cpu_mode_writes_generation_reranker_and_verifier_numbers(tmp_
     assert generation["results"]["transformers"]["requests_per_s"] > 0
     reranker = json.loads((tmp_path / "reranker.json").read_text())
     assert reranker["pairs"] == 200 and reranker["pairs_per_s"] > 0
+    assert 0 < reranker["load_peak_rss_mib"] <= reranker["peak_rss_mib"]  # host memory: after loading, after scoring
     verifier = json.loads((tmp_path / "verifier.json").read_text())
     assert verifier["cpu"]["train_updates"] == 5 and verifier["cpu"]["train_updates_per_s_cpu"] > 0

@@ -8,12 +8,14 @@ Out: ORDERING rows (source ``bge``): each pool sorted by the reranker's raw logi
 
 Device: the first CUDA device with fp16 when a GPU is present and ``fp16`` is set, else
 CPU in fp32 (FlagReranker itself refuses fp16 on CPU). Host memory: ``from_pretrained`` maps
-the safetensors file, so loading reads nothing yet; ``load_reranker`` then moves the weights to
-their device as they are stored and casts them there, so the host holds the mapped file's
-pages while they are copied and never a half-precision copy beside them (FlagReranker's own
-``.half()`` at the first call would cast on the host, before its ``.to(device)``; after
-``load_reranker`` both are no-ops). On the CPU the fp32 weights stay mapped and are paged in as
-they are used; a half-precision checkpoint is cast to fp32 there. Pairs are (claim, passage) with
+the safetensors file, so loading reads nothing yet. On a GPU ``load_reranker`` then reads the
+weights from the file a chunk at a time straight into their device tensors
+(``device_weights``): the host holds one 64 MiB chunk, not the whole file that moving the
+mapped model would hold (1,061 MiB for bge-reranker-base), nor the half-precision copy that
+FlagReranker's own ``.half()`` at the first call would make on the host (after
+``load_reranker`` its ``.half()`` and ``.to(device)`` are no-ops). On the CPU the fp32 weights
+stay mapped and are paged in as they are used; a half-precision checkpoint is cast to fp32
+there. Pairs are (claim, passage) with
 passage = unit context + newline + unit text; they are scored in fixed chunks of claims, so
 batches, and therefore scores, are the same on every run with the same settings.
 ``trust_remote_code`` is always False and nothing is downloaded: the model directory and the
@@ -32,6 +34,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..device_weights import move_weights
 from ..model_files import ModelFiles, resolve_model
 from .ordering import ordering_row
 
@@ -66,16 +69,18 @@ def reranker_files(spec: RerankerSpec) -> ModelFiles:
                          allow_key=ALLOW_KEY)
 
 
-def resolve_model_dir(spec: RerankerSpec) -> tuple[str, str]:
-    """(directory to load, identity string recorded with every ordering).
-
-    A local directory is identified by the sha256 of the weight file(s) the load reads; a Hub
-    model by ``id@revision`` (its snapshot in the local cache).
-    """
-    files = reranker_files(spec)
+def reranker_identity(spec: RerankerSpec, files: ModelFiles) -> str:
+    """The identity string recorded with every ordering: a local directory by the sha256 of the
+    weight file(s) the load reads, a Hub model by ``id@revision`` (its snapshot in the local cache)."""
     if spec.local_dir:
-        return str(files.directory), f"local:{files.directory.name} sha256:{files.weights_sha256()[:16]}"
-    return str(files.directory), f"{spec.hub_id}@{spec.revision}"
+        return f"local:{files.directory.name} sha256:{files.weights_sha256()[:16]}"
+    return f"{spec.hub_id}@{spec.revision}"
+
+
+def resolve_model_dir(spec: RerankerSpec) -> tuple[str, str]:
+    """(directory to load, identity string recorded with every ordering)."""
+    files = reranker_files(spec)
+    return str(files.directory), reranker_identity(spec, files)
 
 
 def load_reranker(spec: RerankerSpec):
@@ -83,18 +88,31 @@ def load_reranker(spec: RerankerSpec):
     import torch
     from FlagEmbedding import FlagReranker
 
-    path, identity = resolve_model_dir(spec)
+    files = reranker_files(spec)
+    identity = reranker_identity(spec, files)
     cuda = torch.cuda.is_available()
     device = "cuda:0" if cuda else "cpu"
     half = bool(spec.fp16 and cuda)
-    reranker = FlagReranker(path, use_fp16=half, devices=[device],
+    reranker = FlagReranker(str(files.directory), use_fp16=half, devices=[device],
                             batch_size=spec.batch_size, max_length=spec.max_length,
                             trust_remote_code=False)
-    reranker.model.to(device)  # as stored: on a GPU the cast below runs on the device
-    reranker.model.to(dtype=weight_dtype(half))
+    place_weights(reranker.model, files, device, weight_dtype(half))
     reranker.model.eval()
     log.info("reranker %s on %s (fp16=%s)", identity, device, half)
     return reranker, identity
+
+
+def place_weights(model, files: ModelFiles, device: str, dtype) -> None:
+    """``model``'s weights on ``device`` in ``dtype``. On the CPU they stay mapped from the file
+    (paged in as they are used; only a non-fp32 checkpoint is cast, into memory). On a GPU, from
+    safetensors, they are read from the files a chunk at a time (``device_weights.move_weights``),
+    so the host never holds the whole file; pickle weights, already in memory, are moved."""
+    if device == "cpu" or not files.safetensors:
+        model.to(device=device, dtype=dtype)
+        return
+    done = move_weights(model, files.tensor_files(), device, dtype)
+    log.info("reranker weights on %s: %d read from the files in chunks, %d moved as loaded (%s)",
+             device, len(done["read"]), len(done["moved"]), ", ".join(done["moved"]) or "none")
 
 
 def weight_dtype(half: bool):

@@ -66,5 +66,9 @@ def test_on_a_gpu_the_reranker_weights_are_half_precision_on_the_device_once_loa
                         vocab_size=120, seed=1)
     model, _ = load_reranker(RerankerSpec(local_dir=str(tmp_path / "rr"), batch_size=2, fp16=True))
     assert {(p.dtype, p.device.type) for p in model.model.parameters()} == {(torch.float16, "cuda")}
+    from transformers import AutoModelForSequenceClassification
+
+    reference = AutoModelForSequenceClassification.from_pretrained(tmp_path / "rr").half().state_dict()
+    assert all(torch.equal(t.cpu(), reference[k]) for k, t in model.model.state_dict().items())
     full, _ = load_reranker(RerankerSpec(local_dir=str(tmp_path / "rr"), batch_size=2, fp16=False))
     assert {p.dtype for p in full.model.parameters()} == {torch.float32}
