@@ -2,7 +2,7 @@
 
 Builds a randomly initialised XLM-R cross-encoder locally (the demo reranker's builder with no
 training steps; ``--size base`` gives the bge-reranker-base shape: hidden 768, 12 layers, 12
-heads, and its 250,002 embedding rows: ~278M parameters), loads it through the pipeline's ``load_reranker`` (FlagReranker,
+heads, and its 250,002 embedding rows: ~278M parameters, with a tokenizer of as many pieces), loads it through the pipeline's ``load_reranker`` (FlagReranker,
 fp16 on a GPU, fp32 on CPU) and scores ``--pairs`` (claim, passage) pairs of ~``--words``
 words, reporting pairs/s after one warm-up call and the process's peak RSS (``VmHWM``: what
 loading and scoring hold, as in the order_bge rule; the model is built in a child process):
@@ -46,6 +46,33 @@ def grow_embeddings(model_dir: Path, rows: int) -> None:
     model.resize_token_embeddings(rows)
     model.save_pretrained(model_dir, safe_serialization=True)
     del model
+
+
+# characters of the stand-in tokenizer's extra pieces: Latin, accented Latin, Cyrillic, Greek and
+# CJK, so the pieces' UTF-8 bytes are about those of a multilingual vocabulary like XLM-R's
+PIECE_ALPHABET = ("abcdefghijklmnopqrstuvwxyz" "àáâäçèéêëíîïñóôöúûüß" "абвгдежзиклмнопрстуфхцчшщыэюя"
+                  "αβγδεζηθικλμνξοπρστυφχψω" "的一是不了人我在有他这中大来上国个到说们")
+
+
+def grow_tokenizer(model_dir: Path, pieces: int, seed: int) -> None:
+    """Give the saved Unigram tokenizer ``pieces`` pieces in all (as XLM-R's 250,002), the new ones
+    random strings of 1-8 characters scored below the trained ones, so the tokenizer the
+    benchmark loads takes the memory of a vocabulary that size."""
+    rng = random.Random(seed)
+    path = model_dir / "tokenizer.json"
+    data = json.loads(path.read_text())
+    vocab = data["model"]["vocab"]
+    seen = {p for p, _ in vocab}
+    lowest = min(score for _, score in vocab)
+    while len(vocab) < pieces:
+        piece = ("\u2581" if rng.random() < 0.5 else "") + "".join(rng.choice(PIECE_ALPHABET)
+                                                                  for _ in range(rng.randint(1, 8)))
+        if piece not in seen:
+            seen.add(piece)
+            vocab.append([piece, round(lowest - rng.uniform(1, 8), 6)])
+    path.write_text(json.dumps(data, ensure_ascii=False))
+
+
 WORDS = ("river city band album born founded capital population mountain species company film "
          "released located north south east west century island lake bridge").split()
 
@@ -74,6 +101,7 @@ def main() -> None:
         build_tiny_reranker(examples, args.build_into, steps=0, seed=args.seed, **SIZES[args.size])
         if args.size in EMBEDDING_ROWS:
             grow_embeddings(args.build_into, EMBEDDING_ROWS[args.size])
+            grow_tokenizer(args.build_into, EMBEDDING_ROWS[args.size], args.seed)
         return
     pairs = [(synthetic_text(rng, 12), synthetic_text(rng, args.words)) for _ in range(args.pairs)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -94,12 +122,14 @@ def main() -> None:
             torch.cuda.synchronize()
         elapsed = time.perf_counter() - t0
     params = sum(p.numel() for p in reranker.model.parameters()) if hasattr(reranker, "model") else None
+    rows_looked_up = len({i for q, p in pairs for i in reranker.tokenizer(q, p)["input_ids"]})
     result = {
         "size": args.size, "parameters": params, "pairs": len(scores), "words_per_passage": args.words,
         "batch_size": args.batch_size, "device": "cuda:" + torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu",
         "fp16": torch.cuda.is_available(), "build_s": round(build_s, 3), "score_s": round(elapsed, 3),
         "pairs_per_s": round(len(scores) / elapsed, 1), "torch": torch.__version__, "machine": platform.machine(),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+        "tokenizer_pieces": len(reranker.tokenizer), "embedding_rows_looked_up": rows_looked_up,
         "load_peak_rss_mib": round(load_peak_mib, 1), "weights_file_mib": round(weights_file_mib, 1),
         "peak_rss_mib": round(own_peak_rss_kib() / 1024, 1),
         "cuda_peak_allocated_mib": (round(torch.cuda.max_memory_allocated() / 2**20, 1)

@@ -67,10 +67,11 @@ MODELS: dict[str, SizeModel] = {
     # Measured 295-416 MiB at 2,000 claims (0.29-0.61 MB of POOLS), flat in corpus size.
     "order_bm25": SizeModel(mem_base=600, mem_per_mb=300, runtime_base=10, runtime_per_mb=20,
                             disk_base=50, disk_per_mb=2, sized_by=("pools",)),
-    # As order_bm25 plus the cross-encoder. Sized for BAAI/bge-reranker-base (278M parameters,
-    # fp32 on the host while loading) + the torch / CUDA host libraries: the stand-in's measured
+    # As order_bm25 plus the cross-encoder. Sized for BAAI/bge-reranker-base on the CPU, the
+    # larger case (278M parameters in fp32, its 250,002-piece tokenizer, which transformers
+    # builds twice while loading) + the torch / CUDA host libraries: the stand-in's measured
     # peak plus the base model's difference (docs/scale.md, "The rules after the pools").
-    "order_bge": SizeModel(mem_base=5000, mem_per_mb=1000, runtime_base=20, runtime_per_mb=100,
+    "order_bge": SizeModel(mem_base=7000, mem_per_mb=1000, runtime_base=20, runtime_per_mb=100,
                            disk_base=50, disk_per_mb=2, sized_by=("pools",)),
     # Both orderings' units x budgets x controls, the budget tokenizers: measured 696-892 MiB at
     # 2,000 claims (0.6-1.2 MB of the two ORDERING files).
