@@ -72,13 +72,11 @@ def read_to_device(stored: StoredTensor, name: str, device, dtype, chunk_bytes: 
     import torch
     from safetensors import safe_open
 
-    out = None
+    out = torch.empty(stored.shape, dtype=dtype, device=device)
     for start, stop in row_ranges(stored.shape, stored.itemsize, chunk_bytes):
         with safe_open(str(stored.path), framework="pt", device="cpu") as f:
             part = f.get_slice(name)
             part = part[start:stop] if stored.shape else part[...]
-            if out is None:
-                out = torch.empty(stored.shape, dtype=dtype, device=device)
             if stored.shape:
                 out[start:stop].copy_(part)
             else:

@@ -26,6 +26,17 @@ def test_row_ranges_cover_every_row_once_within_the_chunk_and_at_least_one_row_e
     assert row_ranges((0, 8), itemsize=4) == []
 
 
+def test_scalars_and_empty_tensors_are_read_as_stored(tmp_path):
+    from evidence_ledger.device_weights import read_to_device, stored_tensors
+
+    save_file({"s": torch.tensor(2.5), "e": torch.zeros(0, 3), "v": torch.arange(7.0)}, tmp_path / "t.safetensors")
+    stored = stored_tensors([tmp_path / "t.safetensors"])
+    assert {n: s.shape for n, s in stored.items()} == {"s": (), "e": (0, 3), "v": (7,)}
+    read = {n: read_to_device(s, n, "cpu", torch.float64, chunk_bytes=16) for n, s in stored.items()}
+    assert read["s"].item() == 2.5 and read["e"].shape == (0, 3) and read["v"].tolist() == list(range(7))
+    assert {t.dtype for t in read.values()} == {torch.float64}
+
+
 def _tiny_reranker(directory: Path) -> Path:
     build_tiny_reranker(EXAMPLES, directory, steps=1, batch_claims=2, negatives=1, hidden_size=32, heads=2,
                         vocab_size=120, seed=1)
