@@ -79,7 +79,7 @@ CHILD = """
 import json, sys, torch
 from pathlib import Path
 from safetensors import safe_open
-from evidence_ledger.device_weights import move_weights, StoredTensor, read_to_device
+from evidence_ledger.device_weights import StoredTensor, read_to_device
 from evidence_ledger.rule_log import own_peak_rss_kib
 path, how = sys.argv[1], sys.argv[2]
 before = own_peak_rss_kib()

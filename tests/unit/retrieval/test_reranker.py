@@ -50,7 +50,6 @@ def _half_precision_copy(tmp_path) -> str:
     return str(tmp_path / "rr")
 
 
-
 def test_on_the_cpu_the_reranker_scores_in_float32_even_from_a_half_precision_checkpoint(tmp_path):
     directory = _half_precision_copy(tmp_path)
     if torch.cuda.is_available():
