@@ -2,8 +2,9 @@
 
 Builds a randomly initialised XLM-R cross-encoder locally (the demo reranker's builder with no
 training steps; ``--size base`` gives the bge-reranker-base shape: hidden 768, 12 layers, 12
-heads, and its 250,002 embedding rows: ~278M parameters, with a tokenizer of as many pieces), loads it through the pipeline's ``load_reranker`` (FlagReranker,
-fp16 on a GPU, fp32 on CPU) and scores ``--pairs`` (claim, passage) pairs of ~``--words``
+heads, and its 250,002 embedding rows: ~278M parameters, with a tokenizer of as many pieces
+that declares the real model's tokenizer class, XLMRobertaTokenizer), loads it through the
+pipeline's ``load_reranker`` (FlagReranker, fp16 on a GPU, fp32 on CPU) and scores ``--pairs`` (claim, passage) pairs of ~``--words``
 words, reporting pairs/s after one warm-up call and the process's peak RSS (``VmHWM``: what
 loading and scoring hold, as in the order_bge rule; the model is built in a child process):
 once right after ``load_reranker`` (on a GPU: the weights read from the file in chunks into
@@ -36,6 +37,10 @@ SIZES = {"tiny": {"hidden_size": 64, "layers": 2, "heads": 2}, "base": {"hidden_
 # embedding matrix is grown to it (rows beyond the stand-in's tokenizer are never looked up), so
 # its parameters, weights and host memory are the real model's (~278M parameters)
 EMBEDDING_ROWS = {"base": 250_002}
+# the tokenizer class bge-reranker-base's tokenizer_config.json names: AutoTokenizer (so
+# FlagReranker) loads the "base" stand-in's tokenizer by the real model's loading path (the
+# demo builder's "TokenizersBackend" takes a different one, with its own memory)
+TOKENIZER_CLASS = {"base": "XLMRobertaTokenizer"}
 
 
 def grow_embeddings(model_dir: Path, rows: int) -> None:
@@ -73,6 +78,14 @@ def grow_tokenizer(model_dir: Path, pieces: int, seed: int) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False))
 
 
+def declare_tokenizer_class(model_dir: Path, name: str) -> None:
+    """Name ``name`` as the saved tokenizer's class in its ``tokenizer_config.json``."""
+    path = model_dir / "tokenizer_config.json"
+    config = json.loads(path.read_text())
+    config["tokenizer_class"] = name
+    path.write_text(json.dumps(config, indent=2) + "\n")
+
+
 WORDS = ("river city band album born founded capital population mountain species company film "
          "released located north south east west century island lake bridge").split()
 
@@ -102,6 +115,8 @@ def main() -> None:
         if args.size in EMBEDDING_ROWS:
             grow_embeddings(args.build_into, EMBEDDING_ROWS[args.size])
             grow_tokenizer(args.build_into, EMBEDDING_ROWS[args.size], args.seed)
+        if args.size in TOKENIZER_CLASS:
+            declare_tokenizer_class(args.build_into, TOKENIZER_CLASS[args.size])
         return
     pairs = [(synthetic_text(rng, 12), synthetic_text(rng, args.words)) for _ in range(args.pairs)]
     with tempfile.TemporaryDirectory() as tmp:

@@ -68,9 +68,9 @@ MODELS: dict[str, SizeModel] = {
     "order_bm25": SizeModel(mem_base=600, mem_per_mb=300, runtime_base=10, runtime_per_mb=20,
                             disk_base=50, disk_per_mb=2, sized_by=("pools",)),
     # As order_bm25 plus the cross-encoder. Sized for BAAI/bge-reranker-base on the CPU, the
-    # larger case (278M parameters in fp32, its 250,002-piece tokenizer, which transformers
-    # builds twice while loading) + the torch / CUDA host libraries: the stand-in's measured
-    # peak plus the base model's difference (docs/scale.md, "The rules after the pools").
+    # larger case (278M parameters in fp32, its 250,002-piece tokenizer: ~0.6 GiB loaded) + the
+    # torch / CUDA host libraries: the stand-in's measured peak plus the base model's difference
+    # (docs/scale.md, "The rules after the pools"), 2.0-2.2x at every measured size.
     "order_bge": SizeModel(mem_base=7000, mem_per_mb=1000, runtime_base=20, runtime_per_mb=100,
                            disk_base=50, disk_per_mb=2, sized_by=("pools",)),
     # Both orderings' units x budgets x controls, the budget tokenizers: measured 696-892 MiB at

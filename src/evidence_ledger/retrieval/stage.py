@@ -88,9 +88,9 @@ def order_bm25(*, pools, retrieved, units, ordering: str, k1: float, b: float, e
 def order_bge(*, pools, retrieved, units, ordering: str, reranker: dict, claims_per_call: int) -> list[dict]:
     """Each pool of ``pools`` ordered by the cross-encoder ``reranker`` (a ``RerankerSpec`` dict:
     hub_id, revision, local_dir, batch_size, fp16, max_length) -> ORDERING ``ordering``."""
-    # the model first: loading's transient memory (the tokenizer built twice by transformers, the
-    # weights on their way to the device) is freed before the pools' text is read, so the two
-    # peaks do not add
+    # the model first: loading's transient memory (the tokenizer's JSON and the backend transformers
+    # builds from the file before rebuilding it from the vocabulary, the weights on their way to
+    # the device) is freed before the pools' text is read, so the two peaks do not add
     model, identity = _reranker.load_reranker(_reranker.RerankerSpec(**reranker))
     pool_rows, claims, passages = _pool_inputs(pools, retrieved, units)
     rows = _reranker.order_pools_reranker(pool_rows, claims, passages, model, identity,
