@@ -142,7 +142,9 @@ def main() -> None:
         "size": args.size, "parameters": params, "pairs": len(scores), "words_per_passage": args.words,
         "batch_size": args.batch_size, "device": "cuda:" + torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu",
         "fp16": torch.cuda.is_available(), "build_s": round(build_s, 3), "score_s": round(elapsed, 3),
-        "pairs_per_s": round(len(scores) / elapsed, 1), "torch": torch.__version__, "machine": platform.machine(),
+        "pairs_per_s": round(len(scores) / elapsed, 1), "torch": torch.__version__, "cuda": torch.version.cuda,
+        "cuda_module_loading": os.environ.get("CUDA_MODULE_LOADING"),  # unset: the driver's default (lazy since 12.2)
+        "machine": platform.machine(),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
         "tokenizer_pieces": len(reranker.tokenizer), "embedding_rows_looked_up": rows_looked_up,
         "load_peak_rss_mib": round(load_peak_mib, 1), "weights_file_mib": round(weights_file_mib, 1),
