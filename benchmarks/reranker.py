@@ -4,12 +4,12 @@ Builds a randomly initialised XLM-R cross-encoder locally (the demo reranker's b
 training steps; ``--size base`` gives the bge-reranker-base shape: hidden 768, 12 layers, 12
 heads, and its 250,002 embedding rows: ~278M parameters, with a tokenizer of as many pieces
 that declares the real model's tokenizer class, XLMRobertaTokenizer), loads it through the
-pipeline's ``load_reranker`` (FlagReranker, fp16 on a GPU, fp32 on CPU) and scores ``--pairs`` (claim, passage) pairs of ~``--words``
-words, reporting pairs/s after one warm-up call and the process's peak RSS (``VmHWM``: what
-loading and scoring hold, as in the order_bge rule; the model is built in a child process):
-once right after ``load_reranker`` (on a GPU: the weights read from the file in chunks into
-the device, CUDA's host libraries loaded) and once after scoring; on a GPU also the
-device's peak allocation. Weights are random: only speed and memory are measured.
+pipeline's ``load_reranker`` (FlagReranker, fp16 on a GPU, fp32 on CPU) and scores ``--pairs``
+(claim, passage) pairs of ~``--words`` words, reporting pairs/s after one warm-up call and the
+process's peak RSS (``VmHWM``: what loading and scoring hold, as in the order_bge rule; the
+model is built in a child process): once right after ``load_reranker`` (on a GPU: the weights
+read from the file in chunks into the device, CUDA's host libraries loaded) and once after
+scoring; on a GPU also the device's peak allocation. Weights are random: only speed and memory are measured.
 Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/reranker.py [--size base --pairs 20000]
 """
 from __future__ import annotations
