@@ -1,4 +1,4 @@
-"""Command line: ``python -m evidence_ledger <command> ...``.
+"""Command line: ``python -m evidence_ledger <command> ...`` (also installed as ``evidence-ledger``).
 
 Commands:
   score {fever,feverous,scifact,diffgr}   score official submission files (prints JSON)
@@ -8,12 +8,22 @@ Commands:
   rehearsal-data --out DIR [--force]       write a small data tree in the paper's file layout
   convert-weights SOURCE --out DIR         pickle-only model (dir or cached Hub id) -> safetensors dir
 Each command lives in its own module and exposes ``register(subparsers)``.
+
+Errors a user can fix (:class:`evidence_ledger.errors.ExpectedError`, and a file named on the
+command line that cannot be opened) print one line, ``error: ...``, on stderr and exit 2; any
+other exception is a bug and keeps its traceback. ``--debug`` (or ``EVIDENCE_LEDGER_DEBUG=1``)
+shows the traceback of an expected error too. Flags are never abbreviated: ``--conf`` is an
+error, not ``--configfile``.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+from . import __version__
+from .errors import ExpectedError
 
 COMMAND_MODULES = (
     "evidence_ledger.scoring.cli",
@@ -22,19 +32,45 @@ COMMAND_MODULES = (
     "evidence_ledger.rehearsal_data",
     "evidence_ledger.convert_weights",
 )
+EXIT_EXPECTED_ERROR = 2
+DEBUG_ENV = "EVIDENCE_LEDGER_DEBUG"
+# an argument naming a file that is not there (or not a file) is the user's to fix, not a bug
+EXPECTED_OS_ERRORS = (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser that never takes a prefix of a flag for the flag (``allow_abbrev=False``),
+    for the top level and, through ``add_subparsers``, for every command."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m evidence_ledger")
+    parser = CommandParser(prog="python -m evidence_ledger")
+    parser.add_argument("--version", action="version", version=f"evidence-ledger {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help=f"show the traceback of an expected error (or set {DEBUG_ENV}=1)")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
 
 
+def debug_wanted(args) -> bool:
+    return bool(getattr(args, "debug", False)) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except (ExpectedError, *EXPECTED_OS_ERRORS) as err:
+        if debug_wanted(args):
+            raise
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_EXPECTED_ERROR
 
 
 if __name__ == "__main__":

@@ -1,12 +1,22 @@
-"""Errors for bad input: every message names the file, the 1-based line (or row) and the field."""
+"""Errors a user can fix, and how their messages name the place.
+
+:class:`ExpectedError` marks an error of a user's file, setting or argument (as opposed to a bug):
+the command line prints its message as one line on stderr and exits 2, with no traceback
+(``--debug`` or ``EVIDENCE_LEDGER_DEBUG=1`` shows it). :class:`InputError` is the one for a bad
+record: its message names the file, the 1-based line (or row) and the field.
+"""
 from __future__ import annotations
+
+
+class ExpectedError(Exception):
+    """An error the user can fix; its message alone says what and where (no traceback needed)."""
 
 
 class Row(int):
     """A 1-based row number of a database table, written ``row N`` (not ``:N``) in messages."""
 
 
-class InputError(ValueError):
+class InputError(ExpectedError, ValueError):
     """Malformed input record. ``str(err)`` reads ``FILE:LINE: field 'F': message``
     (``FILE: row N: ...`` when ``line`` is a :class:`Row`)."""
 

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import ExpectedError
+
 MODEL_CONFIG = "config.json"
 SAFE_WEIGHTS = "model.safetensors"
 SAFE_INDEX = "model.safetensors.index.json"
@@ -43,11 +45,11 @@ COMPANION_SUFFIXES = (".json", ".jinja", ".txt", ".model")
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".h5", ".msgpack")
 
 
-class PickleWeightsRefused(ValueError):
+class PickleWeightsRefused(ExpectedError, ValueError):
     """The files transformers would load are pickle weights and the config does not allow them."""
 
 
-class ModelNotCached(FileNotFoundError):
+class ModelNotCached(ExpectedError, FileNotFoundError):
     """A Hub id + revision that is not in the local Hugging Face cache (runs never download)."""
 
 
@@ -156,10 +158,12 @@ def hub_snapshot_dir(hub_id: str, revision: str | None) -> Path:
     """The cached snapshot directory of ``hub_id`` at ``revision`` (default branch when None);
     offline: raises :class:`ModelNotCached` when the cache lacks it."""
     from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import LocalEntryNotFoundError
+    from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
 
     try:
         return Path(snapshot_download(repo_id=hub_id, revision=revision, local_files_only=True))
+    except HFValidationError as err:
+        raise ModelNotCached(f"{hub_id}: no such directory, and not a Hub id (organisation/name) either") from err
     except LocalEntryNotFoundError as err:
         raise ModelNotCached(
             f"{hub_id}@{revision or 'main'} is not in the local Hugging Face cache; runs never download: "
