@@ -36,7 +36,7 @@ class ConfigRefused(ExpectedError, ValueError):
 # --- the schema, one line per error ---------------------------------------------------------
 
 _SHORT = reprlib.Repr()
-_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 40, 40, 4, 3, 2
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 200, 60, 6, 4, 2
 _TYPE_NAMES = {"integer": "an integer", "number": "a number", "string": "a string", "boolean": "true or false",
                "object": "a mapping", "array": "a list", "null": "null"}
 

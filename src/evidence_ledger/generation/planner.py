@@ -143,19 +143,21 @@ def results_match_config(config: Mapping[str, Any], dataset: str, workdir: Path,
                          ) -> bool:
     """Whether ``workdir/results`` holds a sample of ``dataset`` drawn for this config
     (:func:`sample_mismatch`; no sample at all is no match: nothing says which config it is).
-    ``data_root``: the run's data directory, absolute (default: config ``data_root`` if
-    absolute, else the claims file is not compared)."""
+    ``data_root``: the run's data directory as the workflow resolved it (default: config
+    ``data_root``, relative to the run directory ``workdir``; unset: the claims file is not
+    compared)."""
     sample = workdir / "results" / "sampling" / dataset / "sample.parquet"
     if not sample.exists():
         return False
-    return sample_mismatch(config, dataset, workdir, _data_root(config, data_root)) is None
+    return sample_mismatch(config, dataset, workdir, _data_root(config, data_root, workdir)) is None
 
 
-def _data_root(config: Mapping[str, Any], data_root: Path | None) -> Path | None:
+def _data_root(config: Mapping[str, Any], data_root: Path | None, workdir: Path) -> Path | None:
+    """``data_root`` as given, else config ``data_root`` (relative: in the run directory ``workdir``)."""
     if data_root is not None:
         return Path(data_root)
     value = config.get("data_root")
-    return Path(value) if value and Path(value).is_absolute() else None
+    return None if not value else Path(workdir) / value
 
 
 def evidence_mismatch(config: Mapping[str, Any], dataset: str, evidence: list[dict], claim_ids: set[str]
