@@ -136,20 +136,24 @@ def load_yaml(text: str, source: str, one_line: bool = False) -> tuple[Any, dict
         loader.dispose()
 
 
-def display_path(path: Path | str) -> str:
-    """A file as messages name it: relative to the current directory when inside it."""
-    path = Path(path)
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+def display_path(path: Path | str, base: Path | str | None = None) -> str:
+    """A file as messages name it: relative to ``base`` (the workflow's directory: its own
+    ``config/...`` files) when inside it, else absolute."""
+    path = Path(path).absolute()
+    if base is not None:
+        try:
+            return str(path.resolve().relative_to(Path(base).resolve()))
+        except ValueError:
+            pass
+    return str(path)
 
 
-def read_layer_lines(path: Path | str) -> tuple[dict, dict[tuple, int]]:
+def read_layer_lines(path: Path | str, base: Path | str | None = None) -> tuple[dict, dict[tuple, int]]:
     """One config file as ``(mapping, key lines)``; an empty file (or only comments) is an
-    empty layer; anything but a mapping at the top level is a :class:`ConfigError`."""
+    empty layer; anything but a mapping at the top level is a :class:`ConfigError` (messages
+    name the file relative to ``base`` when inside it: :func:`display_path`)."""
     path = Path(path)
-    name = display_path(path)
+    name = display_path(path, base)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -292,8 +296,8 @@ def run_config(repo: Path, configfiles: Sequence[str | Path] = (), entries: Sequ
     files = layer_files(repo, configfiles)
     own = {(repo / DEFAULTS_FILE).resolve(), (repo / DEMO_FILE).resolve()}
     for path in files:
-        data, lines = read_layer_lines(path)
-        out.merge(data, display_path(path), lines, workflow=path.resolve() in own)
+        data, lines = read_layer_lines(path, repo)
+        out.merge(data, display_path(path, repo), lines, workflow=path.resolve() in own)
     command_line = parse_config_entries(entries) if entries else {}
     merge_layer(command_line, overrides or {})
     if command_line:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evidence_ledger.config_layers import (ConfigError, display_path, layered_config, load_schema, merge_layer,
+from evidence_ledger.config_layers import (ConfigError, layered_config, load_schema, merge_layer,
                                            parse_config_entries, path_keys, read_layer, resolve_path, run_config,
                                            snakemake_run_config)
 
@@ -136,7 +136,7 @@ def test_each_value_knows_the_file_and_line_or_command_line_that_set_it():
     paper_lines = PAPER.read_text().splitlines()
     fever = next(i for i, line in enumerate(paper_lines, 1) if line.startswith("  fever: {split: dev"))
     assert run.origin("sampling.fever.n") == "--config"
-    assert run.origin("sampling.fever.salt") == f"{display_path(PAPER)}:{fever}"
+    assert run.origin("sampling.fever.salt") == f"config/paper.yaml:{fever}"
     assert run.origin("generation.backend").startswith("config/defaults.yaml:")
     assert run.from_workflow("generation.backend") and not run.from_workflow("sampling.fever.salt")
 
