@@ -19,7 +19,7 @@ Out: :class:`Check` rows, one line each: ``ok``, ``FAIL`` or ``note``, the area,
 * ``paths``: where relative paths resolve (the run directory, never the installed package; the
   workflow's own layers' files in the workflow's directory), every ``data_root`` path inside it;
 * ``data``: ``data_root`` exists and is a non-empty directory; every file the planned jobs read
-  (:func:`planned_data_files`) exists, is not empty, and its first record parses in its format
+  (:func:`planned_data_files` in data_root, :func:`planned_input_files` outside it) exists, is not empty, and its first record parses in its format
   (a JSON line with the fields its reader needs, a CSV header with the expected columns, the
   SQLite table with its columns and a first row, each ``*.jsonl`` of a wiki directory);
   nothing past the first record of any file is read;
@@ -230,6 +230,7 @@ BENCHMARK_FILE_FORMATS = {
 }
 CONFLICT_RECORDS_FORMAT = RecordFormat("jsonl", ("question", "answer"))
 HUMAN_JUDGEMENTS_FORMAT = RecordFormat("jsonl", ("response", "human_label"))
+FEWSHOT_FORMAT = RecordFormat("jsonl", ("question", "response", "judgement"))
 PROVIDER_FORMAT = RecordFormat("jsonl", ("id", "predicted_evidence"))
 READER_RUN_FORMAT = RecordFormat("jsonl")
 
@@ -244,9 +245,9 @@ class DataFile:
 
 
 def _wikicontradict_csv_format() -> RecordFormat:
-    from .datasets.wikicontradict import CSV_COLUMNS
+    from .vocabulary import WIKICONTRADICT_CSV_COLUMNS
 
-    return RecordFormat("csv", tuple(CSV_COLUMNS))
+    return RecordFormat("csv", WIKICONTRADICT_CSV_COLUMNS)
 
 
 def _plugin_format(relpath: str) -> RecordFormat | None:
@@ -387,7 +388,7 @@ def _lines_problem(path: Path) -> str | None:
         for line in fh:
             if line.split("#", 1)[0].strip():
                 return None
-    return "holds no id (only blank or comment lines); set the key to null if none are reserved"
+    return "holds no record (only blank or comment lines); set the key to null if it names none"
 
 
 def first_record_problem(path: Path, fmt: RecordFormat) -> str | None:
@@ -420,6 +421,20 @@ def first_record_problem(path: Path, fmt: RecordFormat) -> str | None:
     return None
 
 
+def planned_input_files(ctx: RunContext) -> list[tuple[str, Path, RecordFormat]]:
+    """Files outside data_root the planned jobs read: the judge's few-shot examples
+    (WikiContradict) and the paper's reference values, each ``(key, absolute path, format)``
+    resolved as config/README.md "Paths" says (the workflow's own files where its layers set them)."""
+    out = []
+    if (ctx.config.get("studies") or {}).get("wikicontradict"):
+        out.append(("wikicontradict.judge.fewshot_file", ctx.path("wikicontradict.judge.fewshot_file", "input"),
+                    FEWSHOT_FORMAT))
+    if _get(ctx.config, "accounting.reference_values"):
+        out.append(("accounting.reference_values", ctx.path("accounting.reference_values", "input"),
+                    RecordFormat("lines")))
+    return out
+
+
 def _file_problem(path: Path) -> str | None:
     if not path.exists():
         return "does not exist"
@@ -447,18 +462,26 @@ def data_root_problem(ctx: RunContext) -> str | None:
 
 def data_checks(ctx: RunContext) -> list[Check]:
     """data_root, then every planned data file: exists, not empty, first record parses."""
+    out = []
+    for key, path, fmt in planned_input_files(ctx):
+        problem = first_record_problem(path, fmt)
+        out.append(Check("data", FAIL, f"{ctx.named(key)}: {path} {problem}") if problem
+                   else Check("data", OK, f"{key}: {path} ({fmt.describe()})"))
     root = ctx.data_root()
     if root is None:
-        return []
+        return out
     files = planned_data_files(ctx.config)
     problem = data_root_problem(ctx)
     if problem:
-        return [Check("data", FAIL, f"{ctx.named('data_root')}: {root} {problem}; give the directory holding the "
-                                    f"benchmark files (config/README.md, 'Paper data layout'); "
-                                    f"{len(files)} data files not checked")]
-    out = [Check("data", OK, f"data_root {root}: a directory")]
+        return out + [Check("data", FAIL, f"{ctx.named('data_root')}: {root} {problem}; give the directory holding "
+                                          f"the benchmark files (config/README.md, 'Paper data layout'); "
+                                          f"{len(files)} data files not checked")]
+    out.append(Check("data", OK, f"data_root {root}: a directory"))
+    resolved_root = root.resolve()
     for f in files:
         path = inside_data_root(ctx, f.relpath)
+        if path != resolved_root and resolved_root not in path.parents:
+            continue  # outside data_root: refused under paths, not read
         problem = first_record_problem(path, f.format)
         if problem:
             out.append(Check("data", FAIL, f"{ctx.named(f.key)}: {path} {problem}"))
@@ -591,7 +614,13 @@ def model_check(ctx: RunContext, model: PlannedModel) -> Check:
 
 
 def model_checks(ctx: RunContext) -> list[Check]:
-    return [model_check(ctx, m) for m in planned_models(ctx)]
+    out = []
+    for model in planned_models(ctx):
+        try:
+            out.append(model_check(ctx, model))
+        except ModuleNotFoundError as err:  # a Hub model, where huggingface_hub is not installed
+            out.append(not_here("models", err))
+    return out
 
 
 # --- machine --------------------------------------------------------------------------------
@@ -623,7 +652,8 @@ def gpu_job_rules(ctx: RunContext) -> list[str]:
     return list(dict.fromkeys(r["rule"] for r in gpu_fit_rows(ctx.config, ctx.run_dir)))
 
 
-def machine_checks(ctx: RunContext, corpus_bytes: int | None = None, planned_rows: list[dict] | None = None,
+def machine_checks(ctx: RunContext, corpus_bytes: int | None = None,
+                   planned: tuple[list[dict], list[str]] | None = None,
                    gpus: tuple[int, str] | None = None) -> list[Check]:
     """GPU fit, a GPU present for GPU jobs, free disk for results/."""
     from .gpu_fit import checks_gpu_fit, config_device_memory_gb, gpu_fit_errors
@@ -650,11 +680,11 @@ def machine_checks(ctx: RunContext, corpus_bytes: int | None = None, planned_row
             out.append(Check("machine", OK, f"GPUs visible here: {n} ({how})"))
     else:
         out.append(Check("machine", OK, "GPU: none asked for (gpu_jobs: cpu or generation.backend: transformers)"))
-    out.append(disk_check(ctx, corpus_bytes, planned_rows))
+    out.append(disk_check(ctx, corpus_bytes, planned))
     return out
 
 
-def disk_check(ctx: RunContext, corpus_bytes: int | None, planned_rows: list[dict] | None) -> Check:
+def disk_check(ctx: RunContext, corpus_bytes: int | None, planned: tuple[list[dict], list[str]] | None) -> Check:
     from .generation import planner
 
     results = ctx.run_dir / "results"
@@ -662,11 +692,13 @@ def disk_check(ctx: RunContext, corpus_bytes: int | None, planned_rows: list[dic
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
     free = shutil.disk_usage(probe).free
-    rows = planned_rows if planned_rows is not None else []
+    rows, uncounted = planned if planned is not None else ([], [])
     verifier_params = _verifier_params(ctx)
     need = planner.written_bytes_estimate(ctx.config, rows, corpus_bytes or 0, verifier_params)
     text = (f"disk: {_gb(free)} free at {probe} for results/; the run writes at most about {_gb(need)} "
             f"(planner estimate: corpus tables and index, prompts and answers, verifier checkpoints)")
+    if uncounted:
+        text += f"; not counted in it: {'; '.join(uncounted)}"
     if free < need:
         return Check("machine", FAIL, text + "; free space or run in a directory (--directory) on a larger disk")
     return Check("machine", OK, text)
@@ -688,19 +720,24 @@ def _gb(n: float) -> str:
 # --- plan -----------------------------------------------------------------------------------
 
 
-def planned_rows(ctx: RunContext) -> list[dict]:
-    """The planner's config-basis rows (no prefix-cache replay), for the disk estimate."""
+def planned_rows(ctx: RunContext) -> tuple[list[dict], list[str]]:
+    """The planner's config-basis rows (no prefix-cache replay), for the disk estimate, and why
+    a model x dataset could not be counted (:class:`~evidence_ledger.generation.planner.PlannerError`:
+    e.g. a population known only after ingest), said in the disk line."""
     from .generation import planner
 
     config = ctx.config
     if not (config.get("studies") or {}).get("study2"):
-        return []
+        return [], []
     gen = config["generation"]
-    rows = []
+    rows, uncounted = [], []
     for model in gen["models"]:
         for dataset in gen["datasets"]:
-            rows += planner.plan_from_config(config, dataset, model, ctx.run_dir, ctx.data_root(), reuse=False)
-    return rows
+            try:
+                rows += planner.plan_from_config(config, dataset, model, ctx.run_dir, ctx.data_root(), reuse=False)
+            except planner.PlannerError as err:
+                uncounted.append(str(err).removeprefix("planner: "))
+    return rows, list(dict.fromkeys(uncounted))
 
 
 def plan_checks(ctx: RunContext) -> list[Check]:
@@ -738,6 +775,14 @@ def plan_checks(ctx: RunContext) -> list[Check]:
 # --- the whole preflight --------------------------------------------------------------------
 
 
+def not_here(area: str, err: ModuleNotFoundError) -> Check:
+    """What an environment without one of the packages (the SLURM submit host's .venv-slurm has
+    neither pyarrow nor huggingface_hub) could not check, said, not skipped silently."""
+    return Check(area, NOTE, f"not checked in this environment ({sys.executable}), which has no {err.name}: "
+                             f"`python -m evidence_ledger check` with the same arguments in the jobs' environment "
+                             f"checks it")
+
+
 def run_checks(ctx: RunContext) -> list[Check]:
     """Every check of the run, in area order (module docstring)."""
     if schema_errors(ctx.config, ctx.schema, ctx.origin):
@@ -747,10 +792,16 @@ def run_checks(ctx: RunContext) -> list[Check]:
     checks += path_checks(ctx)
     checks += data_checks(ctx)
     checks += model_checks(ctx)
-    rows = [] if cross_key_failed else planned_rows(ctx)
-    checks += machine_checks(ctx, data_bytes(ctx), rows)
+    try:
+        planned = ([], []) if cross_key_failed else planned_rows(ctx)
+    except ModuleNotFoundError as err:
+        planned = ([], [not_here("plan", err).text])
+    checks += machine_checks(ctx, data_bytes(ctx), planned)
     if not cross_key_failed:
-        checks += plan_checks(ctx)
+        try:
+            checks += plan_checks(ctx)
+        except ModuleNotFoundError as err:
+            checks.append(not_here("plan", err))
     return checks
 
 
@@ -788,11 +839,50 @@ def refusal(checks: Iterable[Check]) -> str | None:
             f"`python -m evidence_ledger check` with the same --configfile/--config lists every check")
 
 
-def workflow_preflight(run: RunConfig, workflow_dir: Path | str, gpus_granted: int | None, stream=None) -> None:
+# packages some checks need that a Snakemake-only environment (.venv-slurm) lacks
+CHECK_PACKAGES = ("pyarrow", "huggingface_hub")
+
+
+def missing_packages() -> list[str]:
+    import importlib.util
+
+    return [name for name in CHECK_PACKAGES if importlib.util.find_spec(name) is None]
+
+
+def delegated_preflight(job_python: Path, snakefile: Path | str, configfiles: Sequence, config_args: Sequence[str],
+                        gpus_granted: int | None, stream) -> None:
+    """The workflow's start in an environment without :data:`CHECK_PACKAGES` (the SLURM submit
+    host's): ``check`` with the run's arguments, run by the jobs' interpreter ``job_python``
+    (which has them), its non-``ok`` lines relayed; its failure ends the run."""
+    cmd = [str(job_python), "-m", "evidence_ledger", "check", "--snakefile", str(snakefile), "--directory",
+           str(Path.cwd())]
+    if configfiles:
+        cmd += ["--configfile", *[str(f) for f in configfiles]]
+    if config_args:
+        cmd += ["--config", *[str(a) for a in config_args]]
+    if gpus_granted is not None:
+        cmd += ["--resources", f"gpu={gpus_granted}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    for line in proc.stdout.splitlines():
+        if not line.startswith(OK) or line.startswith("check:"):
+            print(line, file=stream, flush=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        raise SystemExit(f"{last} (preflight run by {job_python}: this environment has no "
+                         f"{', '.join(missing_packages())})")
+
+
+def workflow_preflight(run: RunConfig, workflow_dir: Path | str, gpus_granted: int | None, stream=None, *,
+                       job_python: Path | None = None, command_line: tuple | None = None) -> None:
     """The workflow's start (workflow/rules/common.smk): the checks of this run; their ``FAIL``
     and ``note`` lines (or one line saying all passed) on ``stream`` (stderr); a failure ends
-    the Snakemake process before any job with :class:`SystemExit`, one line saying why."""
+    the Snakemake process before any job with :class:`SystemExit`, one line saying why. Where
+    this environment lacks :data:`CHECK_PACKAGES` and the jobs' interpreter ``job_python`` exists,
+    the checks run there (:func:`delegated_preflight`, ``command_line`` = the Snakefile, the
+    ``--configfile`` files and the ``--config`` entries)."""
     stream = stream if stream is not None else sys.stderr
+    if missing_packages() and job_python is not None and Path(job_python).exists() and command_line is not None:
+        return delegated_preflight(Path(job_python), *command_line, gpus_granted, stream)
     workflow_dir = Path(workflow_dir)
     ctx = RunContext(run, workflow_dir, Path.cwd(), load_schema(workflow_dir), gpus_granted)
     checks = run_checks(ctx)

@@ -161,7 +161,7 @@ def test_relative_paths_resolve_against_the_run_directory(tree, tmp_path):
 
 def test_a_data_root_that_does_not_exist_is_named_as_such_not_as_a_missing_conversion(tmp_path, hub):
     result = checks(f"data_root={tmp_path / 'nowhere'}", files=(PAPER,))
-    data = [c for c in result if c.area == "data"]
+    data = [c for c in result if c.area == "data" and c.text.startswith("data_root")]
     assert len(data) == 1 and data[0].status == FAIL
     assert data[0].text.startswith(f"data_root = '{tmp_path / 'nowhere'}' (--config): {tmp_path / 'nowhere'} does not exist")
     assert not any("convert-weights" in t for t in failures(result))
@@ -233,7 +233,7 @@ def _no_jsonl(path):
      _csv_without("contradictType"), "line 1: the CSV header lacks column(s) contradictType"),
     ("data.feverous.wiki", "feverous/feverous_wikiv1.db", _rename_table, "no table 'wiki' (tables: pages)"),
     ("data.feverous.wiki", "feverous/feverous_wikiv1.db", _not_sqlite, "not a readable SQLite database"),
-    ("data.feverous.reserved_ids", "feverous/reserved_ids.txt", _only_comments, "holds no id"),
+    ("data.feverous.reserved_ids", "feverous/reserved_ids.txt", _only_comments, "holds no record"),
     ("data.fever.wiki", "fever/wiki-pages", _no_jsonl, "holds no *.jsonl file"),
     ("evidence.providers.feverous.unifee.file", "feverous/providers/unifee.jsonl", _drop_field("predicted_evidence"),
      "the first record lacks predicted_evidence"),
@@ -242,6 +242,17 @@ def test_a_bad_data_file_is_named_by_its_key_and_path(data, key, relpath, change
     change(data / relpath)
     text = only_failure(checks(f"data_root={data}"))
     assert text.startswith(f"{key} = ") and f"{(data / relpath).resolve()}" in text and message in text, text
+
+
+def test_a_file_outside_data_root_the_jobs_read_is_checked_where_it_resolves(tree, tmp_path):
+    """The judge's few-shot file: the workflow's own (set by its defaults) passes; one you name
+    resolves against the run directory and is checked there."""
+    ok = [c.text for c in checks(f"data_root={tree}") if c.text.startswith("wikicontradict.judge.fewshot_file")]
+    assert ok == [f"wikicontradict.judge.fewshot_file: {REPO_ROOT / 'resources/prompts/wikicontradict_fewshot.jsonl'} "
+                  f"(JSON line with question, response, judgement)"]
+    text = only_failure(checks(f"data_root={tree}", "wikicontradict={judge: {fewshot_file: mine.jsonl}}",
+                               run_dir=tmp_path))
+    assert text == f"wikicontradict.judge.fewshot_file = 'mine.jsonl' (--config): {tmp_path / 'mine.jsonl'} does not exist"
 
 
 def test_a_bad_wiki_file_among_many_is_named(data):
@@ -341,6 +352,18 @@ def _machine(*entries, files=(PAPER,), gpus_granted=None, visible=(0, "no nvidia
     return preflight.machine_checks(ctx, 0, preflight.planned_rows(ctx), gpus=visible)
 
 
+def test_a_population_known_only_after_ingest_is_said_in_the_disk_line_not_a_crash(tree):
+    """A dataset whose claims are all sampled and whose size the planner is not told (a plugin's,
+    say) cannot be counted before ingest: the disk line says so; the run is not refused for it."""
+    ctx = command_line_run([PAPER, REHEARSAL], [f"data_root={tree}", "sampling={fever: {method: all, n: null}}"],
+                           REPO_ROOT)
+    del ctx.config["generation"]["planner"]["population"]["fever"]   # no layer can remove a key
+    disk = [c for c in run_checks(ctx) if c.text.startswith("disk:")]
+    assert len(disk) == 1 and disk[0].status == OK
+    assert "not counted in it: no population size for fever: set sampling.fever.n or " \
+           "generation.planner.population.fever" in disk[0].text
+
+
 def test_gpu_jobs_granted_a_gpu_on_a_machine_without_one_are_refused(tree):
     text = only_failure(_machine(f"data_root={tree}", gpus_granted=1))
     assert text.startswith("the run grants 1 GPU(s) (--resources gpu=1) to its GPU jobs (generate, ")
@@ -372,3 +395,18 @@ def test_max_model_len_below_the_longest_planned_prompt_is_refused_naming_rule_a
     assert [f.split(":")[0] for f in failed] == ["generate, models.qwen3", "generate, models.llama31"]
     assert "the longest planned prompt (1,144 tokens" in failed[0] and "+ generation.max_new_tokens 16 = 1,160 tokens " \
         "exceed generation.vllm.max_model_len = 1,000 (--config)" in failed[0]
+
+
+def test_a_check_this_environment_cannot_run_is_said_not_skipped(tree, monkeypatch):
+    """Where a package the planner needs is not installed (the SLURM submit host's environment,
+    which the workflow hands the checks to the jobs' interpreter from), the plan checks say so."""
+    def no_pyarrow(ctx):
+        raise ModuleNotFoundError("No module named 'pyarrow'", name="pyarrow")
+
+    monkeypatch.setattr(preflight, "planned_rows", no_pyarrow)
+    monkeypatch.setattr(preflight, "plan_checks", no_pyarrow)
+    result = checks(f"data_root={tree}", "generation={backend: vllm}", "gpu_jobs=cpu")
+    notes = [c for c in result if c.status == NOTE and c.area == "plan"]
+    assert len(notes) == 1 and "which has no pyarrow" in notes[0].text
+    disk = next(c.text for c in result if c.text.startswith("disk:"))
+    assert "not counted in it: not checked in this environment" in disk

@@ -26,15 +26,24 @@ RUN_DIR = Path.cwd()
 # Before any job, every run and dry run: the preflight (evidence_ledger.preflight: config, paths,
 # data, models, machine, plan), one line per problem, and the run ends if any check fails. Only
 # the main process checks: a spawned job is parsed with its own --resources.
+# (A submit host's environment without pyarrow or huggingface_hub, .venv-slurm, has the checks
+# run by the jobs' interpreter.)
+try:
+    JOB_ENV_DIR = job_env.job_env_dir(REPO_ROOT, resolve_path(RUN_CONFIG, "job_env", RUN_DIR, REPO_ROOT, "input"))
+except ValueError as err:
+    raise SystemExit(f"error: {err}")
 if workflow.is_main_process:
-    workflow_preflight(RUN_CONFIG, REPO_ROOT, gpus_granted=workflow.global_resources.get("gpu").value)
+    workflow_preflight(RUN_CONFIG, REPO_ROOT, gpus_granted=workflow.global_resources.get("gpu").value,
+                       job_python=JOB_ENV_DIR / "bin" / "python" if JOB_ENV_DIR else None,
+                       command_line=(workflow.main_snakefile, workflow.overwrite_configfiles,
+                                     workflow.config_settings.config_args))
 validate(config, schema="../schemas/config.schema.yaml")  # checked above; this fills the schema's defaults
 
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 # jobs (SLURM or local) get the pipeline's interpreter and thread/offline settings, whatever
 # the submitting shell has: evidence_ledger.job_env, config job_env (README "Running on SLURM")
-job_env.prepare(REPO_ROOT, resolve_path(RUN_CONFIG, "job_env", RUN_DIR, REPO_ROOT, "input"))
+job_env.prepare(REPO_ROOT, str(JOB_ENV_DIR) if JOB_ENV_DIR else None)
 
 load_plugins(config["benchmark_plugins"])
 

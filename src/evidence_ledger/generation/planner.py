@@ -196,8 +196,8 @@ def _population(config: Mapping[str, Any], dataset: str, workdir: Path, data_roo
     if n is None:
         n = config["generation"]["planner"]["population"].get(dataset)
     if n is None:
-        raise ValueError(f"planner: no population size for {dataset}: set sampling.{dataset}.n "
-                         f"or generation.planner.population.{dataset}")
+        raise PlannerError(f"planner: no population size for {dataset}: set sampling.{dataset}.n "
+                           f"or generation.planner.population.{dataset}")
     return int(n), "config"
 
 
