@@ -348,6 +348,9 @@ def test_evidence_built_for_another_budget_or_sample_is_not_counted_exact(tmp_pa
     assert {r["basis"] for r in planner.plan(config, tmp_path)} == {"config"}
     _write_run_results(tmp_path, [e for e in EVIDENCE if e["claim_id"] == "1"])   # claim 2 missing
     assert {r["basis"] for r in planner.plan(_run_config(tmp_path), tmp_path)} == {"config"}
+    # evidence for more claims than the sample (the Study 1 claims retrieved besides) is fine
+    _write_run_results(tmp_path, EVIDENCE + [{**e, "claim_id": "3"} for e in EVIDENCE if e["claim_id"] == "1"])
+    assert {r["basis"] for r in planner.plan(_run_config(tmp_path), tmp_path)} == {"evidence"}
     without_summary = tmp_path / "results/sampling/fever/sample_summary.tsv"
     _write_run_results(tmp_path, EVIDENCE)
     without_summary.unlink()
