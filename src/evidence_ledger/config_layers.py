@@ -25,7 +25,8 @@ integer, ``x=null`` None, ``x=true`` a boolean, ``'a={b: {c: 1}}'`` a nested map
 Snakemake's own parser leaves them (strings below the top level). A key repeated in one mapping
 is refused naming the file and both lines (YAML would keep the second silently); an empty file
 (or only comments) is an empty layer; anything but a mapping at the top level is refused naming
-the file. Every :class:`ConfigError` is one line naming the file and line, or the ``--config``
+the file; a YAML alias (``*name``, which can make a small file expand without bound) is refused
+naming the line. Every :class:`ConfigError` is one line naming the file and line, or the ``--config``
 entry.
 
 Paths (:func:`expand_user_paths`, :func:`resolve_path`): every key the schema marks ``x-path``
@@ -76,6 +77,16 @@ class _StrictLoader(yaml.SafeLoader):
 
     source = "<config>"
     one_line = False
+
+    def compose_node(self, parent, index):
+        # an alias repeats a whole subtree: a few nested ones make a small file expand without
+        # bound when the config is merged and validated, so config files name each value in place
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            where = self.source if self.one_line else f"{self.source}:{event.start_mark.line + 1}"
+            raise ConfigError(f"{where}: YAML alias *{event.anchor} is not read in a config; write the value "
+                              f"where it applies")
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):

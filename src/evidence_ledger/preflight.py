@@ -608,7 +608,13 @@ def model_check(ctx: RunContext, model: PlannedModel) -> Check:
                                   trust_remote_code=model.trust_remote_code,
                                   trust_key=f"{key}.trust_remote_code" if key.startswith("models.") else None)
     if problems:
-        fix = f"; convert it again: {_convert_command(model)}" if model.convert else ""
+        fix = ""
+        if model.convert:
+            fix = f"; convert it again: {_convert_command(model)}"
+        elif any("weights are pickle" in p for p in problems):
+            source = str(model.local) if model.local else f"{model.hub_id} --revision {model.revision}"
+            fix = (f"; or convert them once: python -m evidence_ledger convert-weights {source} --out DIR, and "
+                   f"set {key}.local_dir to DIR")
         return Check("models", FAIL, f"{label}: {'; '.join(problems)}{fix}")
     return Check("models", OK, f"{label}: config, tokenizer and weights complete")
 

@@ -122,6 +122,15 @@ def test_a_layer_that_is_not_a_mapping_is_refused_naming_the_file(tmp_path, text
         read_layer(layer)
 
 
+def test_a_yaml_alias_is_refused_naming_the_line(tmp_path):
+    """Nested aliases make a few lines expand without bound (a 'billion laughs' file): refused."""
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                    "c: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(bomb))}:2: YAML alias \*a is not read in a config"):
+        read_layer(bomb)
+
+
 def test_invalid_yaml_and_missing_files_are_named(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("sampling:\n  fever: {n: 10\n")

@@ -329,6 +329,17 @@ def test_an_incomplete_converted_verifier_is_refused_with_the_convert_command(da
     assert message in text and "convert it again: python -m evidence_ledger convert-weights" in text, text
 
 
+def test_a_pickle_only_hub_model_is_refused_naming_the_conversion(data, hub):
+    paper_ready(data, hub)
+    revision = "7296194b9009373def4f7c5dad292651e4b5cf4e"
+    _pickle_weights(stand_in_model_dir(snapshot_dir(hub, "microsoft/deberta-large-mnli", revision), "deberta"))
+    text = only_failure(checks(f"data_root={data}", "verifier={base_model: {local_dir: null}}", files=(PAPER,)))
+    assert text.startswith(f"verifier.base_model: microsoft/deberta-large-mnli@{revision} (config/paper.yaml:")
+    assert "its weights are pickle" in text and text.endswith(
+        f"or convert them once: python -m evidence_ledger convert-weights microsoft/deberta-large-mnli --revision "
+        f"{revision} --out DIR, and set verifier.base_model.local_dir to DIR")
+
+
 def test_a_model_asking_for_its_own_code_is_refused_unless_trusted(data, hub):
     paper_ready(data, hub)
     _remote_code(snapshot_dir(hub, "Qwen/Qwen3-8B", "b968826d9c46dd6066d109eabc6255188de91218"))
