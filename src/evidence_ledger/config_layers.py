@@ -404,9 +404,11 @@ def _set_path(config: Any, path: Sequence[str], value: Any) -> None:
 
 def expand_user_paths(run: RunConfig, schema: Mapping) -> None:
     """``~`` and ``~user`` expanded in every path key of ``run.config`` (in place); a ``~user``
-    that names no user is a :class:`ConfigError` naming the key and its origin."""
+    that names no user, or a NUL character, is a :class:`ConfigError` naming the key and its origin."""
     for path, _ in list(path_keys(run.config, schema)):
         value = _get_path(run.config, path)
+        if "\x00" in value:
+            raise ConfigError(f"{'.'.join(path)} = {value!r} ({run.origin(path)}): a path holds no NUL character")
         if not value.startswith("~"):
             continue
         expanded = os.path.expanduser(value)

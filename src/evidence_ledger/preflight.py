@@ -365,6 +365,8 @@ def _csv_problem(path: Path, fmt: RecordFormat) -> str | None:
 
 
 def _json_array_problem(path: Path) -> str | None:
+    """The first item of a JSON array, read in 1 MiB chunks until it parses (at most
+    :data:`FIRST_LINE_LIMIT`): a syntax error before the end of what was read is final."""
     decoder = json.JSONDecoder()
     with open(path, encoding="utf-8", errors="surrogateescape") as fh:
         text = ""
@@ -374,11 +376,14 @@ def _json_array_problem(path: Path) -> str | None:
             body = text.lstrip()
             if body and body[0] != "[":
                 return "not a JSON array (the first character is not '[')"
+            item_text = body[1:].lstrip()
             try:
-                item, _ = decoder.raw_decode(body[1:].lstrip())
+                item, _ = decoder.raw_decode(item_text)
             except json.JSONDecodeError as err:
-                if not chunk:
+                if not chunk or err.pos < len(item_text) - 1:
                     return f"the first item is not JSON ({err.msg})"
+                if len(text) > FIRST_LINE_LIMIT:
+                    return f"the first item is longer than {FIRST_LINE_LIMIT >> 20} MiB"
                 continue
             return None if isinstance(item, dict) else "the first item of the array is not an object"
 
@@ -455,8 +460,11 @@ def data_root_problem(ctx: RunContext) -> str | None:
         return "does not exist"
     if not root.is_dir():
         return "is not a directory"
-    if not any(root.iterdir()):
-        return "is an empty directory"
+    try:
+        if not any(root.iterdir()):
+            return "is an empty directory"
+    except OSError as err:
+        return f"cannot be read ({err.strerror})"
     return None
 
 
