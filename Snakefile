@@ -6,18 +6,26 @@ Run:  snakemake --cores 2                     (embedded demo: config/defaults.ya
 The run's config is built in Python, not by a `configfile:` directive, so that no flag (for
 example --replace-workflow-config) can drop the defaults or bring the demo's keys into another
 run: config/defaults.yaml, then config/demo.yaml only when no --configfile is given, then the
-command line's files and --config values (src/evidence_ledger/config_layers.py).
+command line's files and --config values, each file read again and each --config value typed
+by src/evidence_ledger/config_layers.py (a repeated key is refused, `n=100` is a number). Before
+any job, the preflight checks the run (workflow/rules/common.smk; `python -m evidence_ledger
+check` prints the same checks).
 """
 from snakemake.utils import min_version
 
 from evidence_ledger.config_layers import snakemake_run_config
+from evidence_ledger.errors import ExpectedError
 
 min_version("9.0")
 
+try:
+    RUN_CONFIG = snakemake_run_config(workflow.basedir, workflow.overwrite_configfiles,
+                                      workflow.config_settings.config_args)
+except ExpectedError as err:  # a config file or --config value that cannot be read: one line
+    raise SystemExit(f"error: {err}")
 config.clear()
-config.update(
-    snakemake_run_config(workflow.basedir, workflow.overwrite_configfiles, workflow.config_settings.overwrite_config)
-)
+config.update(RUN_CONFIG.config)
+RUN_CONFIG.config = config
 
 
 include: "workflow/rules/common.smk"

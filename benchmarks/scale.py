@@ -76,11 +76,12 @@ def paper_settings() -> dict:
     """The settings of the ordering and evidence rules in ``config/defaults.yaml`` (the paper's
     values): pool BM25, reranker batch / length / claims per call, budgets, scored prefixes,
     cell-like kinds, controls and swap seed."""
+    from evidence_ledger.config_checks import budget_tokenizer_models
     from evidence_ledger.config_layers import read_layer
 
     d = read_layer(HERE.parent / "config" / "defaults.yaml")
     return {"pool_bm25": d["retrieval"]["pool_bm25"], "reranker": d["retrieval"]["reranker"],
-            "evidence": d["evidence"], "budget_tokenizers": d["evidence"]["budget_tokenizers"]}
+            "evidence": d["evidence"], "budget_tokenizers": budget_tokenizer_models(d)}
 
 
 def build_stand_in_models(tables: Path, models: Path, tokenizer_names) -> None:

@@ -2,7 +2,8 @@
 
 Commands:
   score {fever,feverous,scifact,diffgr}   score official submission files (prints JSON)
-  plan --configfile CONFIG                 count generation requests and estimate GPU time
+  check [--configfile CONFIG ...] [--config KEY=VALUE ...]   refuse at start: config, data, models, machine
+  plan --configfile CONFIG [--config ...]  count generation requests and estimate GPU time
   call RULE key=value ...                  run one rule's stage function outside Snakemake
   call --rule RULE wildcard=value ...      ... with what the workflow passes to that job
   rehearsal-data --out DIR [--force]       write a small data tree in the paper's file layout
@@ -27,15 +28,17 @@ from .errors import ExpectedError
 
 COMMAND_MODULES = (
     "evidence_ledger.scoring.cli",
-    "evidence_ledger.generation.planner",
+    "evidence_ledger.preflight",
+    "evidence_ledger.plan_command",
     "evidence_ledger.stage_call",
     "evidence_ledger.rehearsal_data",
     "evidence_ledger.convert_weights",
 )
 EXIT_EXPECTED_ERROR = 2
 DEBUG_ENV = "EVIDENCE_LEDGER_DEBUG"
-# an argument naming a file that is not there (or not a file) is the user's to fix, not a bug
-EXPECTED_OS_ERRORS = (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
+# an argument naming a file that is not there (or not a file, or one that must not be
+# overwritten) is the user's to fix, not a bug
+EXPECTED_OS_ERRORS = (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError)
 
 
 class CommandParser(argparse.ArgumentParser):

@@ -1,24 +1,127 @@
 """Start-of-run checks the config schema cannot express (docs: config/README.md "Checked at start").
 
 In:  the merged run config (``evidence_ledger.config_layers``).
-Out: ``config_errors(config)``: one message per problem, each naming the config key(s) to change;
-     ``check_run_config(config)`` raises ``ValueError`` with all of them. The workflow calls it
-     before any job runs, and so does ``python -m evidence_ledger plan``.
+Out: ``schema_errors(config, schema, origin)``: one line per value the schema refuses, naming
+     the key, the value and where it came from (a file and line, or ``--config``), never the
+     schema itself; ``config_errors(config)``: one message per problem the schema cannot
+     express, each naming the config key(s) to change; ``check_run_config(config)`` raises
+     :class:`ConfigRefused` with all of them. The preflight (:mod:`evidence_ledger.preflight`)
+     runs both before any job, for the workflow and for ``check`` and ``plan``.
 
 Checked: ``data_root`` is given; keys that must agree do (every pair is named in the message);
 a stated Study 2 Bonferroni ``family_size`` equals the one the comparison families determine
 (:func:`study2_family_size`); every model a run loads has a real revision pin (no ``PIN:``
-placeholder); ``generation.controls.design: one_per_unit`` names one control format and budget.
+placeholder); ``generation.controls.design: one_per_unit`` names one control format and budget;
+the budget tokenizers cover every generation model (:func:`budget_tokenizer_models`: derived
+from ``generation.models`` when ``evidence.budget_tokenizers`` is null).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+import reprlib
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .accounting.estimands import family_size
+from .errors import ExpectedError
 from .vocabulary import STUDY2_FAMILIES
 
 PLACEHOLDER_PREFIX = "PIN:"
+
+
+class ConfigRefused(ExpectedError, ValueError):
+    """The run's config has problems the workflow refuses before any job (one line each)."""
+
+
+# --- the schema, one line per error ---------------------------------------------------------
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 200, 60, 6, 4, 2
+_TYPE_NAMES = {"integer": "an integer", "number": "a number", "string": "a string", "boolean": "true or false",
+               "object": "a mapping", "array": "a list", "null": "null"}
+
+
+def short_value(value: Any) -> str:
+    """A value as one short line (long strings, lists and mappings cut with ``...``)."""
+    return _SHORT.repr(value)
+
+
+def _expected_types(types) -> str:
+    types = [types] if isinstance(types, str) else list(types)
+    return " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+
+
+def schema_error_line(error, origin: Callable[[tuple], str]) -> str:
+    """One ``jsonschema.ValidationError`` as one line: the key path, the value, where it came
+    from, and what the schema wants (an unknown key: the keys allowed there, the closest first)."""
+    path = tuple(str(p) for p in error.absolute_path)
+    key = ".".join(path) or "(top level)"
+    kind = error.validator
+    if kind == "additionalProperties" and isinstance(error.instance, Mapping):
+        allowed = list((error.schema.get("properties") or {}))
+        unknown = [k for k in error.instance if k not in allowed]
+        parts = []
+        for name in unknown:
+            close = difflib.get_close_matches(str(name), allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            parts.append(f"unknown key {'.'.join(path + (str(name),))!r} ({origin(path + (str(name),))}){hint}")
+        return "; ".join(parts) + (f"; keys allowed under {key}: {', '.join(allowed)}" if allowed else "")
+    where = f"{key} = {short_value(error.instance)} ({origin(path)})"
+    if kind == "type":
+        return f"{where}: expected {_expected_types(error.validator_value)}"
+    if kind == "enum":
+        return f"{where}: expected one of {', '.join(repr(v) for v in error.validator_value)}"
+    if kind == "required":
+        missing = [k for k in error.validator_value if k not in (error.instance or {})]
+        return f"{key} ({origin(path)}): missing key(s) {', '.join(missing)}"
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        word = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[kind]
+        return f"{where}: must be {word} {error.validator_value}"
+    if kind in ("minItems", "maxItems", "minProperties", "uniqueItems", "pattern", "minLength"):
+        return f"{where}: {error.message.split(' is ', 1)[-1] if kind != 'uniqueItems' else 'has repeated items'}" \
+            if kind != "pattern" else f"{where}: does not match {error.validator_value!r}"
+    if kind in ("oneOf", "anyOf"):
+        from jsonschema.exceptions import best_match
+
+        inner = best_match(error.context) if error.context else None
+        if inner is not None and tuple(str(p) for p in inner.absolute_path) != path:
+            return schema_error_line(inner, origin)
+        return f"{where}: not a valid value here ({inner.message if inner is not None else kind})"[:300]
+    return f"{where}: {error.message}"[:300]
+
+
+def schema_errors(config: Mapping, schema: Mapping, origin: Callable[[tuple], str] | None = None) -> list[str]:
+    """Every value of ``config`` the JSON schema refuses, one line each (:func:`schema_error_line`),
+    sorted by key; ``origin(path)`` says where a key's value came from (default ``?``)."""
+    import jsonschema
+
+    origin = origin or (lambda path: "?")
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
+    return list(dict.fromkeys(schema_error_line(e, origin) for e in errors))
+
+
+def budget_tokenizer_models(config: Mapping) -> list[str]:
+    """The models whose tokenizers bound the evidence budgets: ``evidence.budget_tokenizers``, or,
+    when it is null, every Study 2 model (``generation.models``), so none can be missed."""
+    named = _get(config, "evidence.budget_tokenizers")
+    return list(_get(config, "generation.models") or []) if named is None else list(named)
+
+
+def budget_tokenizer_errors(config: Mapping) -> list[str]:
+    """A generation model whose tokenizer does not bound the budgets would be shown evidence cut by
+    another model's tokenizer, possibly over its own budget."""
+    if not config.get("studies", {}).get("study2", False):
+        return []
+    named = _get(config, "evidence.budget_tokenizers")
+    if named is None:
+        return []
+    missing = [m for m in _get(config, "generation.models") or [] if m not in named]
+    if not missing:
+        return []
+    return [f"evidence.budget_tokenizers = {list(named)} leaves out generation.models {missing}: their evidence "
+            f"would be cut by another model's tokenizer; add them, or set evidence.budget_tokenizers: null "
+            f"(derived from generation.models)"]
 
 
 def _get(config: Mapping, dotted: str, default: Any = None) -> Any:
@@ -71,6 +174,7 @@ def agreement_errors(config: Mapping) -> list[str]:
         errors += _subset(config, "generation.controls.sources", "evidence.controls", "control sources")
         errors += _subset(config, "generation.models", "models", "models")
         errors += _subset(config, "evidence.budget_tokenizers", "models", "models")
+        errors += budget_tokenizer_errors(config)
         errors += _subset(config, "generation.datasets", "retrieval.datasets", "datasets")
         errors += seed_replicate_errors(config)
         errors += control_design_errors(config)
@@ -150,7 +254,7 @@ def used_models(config: Mapping) -> dict[str, str]:
     names: set[str] = set()
     if studies.get("study2"):
         names |= set(_get(config, "generation.models") or [])
-        names |= set(_get(config, "evidence.budget_tokenizers") or [])
+        names |= set(budget_tokenizer_models(config))
     if studies.get("wikicontradict"):
         names |= set(_get(config, "wikicontradict.models") or [])
         if _get(config, "wikicontradict.judge.model"):
@@ -185,37 +289,16 @@ def revision_pin_errors(config: Mapping) -> list[str]:
     return errors
 
 
-def converted_verifier_errors(config: Mapping, repo_root=None) -> list[str]:
-    """The verifier's converted base model (``verifier.base_model.local_dir``, inside data_root) must
-    exist before a run that fine-tunes it: the README's one-time ``convert-weights`` step writes it."""
-    from pathlib import Path
-
-    verifier = config.get("verifier") or {}
-    local = (verifier.get("base_model") or {}).get("local_dir")
-    if not (config.get("studies", {}).get("study1") and local and not verifier.get("demo_model")
-            and config.get("data_root")):
-        return []
-    root = Path(config["data_root"])
-    if not root.is_absolute() and repo_root is not None:
-        root = Path(repo_root) / root
-    path = root / local
-    if path.is_dir():
-        return []
-    base = verifier["base_model"]
-    return [f"verifier.base_model.local_dir = {local!r}: {path} does not exist; convert the pickle-only base "
-            f"model once: python -m evidence_ledger convert-weights {base.get('hub_id')} --revision "
-            f"{base.get('revision')} --out {path} (README, 'Reproducing the paper', step 2)"]
+def config_errors(config: Mapping) -> list[str]:
+    """Every start-of-run problem of ``config`` the schema cannot express (files and models are
+    the preflight's: :mod:`evidence_ledger.preflight`)."""
+    return data_root_errors(config) + agreement_errors(config) + family_size_errors(config) + revision_pin_errors(config)
 
 
-def config_errors(config: Mapping, repo_root=None) -> list[str]:
-    """Every start-of-run problem of ``config`` (``repo_root``: where a relative data_root resolves)."""
-    return (data_root_errors(config) + agreement_errors(config) + family_size_errors(config)
-            + revision_pin_errors(config) + converted_verifier_errors(config, repo_root))
-
-
-def check_run_config(config: Mapping, repo_root=None) -> None:
-    """Raise ``ValueError`` listing every start-of-run problem (nothing runs until they are fixed)."""
-    errors = config_errors(config, repo_root)
+def check_run_config(config: Mapping) -> None:
+    """Raise :class:`ConfigRefused` listing every start-of-run problem (nothing runs until they
+    are fixed)."""
+    errors = config_errors(config)
     if errors:
-        raise ValueError("config: " + ("\n  - " if len(errors) > 1 else "")
-                         + "\n  - ".join(errors))
+        raise ConfigRefused("config: " + ("\n  - " if len(errors) > 1 else "")
+                            + "\n  - ".join(errors))

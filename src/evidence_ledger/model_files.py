@@ -227,3 +227,85 @@ def save_tokenizer(tokenizer, out_dir) -> None:
         tokenizer.save_pretrained(out_dir)
     finally:
         tokenizer.init_kwargs.update(saved)
+
+
+# --- completeness, for the preflight (evidence_ledger.preflight) ------------------------------
+
+# files that hold a tokenizer's vocabulary (one of them must be there; tokenizer_config.json alone is not)
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "spiece.model", "sentencepiece.bpe.model", "vocab.json",
+                   "vocab.txt", "tiktoken.model")
+SAFETENSORS_HEADER_LIMIT = 100 << 20  # a header longer than 100 MiB is not a safetensors header
+
+
+def safetensors_header_problem(path) -> str | None:
+    """Why ``path`` is not a whole safetensors file (None when it is), from its header alone:
+    the 8-byte length, the JSON header, and every tensor's data inside the file (a truncated
+    download ends early)."""
+    path = Path(path)
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+        if len(head) < 8:
+            return f"{path.name}: shorter than a safetensors header"
+        n = int.from_bytes(head, "little")
+        if n > min(size - 8, SAFETENSORS_HEADER_LIMIT):
+            return f"{path.name}: not a safetensors file (header length {n} does not fit its {size} bytes)"
+        try:
+            header = json.loads(fh.read(n))
+        except (ValueError, UnicodeDecodeError):
+            return f"{path.name}: not a safetensors file (its header is not JSON)"
+    if not isinstance(header, dict):
+        return f"{path.name}: not a safetensors file (its header is not a JSON object)"
+    ends = [info.get("data_offsets", [0, 0])[1] for name, info in header.items()
+            if name != "__metadata__" and isinstance(info, dict)]
+    if ends and max(ends) > size - 8 - n:
+        return f"{path.name}: truncated ({size:,} bytes; its tensors need {8 + n + max(ends):,})"
+    return None
+
+
+def model_dir_problems(directory, *, allow_pickle: bool = False, allow_key: str | None = None,
+                       trust_remote_code: bool = False, trust_key: str | None = None) -> list[str]:
+    """Why a model directory cannot be loaded as the run loads it (empty when it can), reading
+    only small files and safetensors headers: ``config.json`` (a JSON object; an ``auto_map``
+    asks for the model's own code, which loads only with ``trust_key`` true), a tokenizer
+    vocabulary (:data:`TOKENIZER_FILES`), the weights transformers loads
+    (:func:`loaded_weight_files`) with every shard its index lists present and whole, and
+    pickle weights only where ``allow_key`` allows them."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return [f"{directory} is not a directory"]
+    problems = []
+    config_path = directory / MODEL_CONFIG
+    if not config_path.is_file():
+        problems.append(f"no {MODEL_CONFIG}")
+    else:
+        try:
+            cfg = json.loads(config_path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            cfg = None
+            problems.append(f"{MODEL_CONFIG} is not JSON")
+        if cfg is not None and not isinstance(cfg, dict):
+            problems.append(f"{MODEL_CONFIG} is not a JSON object")
+        elif cfg and cfg.get("auto_map") and not trust_remote_code:
+            problems.append(f"{MODEL_CONFIG} has an auto_map (the model's own code), which loads only with "
+                            + (f"{trust_key}: true (if you trust its code)" if trust_key
+                               else "trust_remote_code, which no key of this model enables"))
+    if not any((directory / name).is_file() for name in TOKENIZER_FILES):
+        problems.append(f"no tokenizer vocabulary (one of {', '.join(TOKENIZER_FILES)})")
+    try:
+        fmt, weights = loaded_weight_files(directory)
+    except FileNotFoundError:
+        return problems + [f"no weights transformers loads ({SAFE_WEIGHTS}, {SAFE_INDEX}, {PICKLE_WEIGHTS} "
+                           f"or {PICKLE_INDEX})"]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return problems + ["its weight index is not a JSON object with a weight_map"]
+    missing = [w.name for w in weights if not w.is_file() or w.stat().st_size == 0]
+    if missing:
+        problems.append(f"{len(missing)} of the weight files it loads are missing or empty ({', '.join(missing[:3])}"
+                        + (", ..." if len(missing) > 3 else "") + ")")
+    elif fmt == "safetensors":
+        problems += [p for p in (safetensors_header_problem(w) for w in weights if w.name not in INDEX_NAMES) if p]
+    if fmt == "pickle" and not allow_pickle:
+        problems.append(f"its weights are pickle ({weights[0].name}; no {SAFE_WEIGHTS} or {SAFE_INDEX}), which "
+                        + (f"load only with {allow_key}: true" if allow_key else "are not loaded here"))
+    return problems

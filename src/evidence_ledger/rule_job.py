@@ -106,8 +106,10 @@ def rule_script_path(rule) -> Path:
 
 @contextmanager
 def workflow_dag(snakefile: Path, workdir: Path, configfiles: Sequence[Path], config: Mapping[str, Any],
-                 targets: Sequence[str] = ()) -> Iterator[Any]:
-    """Snakemake's workflow object with the DAG built for ``targets`` (none: only parsed)."""
+                 targets: Sequence[str] = (), config_args: Sequence[str] | None = None) -> Iterator[Any]:
+    """Snakemake's workflow object with the DAG built for ``targets`` (none: only parsed);
+    ``config_args``: the ``--config`` entries as typed on the command line, which the workflow
+    reads and types itself (evidence_ledger.config_layers)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.enums import Quietness
     from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings
@@ -118,7 +120,8 @@ def workflow_dag(snakefile: Path, workdir: Path, configfiles: Sequence[Path], co
             workflow_api = api.workflow(
                 resource_settings=ResourceSettings(cores=1),
                 config_settings=ConfigSettings(configfiles=[Path(f).absolute() for f in configfiles],
-                                               config=dict(config)),
+                                               config=dict(config),
+                                               config_args=None if config_args is None else list(config_args)),
                 snakefile=Path(snakefile).absolute(),
                 workdir=Path(workdir).absolute(),
             )
@@ -160,13 +163,16 @@ def snakemake_object(job, workflow):
 
 
 def rule_job_call(rule_name: str, wildcards: Mapping[str, str], *, snakefile: Path, workdir: Path,
-                  configfiles: Sequence[Path] = (), config: Mapping[str, Any] | None = None) -> ScriptCall:
+                  configfiles: Sequence[Path] = (), config: Mapping[str, Any] | None = None,
+                  config_args: Sequence[str] | None = None) -> ScriptCall:
     """The stage call of ``rule_name``'s job with ``wildcards`` for the given run: the function's
-    name, its keyword arguments (plain values, paths relative to ``workdir``) and the job's outputs."""
+    name, its keyword arguments (plain values, paths relative to ``workdir``) and the job's outputs.
+    ``config_args``: the raw ``--config`` entries (else ``config``'s values, quoted as Snakemake
+    quotes them)."""
     config = dict(config or {})
-    with workflow_dag(snakefile, workdir, configfiles, config) as parsed:
+    with workflow_dag(snakefile, workdir, configfiles, config, config_args=config_args) as parsed:
         targets = target_files(parsed, rule_name, wildcards)
-    with workflow_dag(snakefile, workdir, configfiles, config, targets=targets) as workflow:
+    with workflow_dag(snakefile, workdir, configfiles, config, targets=targets, config_args=config_args) as workflow:
         job = find_job(workflow, rule_name, wildcards)
         script = rule_script_path(job.rule)
         function, kwargs = evaluate_script_call(script.read_text(), str(script), snakemake_object(job, workflow))

@@ -30,6 +30,11 @@ from pathlib import Path
 import yaml
 
 import evidence_ledger
+from evidence_ledger.errors import ExpectedError
+
+
+class CallRefused(ExpectedError):
+    """A rule, job or keyword that ``call`` cannot run (printed as one line, exit 2)."""
 
 
 def stage_functions() -> dict[str, object]:
@@ -74,7 +79,7 @@ def register(subparsers) -> None:
     job.add_argument("--configfile", nargs="+", default=[], metavar="FILE",
                      help="config files, as for snakemake (none: the embedded demo)")
     job.add_argument("--config", nargs="+", default=[], metavar="KEY=VALUE",
-                     help="config values, as for snakemake --config")
+                     help="config values, as for snakemake --config (typed as YAML, as the workflow types them)")
     job.add_argument("--snakefile", default=None,
                      help="the workflow's Snakefile (default: ./Snakefile, else the one of this repository)")
     job.add_argument("--directory", default=".", help="the run's working directory (default: .)")
@@ -91,24 +96,31 @@ def default_snakefile(directory: str) -> Path:
 
 def call_workflow_job(args, functions: dict[str, object]) -> int:
     """``call --rule``: the rule's job from the workflow's DAG, then its stage function."""
-    from snakemake.cli import parse_config
+    from snakemake.exceptions import UnknownRuleException
 
+    from evidence_ledger.config_layers import parse_config_entries
+    from evidence_ledger.errors import ExpectedError
     from evidence_ledger.rule_job import parse_wildcards, rule_job_call
 
     pairs = ([args.rule] if args.rule else []) + list(args.arguments)
     try:
         wildcards = parse_wildcards(pairs)
-        config = parse_config(args.config)
+        config = parse_config_entries(args.config)
         job = rule_job_call(args.job_rule, wildcards, snakefile=Path(args.snakefile or default_snakefile(args.directory)),
                             workdir=Path(args.directory), configfiles=[Path(f) for f in args.configfile],
-                            config=config)
+                            config=config, config_args=list(args.config))
+    except ExpectedError:
+        raise
+    except UnknownRuleException:
+        raise CallRefused(f"call --rule {args.job_rule}: the workflow has no rule {args.job_rule!r} "
+                          f"(`snakemake --list-rules` lists them)") from None
     except (ValueError, LookupError) as exc:
-        raise SystemExit(f"call --rule {args.job_rule}: {exc}") from None
+        raise CallRefused(f"call --rule {args.job_rule}: {exc}") from None
     if args.print_only:
         print(json.dumps({"function": job.function, "kwargs": job.kwargs}, indent=2, default=str))
         return 0
     if job.function not in functions:
-        raise SystemExit(f"call --rule {args.job_rule}: its script calls {job.function!r}, not a stage function")
+        raise CallRefused(f"call --rule {args.job_rule}: its script calls {job.function!r}, not a stage function")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     here = Path.cwd()
     os.chdir(args.directory)
@@ -131,19 +143,19 @@ def run(args) -> int:
             print(f"{name}({params})  [{functions[name].__module__}]")
         return 0
     if args.rule not in functions:
-        raise SystemExit(f"call: no stage function named {args.rule!r}; `call --list` shows them")
+        raise CallRefused(f"call: no stage function named {args.rule!r}; `call --list` shows them")
     fn = functions[args.rule]
     try:
         kwargs = parse_keyword_arguments(args.arguments)
     except ValueError as exc:
-        raise SystemExit(f"call: {exc}") from None
+        raise CallRefused(f"call: {exc}") from None
     signature = inspect.signature(fn)
     unknown = sorted(set(kwargs) - set(signature.parameters))
     missing = sorted(name for name, p in signature.parameters.items()
                      if p.default is inspect.Parameter.empty and name not in kwargs)
     if unknown or missing:
-        raise SystemExit(f"call {args.rule}: unknown keywords {unknown}, missing keywords {missing}; "
-                         f"expected {list(signature.parameters)}")
+        raise CallRefused(f"call {args.rule}: unknown keywords {unknown}, missing keywords {missing}; "
+                          f"expected {list(signature.parameters)}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     fn(**kwargs)
     return 0

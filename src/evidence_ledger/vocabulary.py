@@ -7,7 +7,9 @@ Out: the answer label a parser gives an unparseable response (:data:`INVALID`); 
      ``format`` they give (:data:`PRIMARY_MAPPING`, :func:`parsed_format`); the pipeline's
      unit-id formats (FEVER :func:`fever_unit_id`, FEVEROUS :func:`feverous_element_id`,
      SciFact :func:`scifact_unit_id`, each with its ``split_*`` inverse); the Study 2 comparison families
-     (:data:`STUDY2_FAMILIES`); the DiffGR context orders (:data:`DIFFGR_ORDERS`).
+     (:data:`STUDY2_FAMILIES`); the DiffGR context orders (:data:`DIFFGR_ORDERS`); the columns of
+     the WikiContradict RAG-QA CSV (:data:`WIKICONTRADICT_CSV_COLUMNS`: its reader and the
+     preflight's header check).
 
 Benchmark facts (labels, metric, unit of evaluation, scorer, prompts) are not here but in
 ``benchmark_registry``; defaults of config values are in ``config/defaults.yaml`` only.
@@ -162,3 +164,8 @@ DIFFGR_RETRIEVED_FIRST = "retrieved_first"
 #: DiffGR context orders: ``random`` = the official ``read.py --merge_order random`` run, then
 #: the two fixed arrangements (config ``diffgr.context_orders``)
 DIFFGR_ORDERS = ("random", DIFFGR_GENERATED_FIRST, DIFFGR_RETRIEVED_FIRST)
+
+#: columns of the released WikiContradict RAG-QA CSV (``WikiContradict_dataset_v1_rag_qa.csv``)
+WIKICONTRADICT_CSV_COLUMNS = ("question_ID", "question", "context1", "context2", "answer1", "answer2",
+                              "contradictType", "samepassage", "merged_context", "ref_answer",
+                              "WikipediaArticleTitle", "url")

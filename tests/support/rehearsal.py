@@ -2,9 +2,10 @@
 layered after ``config/paper.yaml``, on a data tree in the paper's file layout.
 
 ``rehearsal_args(data_root)`` is that command's config part; ``job_stats`` reads a dry run's job
-table; ``paper_data_tree`` writes the tree (``python -m evidence_ledger rehearsal-data``) plus the
-directory README step 2 converts the verifier's base model into, which the paper run (not the
-rehearsal) reads.
+table; ``paper_data_tree`` writes the tree (``python -m evidence_ledger rehearsal-data``) plus,
+in the directory README step 2 converts the verifier's base model into, stand-in model files,
+which the paper run's preflight (not the rehearsal's) checks; ``paper_hub_cache`` a Hugging Face
+cache holding stand-ins of the paper's Hub models (support/hub_cache.py), for the paper's dry run.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from evidence_ledger.config_layers import layered_config
 from evidence_ledger.rehearsal_data import write_rehearsal_data
 
 from support.hang_guard import HANG_GUARD_S
+from support.hub_cache import paper_hub_models, stand_in_hub_cache, stand_in_model_dir
 from support.paths import REPO_ROOT
 
 PAPER = REPO_ROOT / "config" / "paper.yaml"
@@ -39,12 +41,17 @@ def rehearsal_args(data_root: Path) -> list[str]:
 
 
 def paper_data_tree(root: Path) -> Path:
-    """The rehearsal data tree at ``root``, with the (empty) converted-verifier directory the
-    paper config names, so that the paper run's dry run finds every input it plans from."""
+    """The rehearsal data tree at ``root``, with stand-in files in the converted-verifier
+    directory the paper config names, so that the paper run's dry run passes its preflight."""
     write_rehearsal_data(root, force=True)
     local = layered_config(REPO_ROOT, [PAPER])["verifier"]["base_model"]["local_dir"]
-    (root / local).mkdir(parents=True, exist_ok=True)
+    stand_in_model_dir(root / local, "deberta")
     return root
+
+
+def paper_hub_cache(root: Path) -> Path:
+    """A Hugging Face cache at ``root`` with stand-ins of the Hub models config/paper.yaml loads."""
+    return stand_in_hub_cache(root, paper_hub_models(layered_config(REPO_ROOT, [PAPER])))
 
 
 def job_env() -> dict[str, str]:
@@ -54,10 +61,12 @@ def job_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
-def snakemake(workdir: Path, *args: str, timeout: int = RUN_TIMEOUT_S) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, *args: str, timeout: int = RUN_TIMEOUT_S, hub_cache: Path | None = None
+              ) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"), "--directory",
            str(workdir), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=job_env(), timeout=timeout)
+    env = job_env() if hub_cache is None else {**job_env(), "HF_HUB_CACHE": str(hub_cache)}
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
 def job_stats(stdout: str) -> Counter:

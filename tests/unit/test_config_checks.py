@@ -116,11 +116,36 @@ def test_disagreeing_family_size_names_the_key():
         check_run_config(cfg)
 
 
-def test_missing_converted_verifier_names_the_convert_command(tmp_path):
+def test_schema_errors_are_one_line_each_naming_key_value_origin_and_what_is_expected():
+    """A typo or a wrong type is one line per problem (never the schema), with where the value came from."""
+    import yaml
+
+    from evidence_ledger.config_checks import schema_errors
+    from evidence_ledger.config_layers import run_config
+
+    schema = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    run = run_config(REPO_ROOT, [REPO_ROOT / "config" / "paper.yaml"],
+                     ["studdies={study1: true}", "generation={backend: vlm}", "sampling={fever: {n: '100'}}",
+                      "evidence={budgets: {short: -1}}"])
+    errors = schema_errors(run.config, schema, run.origin)
+    assert errors == [
+        "unknown key 'studdies' (--config) (did you mean 'studies'?); keys allowed under (top level): "
+        + ", ".join(schema["properties"]),
+        "evidence.budgets.short = -1 (--config): must be >= 0",
+        "generation.backend = 'vlm' (--config): expected one of 'transformers', 'vllm'",
+        "sampling.fever.n = '100' (--config): expected an integer or null",
+    ]
+
+
+def test_budget_tokenizers_are_derived_from_the_generation_models_or_must_cover_them():
+    from evidence_ledger.config_checks import budget_tokenizer_models
+
     cfg = copy.deepcopy(PAPER)
-    cfg["data_root"] = str(tmp_path)
+    assert cfg["evidence"]["budget_tokenizers"] is None
+    assert budget_tokenizer_models(cfg) == cfg["generation"]["models"]
+    cfg["generation"]["models"] = ["qwen3", "llama31", "llama3_70b"]
+    assert budget_tokenizer_models(cfg) == ["qwen3", "llama31", "llama3_70b"]
+    cfg["evidence"]["budget_tokenizers"] = ["qwen3"]
     errors = config_errors(cfg)
-    assert any(e.startswith("verifier.base_model.local_dir") and "convert-weights microsoft/deberta-large-mnli" in e
-               for e in errors), errors
-    (tmp_path / cfg["verifier"]["base_model"]["local_dir"]).mkdir(parents=True)
-    assert config_errors(cfg) == []
+    assert any(e.startswith("evidence.budget_tokenizers = ['qwen3'] leaves out generation.models "
+                            "['llama31', 'llama3_70b']") for e in errors), errors

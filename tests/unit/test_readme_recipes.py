@@ -26,7 +26,7 @@ def _bash_blocks(text: str) -> list[str]:
 def test_readme_paper_recipe_is_the_command_the_rehearsal_test_runs():
     """The workstation command and the rehearsal command in the README are the argument lists
     tests/workflow/test_rehearsal.py runs (support/rehearsal.py), with DATA / rehearsal-data as
-    data_root."""
+    data_root, each after the check of the same arguments."""
     from support.rehearsal import DEFAULT_PROFILE, paper_args, rehearsal_args
 
     def as_text(args):
@@ -35,9 +35,11 @@ def test_readme_paper_recipe_is_the_command_the_rehearsal_test_runs():
     profile = str(DEFAULT_PROFILE.relative_to(REPO_ROOT))
     paper = f"snakemake --profile {profile} {as_text(paper_args('DATA'))}"
     rehearsal = f"snakemake --profile {profile} {as_text(rehearsal_args('rehearsal-data'))}"
+    check = f"python -m evidence_ledger check {as_text(rehearsal_args('rehearsal-data'))}"
     text = " ".join(_bash_blocks(README))
     assert paper in text
-    assert "python -m evidence_ledger rehearsal-data --out rehearsal-data " + rehearsal in text
+    assert f"python -m evidence_ledger check --profile {profile} {as_text(paper_args('DATA'))}" in text
+    assert f"python -m evidence_ledger rehearsal-data --out rehearsal-data {check} {rehearsal}" in text
 
 
 def test_gpu_environment_pins_agree_and_name_the_driver():

@@ -109,6 +109,9 @@ def toy_config(tmp_path: Path) -> Path:
                           ("pages.jsonl", TOY_PAGES)):
         (data / "toy" / name).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     cfg = layered_config(REPO)
+    # the workflow's own files come from config/defaults.yaml (read first): a path copied into
+    # this file would be this run's, resolved in its run directory
+    del cfg["wikicontradict"]["judge"]["fewshot_file"], cfg["accounting"]["reference_values"]
     cfg["data_root"] = str(data)
     cfg["benchmark_plugins"] = ["toy_benchmark"]
     cfg["data"]["toy"] = {"claims": {"dev": "toy/claims_dev.jsonl", "train": "toy/claims_train.jsonl"},

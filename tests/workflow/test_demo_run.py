@@ -33,11 +33,12 @@ REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
-def run_snakemake(workdir: Path, *args: str, configfile: Path | None = None, timeout: int = HANG_GUARD_S):
+def run_snakemake(workdir: Path, *args: str, configfile: Path | list[Path] | None = None, timeout: int = HANG_GUARD_S):
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
                HF_HUB_OFFLINE="1")
+    files = configfile if isinstance(configfile, list) else [configfile or REPO / "config" / "demo.yaml"]
     cmd = SNAKEMAKE + ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-                       "--configfile", str(configfile or REPO / "config" / "demo.yaml"), *args]
+                       "--configfile", *[str(f) for f in files], *args]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
@@ -155,11 +156,12 @@ def test_demo_summary_page_numbers_are_their_source_cells(demo_run):
 
 
 def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp_path):
-    config = layered_config(REPO)
-    config["accounting"]["bootstrap"]["primary"]["draws"] += 1
+    draws = layered_config(REPO)["accounting"]["bootstrap"]["primary"]["draws"] + 1
     changed = tmp_path / "changed.yaml"
-    changed.write_text(yaml.safe_dump(config, sort_keys=False))  # key order is part of params
-    proc = run_snakemake(demo_run, "--cores", "1", "-n", configfile=changed)
+    changed.write_text(yaml.safe_dump({"accounting": {"bootstrap": {"primary": {"draws": draws}}}}))
+    # the demo's own layer first (its data_root is the workflow's resources/demo), then the change:
+    # the same config, in the same key order (part of params), as the run's but for the draws
+    proc = run_snakemake(demo_run, "--cores", "1", "-n", configfile=[REPO / "config" / "demo.yaml", changed])
     assert proc.returncode == 0, proc.stderr[-3000:]
     rules = planned_rules(proc.stdout)
     assert "study2_bootstrap" in rules

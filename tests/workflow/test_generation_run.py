@@ -55,6 +55,9 @@ def workdir(tmp_path_factory):
                      steps=5, vocab_size=300)
     cfg = layered_config(REPO)
     cfg["data_root"] = str(REPO / cfg["data_root"])
+    # the workflow's own files come from config/defaults.yaml (in this run's own layer a relative
+    # path would resolve in its run directory)
+    del cfg["wikicontradict"]["judge"]["fewshot_file"], cfg["accounting"]["reference_values"]
     cfg["models"]["qwen3"].update(local_dir=str(wd / "models/tiny"), build=None)
     cfg["generation"].update(models=["qwen3"], datasets=["fever"], shards=2, batch_size=16,
                              cache_dir=str(wd / "cache"))

@@ -4,8 +4,8 @@ README's list of them is the rules' own.
 Scans the rule files for the rules whose ``resources:`` use ``gpu_resources(...)``, refuses any
 other way of asking for a GPU, compares with the README's "GPU-declaring rules:" list, and dry-runs
 the demo to see that every job asking for a GPU gets the GPU partition, and none asks under
-``gpu_jobs=cpu``; dry-runs the paper config to see the GPU-fit check (``check_gpu_fit`` in
-common.smk) refuse a two-GPU judge on one granted GPU before any job.
+``gpu_jobs=cpu``; dry-runs the paper config to see the preflight's GPU-fit check refuse a two-GPU
+judge on one granted GPU before any job.
 """
 from __future__ import annotations
 
@@ -76,16 +76,14 @@ def test_every_gpu_job_gets_the_gpu_partition_and_none_on_the_cpu_route():
 
 
 def _dry_run_paper(tmp_path: Path, judge: dict, *args: str) -> str:
-    """Output of ``snakemake -n`` of config/paper.yaml with the judge's model entry updated. A run
-    the GPU-fit check lets through goes on to build the DAG (and may stop there at the paper's
-    absent data files)."""
+    """Output of ``snakemake -n`` of config/paper.yaml with the judge's model entry updated. The
+    preflight runs every check whatever another found (here the paper's data and models are
+    absent), so the GPU-fit lines show whether the fit check refused the run."""
     config = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
     config["models"]["llama3_70b"].update(judge)
     path = tmp_path / "paper.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     snakemake = Path(sys.executable).with_name("snakemake")
-    # the converted verifier base the paper config names (README step 2), so the start checks pass
-    (tmp_path / config["verifier"]["base_model"]["local_dir"]).mkdir(parents=True, exist_ok=True)
     if "--config" in args:
         at = args.index("--config") + 1
         args = (*args[:at], f"data_root={tmp_path}", *args[at:])
@@ -93,18 +91,20 @@ def _dry_run_paper(tmp_path: Path, judge: dict, *args: str) -> str:
         args = (*args, "--config", f"data_root={tmp_path}")
     proc = subprocess.run([str(snakemake), "-n", "--cores", "2", "--configfile", str(path), *args], cwd=REPO,
                           capture_output=True, text=True, timeout=HANG_GUARD_S)
+    assert "Job stats" not in proc.stdout
     return proc.stdout + proc.stderr
 
 
 def test_tp2_judge_on_one_granted_gpu_is_refused_before_any_job(tmp_path):
     bf16_tp2 = {"quantization": None, "tensor_parallel_size": 2}
     out = _dry_run_paper(tmp_path, bf16_tp2, "--resources", "gpu=1")
-    assert "GPU fit check (src/evidence_ledger/gpu_fit.py) refused the run before any job" in out
-    assert "wikicontradict_judge: models.llama3_70b needs 2 GPUs (tensor_parallel_size) but the run grants 1" in out
+    assert ("FAIL machine GPU fit: wikicontradict_judge: models.llama3_70b needs 2 GPUs (tensor_parallel_size) but "
+            "the run grants 1") in out
     assert "set models.llama3_70b.quantization: fp8 and tensor_parallel_size: 1" in out
+    assert "error: preflight: " in out
     for args in (["--resources", "gpu=2"], ["--resources", "gpu=1", "--config", "gpu_jobs=cpu"]):
         out = _dry_run_paper(tmp_path, bf16_tp2, *args)
-        assert "GPU fit check" not in out and "Building DAG of jobs" in out, args
+        assert "preflight: " in out and "GPU fit:" not in out.replace("ok   machine GPU fit:", ""), args
     # the shipped paper config (judge in fp8 on one GPU) passes on the workstation profile's one GPU
     out = _dry_run_paper(tmp_path, {}, "--resources", "gpu=1")
-    assert "GPU fit check" not in out and "Building DAG of jobs" in out
+    assert "preflight: " in out and "FAIL machine GPU fit" not in out

@@ -28,6 +28,7 @@ from evidence_ledger.rehearsal_data import write_rehearsal_data
 
 from support.rehearsal import job_stats
 from support.hang_guard import HANG_GUARD_S
+from support.hub_cache import paper_hub_models, stand_in_hub_cache, stand_in_model_dir
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "config" / "paper.yaml"
@@ -46,11 +47,18 @@ def placeholder(tmp_path_factory):
     """(paper config with data_root -> a rehearsal data tree in the paper's layout, its path)."""
     root = tmp_path_factory.mktemp("paper_data")
     write_rehearsal_data(root, force=True)
-    # where README step 2 converts the verifier's pickle-only base model (a directory input of the verifier jobs)
-    (root / paper_config()["verifier"]["base_model"]["local_dir"]).mkdir(parents=True)
+    # where README step 2 converts the verifier's pickle-only base model (stand-in files: a dry
+    # run loads no weights, but the preflight wants the model complete)
+    stand_in_model_dir(root / paper_config()["verifier"]["base_model"]["local_dir"], "deberta")
     cfg = paper_config()
     cfg["data_root"] = str(root)
     return cfg, root
+
+
+@pytest.fixture(scope="module")
+def hub_cache(tmp_path_factory) -> Path:
+    """A Hugging Face cache holding the paper's Hub models at their pinned revisions (stand-ins)."""
+    return stand_in_hub_cache(tmp_path_factory.mktemp("hf_cache"), paper_hub_models(paper_config()))
 
 
 # --- expected jobs -------------------------------------------------------------------------
@@ -117,15 +125,17 @@ def expected_job_counts(cfg: dict) -> Counter:
 
 
 @pytest.fixture(scope="module")
-def dry_run(placeholder, tmp_path_factory):
-    """The README's workstation command, dry: the paper file plus data_root on the command line."""
+def dry_run(placeholder, hub_cache, tmp_path_factory):
+    """The README's workstation command, dry: the paper file plus data_root on the command line,
+    with the paper's models in the cache; on this CPU-only machine the config asks for CPU
+    (``gpu_jobs=cpu``: the same jobs, none granted a GPU), as the preflight says it must."""
     _, root = placeholder
     work = tmp_path_factory.mktemp("paper_work")
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", "-n", "--profile", str(REPO / "workflow" / "profiles" / "default"),
          "--snakefile", str(REPO / "Snakefile"), "--directory", str(work), "--configfile", str(PAPER),
-         "--config", f"data_root={root}"],
-        capture_output=True, text=True, env=ENV, timeout=HANG_GUARD_S,
+         "--config", f"data_root={root}", "gpu_jobs=cpu"],
+        capture_output=True, text=True, env={**ENV, "HF_HUB_CACHE": str(hub_cache)}, timeout=HANG_GUARD_S,
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     return proc.stdout

@@ -12,13 +12,14 @@ from evidence_ledger.config_layers import layered_config
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
 from support.rehearsal import (DEFAULT_PROFILE, PAPER, REHEARSAL, STAND_IN_RULES, job_stats, paper_args,
-                               rehearsal_args, snakemake)
+                               paper_hub_cache, rehearsal_args, snakemake)
 
 pytestmark = pytest.mark.workflow
 
 
-def dry_run_jobs(workdir, args) -> dict[str, int]:
-    proc = snakemake(workdir, "-n", "--profile", str(DEFAULT_PROFILE), *args, timeout=HANG_GUARD_S)
+def dry_run_jobs(workdir, args, hub_cache=None) -> dict[str, int]:
+    proc = snakemake(workdir, "-n", "--profile", str(DEFAULT_PROFILE), *args, timeout=HANG_GUARD_S,
+                     hub_cache=hub_cache)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     counts = job_stats(proc.stdout)
     counts.pop("total")
@@ -26,7 +27,10 @@ def dry_run_jobs(workdir, args) -> dict[str, int]:
 
 
 def test_rehearsal_plans_the_paper_jobs_rule_by_rule(rehearsal_data, tmp_path):
-    paper = dry_run_jobs(tmp_path / "paper", paper_args(rehearsal_data))
+    # the paper's dry run needs its models in the cache (stand-ins) and, on this CPU-only
+    # machine, the CPU route for its GPU jobs (the same jobs): the preflight says so otherwise
+    paper = dry_run_jobs(tmp_path / "paper", [*paper_args(rehearsal_data), "gpu_jobs=cpu"],
+                         hub_cache=paper_hub_cache(tmp_path / "hf_cache"))
     rehearsal = dry_run_jobs(tmp_path / "rehearsal", rehearsal_args(rehearsal_data))
     assert sum(paper.values()) == 110  # the paper config: tests/workflow/test_paper_config.py counts them
     assert {rule: n for rule, n in rehearsal.items() if rule not in STAND_IN_RULES} == paper

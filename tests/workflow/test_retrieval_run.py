@@ -28,6 +28,10 @@ pytestmark = pytest.mark.workflow
 
 def fever_only_config(path: Path) -> Path:
     config = layered_config(REPO)
+    # this file is the run's own layer: its relative paths would resolve in the run directory, so
+    # the demo data is named in full and the workflow's own files are left to config/defaults.yaml
+    config["data_root"] = str(DEMO)
+    del config["wikicontradict"]["judge"]["fewshot_file"], config["accounting"]["reference_values"]
     config["retrieval"]["datasets"] = ["fever"]
     config["generation"]["datasets"] = ["fever"]  # Study 2 runs on the datasets that have evidence (start check)
     config["retrieval"]["reranker"]["build"]["datasets"] = {"fever": ["train"]}

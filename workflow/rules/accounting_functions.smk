@@ -20,9 +20,10 @@ def accounting_report(study, filename, caption):
 
 
 def accounting_reference_inputs():
-    """The paper reference-values file (``accounting.reference_values``, repo-relative) when set."""
+    """The paper reference-values file (``accounting.reference_values``; the workflow's own when the
+    defaults set it) when set."""
     path = config["accounting"]["reference_values"]
-    return {"reference": str(REPO_ROOT / path)} if path else {}
+    return {"reference": input_path("accounting.reference_values")} if path else {}
 
 
 def study1_checkpoints():

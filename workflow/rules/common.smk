@@ -1,5 +1,5 @@
-"""What every stage shares: config loading and validation, the benchmark registry's wildcard
-constraint, data_path / repo_path, the log / benchmark / report paths of a rule (rule_log,
+"""What every stage shares: the preflight and config validation, the benchmark registry's wildcard
+constraint, data_path / input_path, the log / benchmark / report paths of a rule (rule_log,
 rule_benchmark, report_output), enabled, the FINAL_OUTPUTS registry, and the generation
 cache / backend settings used by both the generation and the conflict stages.
 
@@ -12,29 +12,40 @@ from pathlib import Path
 import yaml
 from snakemake.utils import validate
 
-from evidence_ledger.benchmark_registry import benchmark_names, benchmarks, check_config_benchmarks
+from evidence_ledger.benchmark_registry import benchmark_names, benchmarks
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
 from evidence_ledger import job_env, rule_resources
-from evidence_ledger.config_checks import check_run_config
-from evidence_ledger.gpu_fit import check_gpu_fit, config_device_memory_gb, model_job_gpus, tensor_parallel_size
-
-validate(config, schema="../schemas/config.schema.yaml")
-check_run_config(config, workflow.basedir)
+from evidence_ledger.config_layers import ConfigError, resolve_path
+from evidence_ledger.gpu_fit import model_job_gpus, tensor_parallel_size
+from evidence_ledger.preflight import workflow_preflight
 
 REPO_ROOT = Path(workflow.basedir)
+# Snakemake's working directory (--directory): relative paths of the config resolve here
+RUN_DIR = Path.cwd()
+
+# Before any job, every run and dry run: the preflight (evidence_ledger.preflight: config, paths,
+# data, models, machine, plan), one line per problem, and the run ends if any check fails. Only
+# the main process checks: a spawned job is parsed with its own --resources.
+# (A submit host's environment without pyarrow or huggingface_hub, .venv-slurm, has the checks
+# run by the jobs' interpreter.)
+try:
+    JOB_ENV_DIR = job_env.job_env_dir(REPO_ROOT, resolve_path(RUN_CONFIG, "job_env", RUN_DIR, REPO_ROOT, "input"))
+except ValueError as err:
+    raise SystemExit(f"error: {err}")
+if workflow.is_main_process:
+    workflow_preflight(RUN_CONFIG, REPO_ROOT, gpus_granted=workflow.global_resources.get("gpu").value,
+                       job_python=JOB_ENV_DIR / "bin" / "python" if JOB_ENV_DIR else None,
+                       command_line=(workflow.main_snakefile, workflow.overwrite_configfiles,
+                                     workflow.config_settings.config_args))
+validate(config, schema="../schemas/config.schema.yaml")  # checked above; this fills the schema's defaults
+
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 # jobs (SLURM or local) get the pipeline's interpreter and thread/offline settings, whatever
 # the submitting shell has: evidence_ledger.job_env, config job_env (README "Running on SLURM")
-job_env.prepare(REPO_ROOT, config["job_env"])
+job_env.prepare(REPO_ROOT, str(JOB_ENV_DIR) if JOB_ENV_DIR else None)
 
 load_plugins(config["benchmark_plugins"])
-check_config_benchmarks(config, SCHEMA["properties"]["data"]["properties"])
-# Before any job: every GPU job fits the GPUs the run grants (--resources gpu=N; none = no limit,
-# e.g. SLURM). Only the main process checks: a spawned job is parsed with its own --resources.
-if workflow.is_main_process:
-    check_gpu_fit(config, gpus_granted=workflow.global_resources.get("gpu").value,
-                  device_memory_gb=config_device_memory_gb(config))
 
 
 # {dataset} is a registered benchmark wherever a rule does not constrain it itself
@@ -42,30 +53,22 @@ wildcard_constraints:
     dataset=dataset_wildcard_regex(),
 
 
-def _resolve_inside(root_key, relpath):
-    """Resolve ``relpath`` under ``config[root_key]`` and refuse paths that escape it."""
-    root = Path(config[root_key])
-    if not root.is_absolute():
-        root = REPO_ROOT / root
-    root = root.resolve()
+def data_path(relpath):
+    """A dataset file named in config, resolved inside ``data_root`` (itself resolved against the
+    run directory, or the workflow's directory for the demo's own data: config_layers); a path
+    that escapes it is refused (the preflight names the key first)."""
+    root = resolve_path(RUN_CONFIG, "data_root", RUN_DIR, REPO_ROOT, "input").resolve()
     path = (root / relpath).resolve()
     if path != root and root not in path.parents:
-        raise ValueError(
-            f"config: path {relpath!r} resolves to {path}, outside {root_key}={root}; "
-            f"paths in the config must stay inside the directory you named"
-        )
+        raise ConfigError(f"config: path {relpath!r} resolves to {path}, outside data_root={root}; "
+                          f"paths in the config must stay inside the directory you named")
     return str(path)
 
 
-def data_path(relpath):
-    """A dataset file named in config, resolved inside ``data_root``."""
-    return _resolve_inside("data_root", relpath)
-
-
-def repo_path(relpath):
-    """A project file named in config (e.g. the judge's few-shot examples), relative to the repo."""
-    path = Path(relpath)
-    return str(path if path.is_absolute() else REPO_ROOT / path)
+def input_path(key):
+    """A file outside data_root named by config key ``key`` (e.g. the judge's few-shot examples):
+    relative to the run directory, or, set by the workflow's own layers, to its directory."""
+    return str(resolve_path(RUN_CONFIG, key, RUN_DIR, REPO_ROOT, "input"))
 
 
 def generation_cache_dir(model):

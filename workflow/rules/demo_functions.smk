@@ -38,7 +38,7 @@ def demo_model_train_inputs():
     if demo_conflict_tasks_on():
         if "wikicontradict" in config and enabled("wikicontradict"):
             out["wikicontradict"] = ["results/ingest/wikicontradict/instances.parquet"]
-            out["fewshot"] = [repo_path(config["wikicontradict"]["judge"]["fewshot_file"])]
+            out["fewshot"] = [input_path("wikicontradict.judge.fewshot_file")]
         if "diffgr" in config and enabled("diffgr"):
             out["reader_records"] = [f"results/ingest/{d}/records.parquet" for d in config["diffgr"]["datasets"]]
     return out

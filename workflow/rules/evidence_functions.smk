@@ -2,12 +2,16 @@
 # evidence.smk, which includes this file first (Snakemake's linter keeps functions and
 # rules in separate files).
 
+from evidence_ledger.config_checks import budget_tokenizer_models
+
+
 def budget_tokenizer_specs():
     """name -> {path, revision} of the tokenizers whose counts bound the evidence budgets: the
-    generation models named in ``evidence.budget_tokenizers`` (their ``local_dir`` when set,
-    else Hub id at the pinned revision)."""
+    generation models named in ``evidence.budget_tokenizers``, or every ``generation.models`` when
+    it is null (``budget_tokenizer_models``; their ``local_dir`` when set, else Hub id at the
+    pinned revision)."""
     specs = {}
-    for name in config["evidence"]["budget_tokenizers"]:
+    for name in budget_tokenizer_models(config):
         m = config["models"][name]
         if m.get("local_dir"):
             specs[name] = {"path": m["local_dir"], "revision": None}
@@ -18,7 +22,7 @@ def budget_tokenizer_specs():
 
 def budget_tokenizer_inputs():
     """Directories of locally built budget tokenizers (so the model-building rule runs first)."""
-    return [config["models"][n]["local_dir"] for n in config["evidence"]["budget_tokenizers"]
+    return [config["models"][n]["local_dir"] for n in budget_tokenizer_models(config)
             if config["models"][n].get("build") and config["models"][n].get("local_dir")]
 
 

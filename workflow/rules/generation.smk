@@ -155,6 +155,7 @@ rule generation_plan:
     params:
         config=planner_config(),
         workdir=".",
+        data_root=data_path("."),
     threads: 1
     resources:
         mem_mb=4000,

@@ -67,7 +67,7 @@ rule wikicontradict_judge:
         unpack(lambda wc: conflict_model_inputs(WC["judge"]["model"])),
         responses="results/wikicontradict/{wc_model}/responses.parquet",
         instances="results/ingest/wikicontradict/instances.parquet",
-        fewshot=repo_path(WC["judge"]["fewshot_file"]),
+        fewshot=input_path("wikicontradict.judge.fewshot_file"),
     output:
         judgements="results/wikicontradict/{wc_model}/judgements.parquet",
     log:
@@ -92,7 +92,7 @@ rule wikicontradict_judge_human:
         unpack(lambda wc: conflict_model_inputs(WC["judge"]["model"])),
         human=wikicontradict_human_labels() or [],
         instances="results/ingest/wikicontradict/instances.parquet",
-        fewshot=repo_path(WC["judge"]["fewshot_file"]),
+        fewshot=input_path("wikicontradict.judge.fewshot_file"),
     output:
         judged="results/wikicontradict/judge_agreement/judgements.parquet",
     log:

@@ -23,9 +23,7 @@ import pyarrow as pa
 
 from ..errors import InputError
 from ..tables.conflict_inputs import WIKICONTRADICT_INSTANCES
-
-CSV_COLUMNS = ("question_ID", "question", "context1", "context2", "answer1", "answer2", "contradictType",
-               "samepassage", "merged_context", "ref_answer", "WikipediaArticleTitle", "url")
+from ..vocabulary import WIKICONTRADICT_CSV_COLUMNS as CSV_COLUMNS
 CONTRADICT_TYPES = {"Explicit": "explicit", "Implicit (reasoning required)": "implicit"}
 SAME_PASSAGE = {"Same": True, "Different": False}
 DEFAULT_STANDALONE_FIELDS = ("paragraph_A_clean", "paragraph_B_clean")

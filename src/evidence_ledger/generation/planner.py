@@ -1,8 +1,12 @@
-"""Generation planner: ``python -m evidence_ledger plan --configfile CONFIG``.
+"""Generation planner, behind ``python -m evidence_ledger plan --configfile CONFIG [--config KEY=VALUE ...]``
+(:mod:`evidence_ledger.plan_command`) and rule generation_plan.
 
-In:  a workflow config file (YAML) and, when they exist, the pipeline's sampled populations
-     (``results/sampling/{dataset}/sample.parquet``) and evidence tables
-     (``results/evidence/{dataset}/evidence.parquet``), relative to ``--workdir``.
+In:  the run's config, built and checked as the workflow builds it (``--configfile`` and
+     ``--config`` exactly as given to Snakemake; :mod:`evidence_ledger.preflight`), and, when
+     they exist and match that config, the pipeline's sampled populations
+     (``results/sampling/{dataset}/sample.parquet`` and its ``sample_summary.tsv``) and evidence
+     tables (``results/evidence/{dataset}/evidence.parquet``), relative to the run directory
+     (``--directory``, default the current one).
 Out: a table on stdout: requests per model x dataset x condition *after de-duplication*,
      prompt-token totals and the estimated GPU time; ``--json`` prints it as JSON.
 
@@ -22,7 +26,11 @@ Two modes per dataset, stated in the output's ``basis`` column:
   (``evidence.budgets.{budget}``; 0 for ``none``). Budgets are upper bounds on evidence
   tokens, so this too is an upper bound.
 
-Each row carries ``exact`` (True for the ``evidence`` basis). Config-mode counts cannot be
+Each row carries ``exact`` (True for the ``evidence`` basis). Results are used only when they
+were made for this config (:func:`results_match_config`: the sample was drawn from the claims
+file this config names, by its method, salt and size; the evidence covers every claim of that
+sample, the config's sources and budgets under its budget tokenizers); anything else counts from the
+config. Config-mode counts cannot be
 exact: a ``gold`` control with no annotated evidence (FEVER NEI claims, SciFact abstracts
 without a rationale) shows empty evidence and so *is* the ``none`` request (reused), gold
 evidence that does not fit the budget is not asked, and two orderings may show the same text;
@@ -56,6 +64,12 @@ GPU time, per row (``gpu_seconds``), from what the jobs really do:
 Beside each estimate the *compute floor*: 2 x parameters x (computed prompt + output tokens)
 / ``peak_flops``, the time at 100% of the peak - no plan can go below it.
 
+The planner fails loudly: a tokenizer it cannot load, or a model whose parameters it cannot
+know, is an error naming the model and the directory (:class:`PlannerError`), never a quiet
+switch to another estimate. :func:`longest_prompt_tokens` bounds the longest prompt a
+``generate`` job sends (the preflight compares it with ``generation.vllm.max_model_len``) and
+:func:`written_bytes_estimate` what a run writes under ``results/`` (the preflight's disk check).
+
 Below the request table the text output prints the GPU-fit table of every GPU job the config
 runs (:mod:`evidence_ledger.gpu_fit`: weights, KV-cache room, tokens of KV that fit against
 ``max_model_len``, GPUs needed, whether the job fits one GPU of ``device_memory_gb``), the same
@@ -63,54 +77,119 @@ arithmetic the workflow checks when it starts.
 """
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..benchmark_registry import get_benchmark
-from ..gpu_fit import GB, config_device_memory_gb, format_gpu_fit, gpu_fit_rows, model_facts, vllm_row
+from ..config_checks import budget_tokenizer_models
+from ..errors import ExpectedError
+from ..gpu_fit import config_device_memory_gb, model_facts, vllm_row
 from . import prefix_reuse
 from .prompts import CODES
 from .requests import condition_name, enumerate_conditions, plan_requests, prefix_order
 
-# Relative data_root values in a config are relative to the repository (as in the Snakefile).
-REPO_ROOT = Path(__file__).resolve().parents[3]
+# What a run writes under results/ per byte of corpus it reads: ingest tables, the page index,
+# retrieval and pools (benchmarks/results/scale.json: 1.00-1.09 from 100k to 1.2M pages).
+CORPUS_OUTPUT_RATIO = 1.1
+# bytes of one cached response row besides its text (ids, seed, model identity, counts)
+RESPONSE_ROW_BYTES = 200
+FP32_BYTES = 4  # a verifier checkpoint stores float32 weights
 
 
-def results_match_config(config: Mapping[str, Any], dataset: str, workdir: Path) -> bool:
-    """Whether ``workdir/results`` was produced for this config's sample of ``dataset``.
+class PlannerError(ExpectedError, ValueError):
+    """Something the planner cannot count (a tokenizer it cannot load, unknown parameters)."""
 
-    A sample drawn from another claims file (its ``source_file`` is not the file this config
-    names under ``data_root``), or whose row count differs from a configured hash-sample size
-    ``n``, belongs to another config (e.g. the demo's results when planning the paper config
-    from the repo root): the planner then counts from the config instead of mixing the two."""
+
+def sample_summary(path: Path) -> dict[str, str]:
+    """The key/value rows of a ``sample_summary.tsv`` (rule sample_claims)."""
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {row["key"]: row["value"] for row in csv.DictReader(fh, delimiter="\t")}
+
+
+def sample_mismatch(config: Mapping[str, Any], dataset: str, workdir: Path, data_root: Path | None) -> str | None:
+    """Why ``workdir/results/sampling/<dataset>/sample.parquet`` was not drawn for this config
+    (None when it was): another claims file (its ``source_file`` is not the file this config
+    names under ``data_root``, an absolute directory), another method, salt or size (its
+    ``sample_summary.tsv``), or no summary to tell."""
     import pyarrow.parquet as pq
 
     sample = workdir / "results" / "sampling" / dataset / "sample.parquet"
-    if not sample.exists():
-        return True  # nothing to contradict the config
-    settings = config.get("sampling", {}).get(dataset) or {}
+    settings = (config.get("sampling") or {}).get(dataset) or {}
+    summary_path = sample.with_name("sample_summary.tsv")
+    if not summary_path.exists():
+        return f"{summary_path} is missing, so the sample's method and salt are unknown"
+    summary = sample_summary(summary_path)
+    method = settings.get("method", "hash")
     n = settings.get("n")
+    wanted = {"method": method, "salt": settings.get("salt", "") if method == "hash" else "",
+              "requested": str(-1 if n is None or method == "all" else int(n))}
+    for key, value in wanted.items():
+        if summary.get(key) != str(value):
+            return f"sampled with {key} {summary.get(key)!r}, the config says {value!r}"
     table = pq.read_table(sample, columns=["source_file"])
-    if n is not None and table.num_rows != int(n):
-        return False
     claims_file = ((config.get("data", {}).get(dataset) or {}).get("claims") or {}).get(settings.get("split", "dev"))
-    if table.num_rows and claims_file and "data_root" in config:
-        root = Path(config["data_root"])
-        if not root.is_absolute():
-            root = REPO_ROOT / root
-        expected = (root / claims_file).resolve()
-        if Path(table.column(0)[0].as_py()).resolve() != expected:
-            return False
-    return True
+    if table.num_rows and claims_file and data_root is not None:
+        expected = (Path(data_root) / claims_file).resolve()
+        found = Path(table.column(0)[0].as_py()).resolve()
+        if found != expected:
+            return f"drawn from {found}, the config names {expected}"
+    return None
 
 
-def _population(config: Mapping[str, Any], dataset: str, workdir: Path) -> tuple[int, str]:
+def results_match_config(config: Mapping[str, Any], dataset: str, workdir: Path, data_root: Path | None = None
+                         ) -> bool:
+    """Whether ``workdir/results`` holds a sample of ``dataset`` drawn for this config
+    (:func:`sample_mismatch`; no sample at all is no match: nothing says which config it is).
+    ``data_root``: the run's data directory as the workflow resolved it (default: config
+    ``data_root``, relative to the run directory ``workdir``; unset: the claims file is not
+    compared)."""
     sample = workdir / "results" / "sampling" / dataset / "sample.parquet"
-    if sample.exists() and results_match_config(config, dataset, workdir):
+    if not sample.exists():
+        return False
+    return sample_mismatch(config, dataset, workdir, _data_root(config, data_root, workdir)) is None
+
+
+def _data_root(config: Mapping[str, Any], data_root: Path | None, workdir: Path) -> Path | None:
+    """``data_root`` as given, else config ``data_root`` (relative: in the run directory ``workdir``)."""
+    if data_root is not None:
+        return Path(data_root)
+    value = config.get("data_root")
+    return None if not value else Path(workdir) / value
+
+
+def evidence_mismatch(config: Mapping[str, Any], dataset: str, evidence: list[dict], claim_ids: set[str]
+                      ) -> str | None:
+    """Why an evidence table was not built for this config's run (None when it was): it lacks
+    claims of the sample (it may hold more: the claims of ``retrieval.extra_claim_splits``), lacks
+    a (source, budget) the config generates from, was not counted under every budget tokenizer,
+    or holds evidence over a budget's token limit."""
+    gen = config["generation"]
+    missing_claims = claim_ids - {str(e["claim_id"]) for e in evidence}
+    if missing_claims:
+        return f"it has no evidence for {len(missing_claims)} claims of the sample"
+    pairs = {(e["source"], e["budget"]) for e in evidence}
+    missing = [(s, b) for s in gen["sources"] for b in gen["budgets"] if (s, b) not in pairs]
+    if missing:
+        return f"it has no evidence for (source, budget) {missing[:3]}"
+    budgets = config["evidence"]["budgets"]
+    tokenizers = set(budget_tokenizer_models(config))
+    for e in evidence:
+        counts = dict(e["tokens_by_tokenizer"] or {})
+        if e["budget"] in budgets and e["source"] in gen["sources"]:
+            if not tokenizers <= set(counts):
+                return f"its token counts are not under every budget tokenizer {sorted(tokenizers)}"
+            if e["fits_budget"] and max(counts[t] for t in tokenizers) > int(budgets[e["budget"]]):
+                return f"its {e['budget']} evidence is over evidence.budgets.{e['budget']} = {budgets[e['budget']]}"
+    return None
+
+
+def _population(config: Mapping[str, Any], dataset: str, workdir: Path, data_root: Path | None = None
+                ) -> tuple[int, str]:
+    sample = workdir / "results" / "sampling" / dataset / "sample.parquet"
+    if results_match_config(config, dataset, workdir, data_root):
         import pyarrow.parquet as pq
 
         return pq.ParquetFile(sample).metadata.num_rows, "sample"
@@ -118,16 +197,18 @@ def _population(config: Mapping[str, Any], dataset: str, workdir: Path) -> tuple
     if n is None:
         n = config["generation"]["planner"]["population"].get(dataset)
     if n is None:
-        raise ValueError(f"planner: no population size for {dataset}: set sampling.{dataset}.n "
-                         f"or generation.planner.population.{dataset}")
+        raise PlannerError(f"planner: no population size for {dataset}: set sampling.{dataset}.n "
+                           f"or generation.planner.population.{dataset}")
     return int(n), "config"
 
 
-def plan_from_config(config: Mapping[str, Any], dataset: str, model: str, workdir: Path) -> list[dict]:
-    """Counts per condition from population sizes alone (see module docstring)."""
+def plan_from_config(config: Mapping[str, Any], dataset: str, model: str, workdir: Path,
+                     data_root: Path | None = None, reuse: bool = True) -> list[dict]:
+    """Counts per condition from population sizes alone (see module docstring); ``reuse``
+    False skips the prefix-cache replay (no reused tokens: what the preflight needs)."""
     gen = config["generation"]
     planner = gen["planner"]
-    n_claims, _ = _population(config, dataset, workdir)
+    n_claims, _ = _population(config, dataset, workdir, data_root)
     units = n_claims * int(planner.get("docs_per_claim", {}).get(dataset, 1))
     out: OrderedDict[str, dict] = OrderedDict()
     seen_none_formats: set[tuple[str, str]] = set()
@@ -145,7 +226,7 @@ def plan_from_config(config: Mapping[str, Any], dataset: str, model: str, workdi
         d = out.setdefault(name, {"requests": 0, "prompt_tokens": 0})
         d["requests"] += asked
         d["prompt_tokens"] += asked * (int(planner["prompt_tokens_overhead"]) + ev_tokens)
-    shares = config_reuse_shares(config, model, dataset, units, workdir)
+    shares = config_reuse_shares(config, model, dataset, units, workdir) if reuse else {}
     for name, d in out.items():
         d["reused_tokens"] = int(round(d["prompt_tokens"] * shares.get(name, 0.0)))
     return [{"model": model, "dataset": dataset, "condition": k, "basis": "config", "exact": False, **v}
@@ -186,44 +267,56 @@ def config_reuse_shares(config: Mapping[str, Any], model: str, dataset: str, uni
                                                 scaled))
 
 
-def _token_counter(config: Mapping[str, Any], model: str, workdir: Path):
-    mcfg = config.get("models", {}).get(model, {})
+def local_tokenizer(config: Mapping[str, Any], model: str, workdir: Path):
+    """The tokenizer of ``models.<model>.local_dir`` when that directory exists, else None (a
+    Hub model: characters / ``chars_per_token``). A directory whose tokenizer does not load is a
+    :class:`PlannerError` naming the model and the directory, never a quiet estimate."""
+    mcfg = (config.get("models") or {}).get(model) or {}
     local = mcfg.get("local_dir")
-    if local and (workdir / local).is_dir():
-        try:
-            from transformers import AutoTokenizer
+    if not local or not (workdir / local).is_dir():
+        return None
+    from transformers import AutoTokenizer
 
-            tok = AutoTokenizer.from_pretrained(str(workdir / local), local_files_only=True, trust_remote_code=False)
-            kwargs = dict(mcfg.get("chat_template_kwargs") or {})
+    try:
+        return AutoTokenizer.from_pretrained(str(workdir / local), local_files_only=True,
+                                             trust_remote_code=bool(mcfg.get("trust_remote_code", False)))
+    except (OSError, ValueError, TypeError, KeyError, ImportError) as err:
+        raise PlannerError(f"planner: the tokenizer of models.{model} in {workdir / local} does not load "
+                           f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}); the prompts "
+                           f"cannot be counted: rebuild or replace that directory") from err
 
-            def count(msgs):
-                text = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True, **kwargs)
-                return len(tok(text, add_special_tokens=False)["input_ids"])
 
-            return count
-        except Exception:  # a broken local dir falls back to the character estimate
-            pass
+def _token_counter(config: Mapping[str, Any], model: str, workdir: Path):
+    mcfg = (config.get("models") or {}).get(model) or {}
+    tok = local_tokenizer(config, model, workdir)
+    if tok is not None:
+        kwargs = dict(mcfg.get("chat_template_kwargs") or {})
+
+        def count(msgs):
+            text = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True, **kwargs)
+            return len(tok(text, add_special_tokens=False)["input_ids"])
+
+        return count
     cpt = float(config["generation"]["planner"]["chars_per_token"])
     return lambda msgs: int(round(sum(len(m["content"]) for m in msgs) / cpt))
 
 
 def plan_from_evidence(config: Mapping[str, Any], dataset: str, model: str, workdir: Path,
-                       evidence_path: Path) -> list[dict]:
-    """Exact de-duplicated counts from the evidence table (see module docstring)."""
+                       evidence_path: Path) -> list[dict] | None:
+    """Exact de-duplicated counts from the evidence table and the sample it was built for (see
+    module docstring); None when the evidence was not built for this config
+    (:func:`evidence_mismatch`)."""
     from ..tables import read_table
     from ..tables.evidence import EVIDENCE
+
+    import pyarrow.parquet as pq
 
     gen = config["generation"]
     sample = workdir / "results" / "sampling" / dataset / "sample.parquet"
     evidence = read_table(evidence_path, EVIDENCE).to_pylist()
-    if sample.exists():
-        import pyarrow.parquet as pq
-
-        claims = pq.read_table(sample).to_pylist()
-    else:  # population = every claim that has evidence; a distinct stand-in text per claim, so
-        # greedy requests of two claims never coincide through the missing text
-        claims = [{"claim_id": str(e["claim_id"]), "claim": f"claim {e['claim_id']}", "label": "",
-                   "gold_abstracts": []} for e in evidence]
+    claims = pq.read_table(sample).to_pylist()
+    if evidence_mismatch(config, dataset, evidence, {str(c["claim_id"]) for c in claims}) is not None:
+        return None
     table, _ = plan_requests(model, dataset, claims, evidence, gen, str(evidence_path))
     count_tokens = _token_counter(config, model, workdir)
     order = [condition_name(c) for c in enumerate_conditions(gen)]
@@ -289,25 +382,28 @@ def answer_tokens(config: Mapping[str, Any], model: str, dataset: str, fmt: str,
 
 
 def _text_token_counter(config: Mapping[str, Any], model: str, workdir: Path):
-    local = (config.get("models", {}).get(model) or {}).get("local_dir")
-    if local and (workdir / local).is_dir():
-        try:
-            from transformers import AutoTokenizer
-
-            tok = AutoTokenizer.from_pretrained(str(workdir / local), local_files_only=True, trust_remote_code=False)
-            return lambda text: len(tok(text, add_special_tokens=False)["input_ids"])
-        except Exception:  # a broken local dir falls back to the character estimate
-            pass
+    tok = local_tokenizer(config, model, workdir)
+    if tok is not None:
+        return lambda text: len(tok(text, add_special_tokens=False)["input_ids"])
     cpt = float(config["generation"]["planner"]["chars_per_token"])
     return lambda text: max(1, int(round(len(text) / cpt)))
 
 
 def model_params(config: Mapping[str, Any], model: str, workdir: Path) -> int:
-    """Parameters of ``model`` (gpu_fit's facts: a built local directory, else the Hub page)."""
+    """Parameters of ``model`` (gpu_fit's facts: a built local directory, else the Hub page);
+    unknown parameters are a :class:`PlannerError` saying how to make them known."""
     mcfg = config["models"][model]
     facts = model_facts(mcfg.get("hub_id"), mcfg.get("local_dir"), workdir)
     if facts.params is None:
-        raise ValueError(f"planner: parameters of models.{model} unknown ({facts.source})")
+        if mcfg.get("local_dir"):
+            how = (f"it is built by rule build_demo_models: run `snakemake --until build_demo_models` first"
+                   if any((m or {}).get("build") and m.get("local_dir") == mcfg["local_dir"]
+                          for m in config["models"].values())
+                   else "place the model there first")
+            raise PlannerError(f"planner: the GPU time of models.{model} needs its parameters, read from "
+                               f"{workdir / mcfg['local_dir']}/config.json, which does not exist yet; {how}")
+        raise PlannerError(f"planner: parameters of models.{model} unknown ({facts.source}); give it a local_dir "
+                           f"holding its config.json")
     return int(facts.params)
 
 
@@ -350,19 +446,46 @@ def add_gpu_time(config: Mapping[str, Any], rows: list[dict], workdir: Path) -> 
     return rows
 
 
-def plan(config: Mapping[str, Any], workdir: Path) -> list[dict]:
+def plan(config: Mapping[str, Any], workdir: Path, data_root: Path | None = None) -> list[dict]:
     """Rows {model, dataset, condition, basis, exact, requests, prompt_tokens, reused_tokens,
-    computed_tokens, output_tokens, gpu_seconds, floor_seconds}, then the ``model_load`` rows."""
+    computed_tokens, output_tokens, gpu_seconds, floor_seconds}, then the ``model_load`` rows.
+    ``data_root``: the run's data directory as the workflow resolved it (absolute)."""
     gen = config["generation"]
     rows = []
     for model in gen["models"]:
         for dataset in gen["datasets"]:
             ev = workdir / "results" / "evidence" / dataset / "evidence.parquet"
-            use_results = ev.exists() and results_match_config(config, dataset, workdir)
-            part = (plan_from_evidence(config, dataset, model, workdir, ev) if use_results
-                    else plan_from_config(config, dataset, model, workdir))
-            rows.extend(part)
+            part = None
+            if ev.exists() and results_match_config(config, dataset, workdir, data_root):
+                part = plan_from_evidence(config, dataset, model, workdir, ev)
+            rows.extend(part if part is not None else plan_from_config(config, dataset, model, workdir, data_root))
     return add_gpu_time(config, rows, workdir)
+
+
+def longest_prompt_tokens(config: Mapping[str, Any]) -> int:
+    """An upper bound of the longest prompt a Study 2 ``generate`` job sends, in tokens: the
+    template and claim (``planner.prompt_tokens_overhead``) plus the largest evidence budget the
+    conditions use (evidence fits its budget under every budget tokenizer)."""
+    gen = config["generation"]
+    budgets = config["evidence"]["budgets"]
+    used = {c.budget for c in enumerate_conditions(gen) if c.source != "none"}
+    evidence = max((int(budgets[b]) for b in used if b in budgets), default=0)
+    return int(gen["planner"]["prompt_tokens_overhead"]) + evidence
+
+
+def written_bytes_estimate(config: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], corpus_bytes: int,
+                           verifier_params: int | None = None) -> int:
+    """What a run writes under ``results/``, an upper-bound estimate: the data path's tables and
+    index (:data:`CORPUS_OUTPUT_RATIO` x the corpus bytes it reads), every planned request's
+    prompt twice (its request table and its cache row, uncompressed) and answer, and one float32
+    checkpoint of the verifier per ``verifier.checkpoint_seeds`` (Study 1)."""
+    cpt = float(config["generation"]["planner"]["chars_per_token"])
+    prompts = sum(int(r["prompt_tokens"]) for r in rows) * cpt * 2
+    answers = sum(int(r["requests"]) * RESPONSE_ROW_BYTES + int(r.get("output_tokens", 0)) * cpt for r in rows)
+    checkpoints = 0
+    if (config.get("studies") or {}).get("study1") and verifier_params:
+        checkpoints = len((config.get("verifier") or {}).get("checkpoint_seeds") or []) * verifier_params * FP32_BYTES
+    return int(CORPUS_OUTPUT_RATIO * corpus_bytes + prompts + answers + checkpoints)
 
 
 def _stage(condition: str) -> str:
@@ -439,57 +562,3 @@ def plan_report_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
         summed.update(basis="", exact=all(r.get("exact") for r in part))
         out.append(as_row(summed, "all", "all", stage))
     return out
-
-
-def planned_config(configfiles: list[str]) -> dict:
-    """The run config the workflow would build from ``configfiles`` (config_layers), validated as
-    the workflow validates it at start (schema, then the agreement and revision checks); a plan
-    needs no data, so an unset ``data_root`` is not an error here."""
-    import jsonschema
-    import yaml
-
-    from evidence_ledger.config_checks import agreement_errors, revision_pin_errors
-    from evidence_ledger.config_layers import layered_config, repo_root
-
-    repo = repo_root()
-    config = layered_config(repo, configfiles)
-    schema = yaml.safe_load((repo / "workflow" / "schemas" / "config.schema.yaml").read_text())
-    try:
-        jsonschema.validate(config, schema)
-    except jsonschema.ValidationError as err:
-        where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
-        raise SystemExit(f"plan: config key {where}: {err.message}") from None
-    errors = agreement_errors(config) + revision_pin_errors(config)
-    if errors:
-        raise SystemExit("plan: config:\n  - " + "\n  - ".join(errors))
-    return config
-
-
-def run(args: argparse.Namespace) -> int:
-    config = planned_config(args.configfile)
-    rows = plan(config, Path(args.workdir))
-    if args.exact:
-        missing = sorted({f"{r['model']}/{r['dataset']}" for r in rows if not r["exact"]})
-        if missing:
-            print(f"plan --exact: no evidence table for this config under {args.workdir}/results for "
-                  f"{', '.join(missing)}; run the pipeline up to assemble_evidence first", file=sys.stderr)
-            return 2
-    if args.json:
-        json.dump(rows, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    else:
-        print(format_plan(rows, config["generation"]["planner"]))
-        print()
-        print(format_gpu_fit(gpu_fit_rows(config, args.workdir), config_device_memory_gb(config)))
-    return 0
-
-
-def register(subparsers) -> None:
-    p = subparsers.add_parser("plan", help="count generation requests and estimate GPU time")
-    p.add_argument("--configfile", required=True, nargs="+",
-                   help="config layers over config/defaults.yaml, as given to snakemake (e.g. config/paper.yaml)")
-    p.add_argument("--workdir", default=".", help="directory holding results/ (default: current)")
-    p.add_argument("--json", action="store_true", help="print rows as JSON instead of a table")
-    p.add_argument("--exact", action="store_true",
-                   help="fail unless every count is exact (built from the evidence tables, not the config)")
-    p.set_defaults(func=run)

@@ -172,13 +172,14 @@ class _LoggedProgress:
             log.info("%s: %d/%d", self.desc, self.done, self.total)
 
 
-def generation_plan(*, config: Mapping[str, Any], workdir: str, out: str) -> None:
+def generation_plan(*, config: Mapping[str, Any], workdir: str, out: str, data_root: str | None = None) -> None:
     """The planner (:mod:`.planner`) on this run's config and results: counts from the evidence
     tables (exact, identical requests removed), prompt tokens net of prefix reuse, output tokens
     from the cached answers, GPU hours per stage beside the compute floor; written as a TSV for
-    the report, its printed form to the log."""
+    the report, its printed form to the log. ``data_root``: the run's data directory as the
+    workflow resolved it (its claims files identify the run's samples)."""
     from . import planner
 
-    rows = planner.plan(config, Path(workdir))
+    rows = planner.plan(config, Path(workdir), Path(data_root) if data_root else None)
     log.info("generation plan of this run:\n%s", planner.format_plan(rows, config["generation"]["planner"]))
     write_report_tsv(pd.DataFrame(planner.plan_report_rows(rows), columns=planner.PLAN_COLUMNS), out)

@@ -235,17 +235,41 @@ def test_control_conditions_swap_and_reversed_are_asked_per_primary_source():
                    ("reversed", "reversed_bge")]
 
 
-def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
+def _write_run_results(root, evidence_rows, salt="s", n=2, claims_file=None):
+    """A run's sample of CLAIMS (drawn with ``salt`` and size ``n`` from ``claims_file``), its
+    summary, and the evidence table, under ``root/results`` (what sample_claims and
+    assemble_evidence write)."""
+    from evidence_ledger.sampling.sample import summary_table
     from evidence_ledger.tables import write_table
     from evidence_ledger.tables.evidence import EVIDENCE as EVIDENCE_TABLE
+    from evidence_ledger.tables.ingest import CLAIMS as CLAIMS_TABLE
 
-    rows = [{**e, "visible_unit_ids": [], "tokens_by_tokenizer": [], "scored_unit_ids": [], "unresolved": 0,
-             "submitted_unit_ids": None}
-            for e in EVIDENCE]
-    path = tmp_path / "results/evidence/fever/evidence.parquet"
+    claims_file = claims_file or root / "data" / "paper_dev.jsonl"
+    rows = [{"dataset": "fever", "claim_id": c["claim_id"], "claim": c["claim"], "label": c["label"],
+             "evidence_groups": [], "gold_abstracts": [], "cited_doc_ids": [], "source_file": str(claims_file),
+             "source_line": i + 1, "unresolved_ids": []} for i, c in enumerate(CLAIMS)]
+    sampling = root / "results/sampling/fever"
+    write_table(CLAIMS_TABLE.from_rows(rows), sampling / "sample.parquet", CLAIMS_TABLE)
+    summary_table({"dataset": "fever", "method": "hash", "salt": salt, "population": 2, "requested": n,
+                   "selected": 2}).to_csv(sampling / "sample_summary.tsv", sep="\t", index=False)
+    rows = [{**e, "visible_unit_ids": [], "tokens_by_tokenizer": [("qwen3", len(e["visible_text"].split()))],
+             "scored_unit_ids": [], "unresolved": 0, "submitted_unit_ids": None} for e in evidence_rows]
+    path = root / "results/evidence/fever/evidence.parquet"
     write_table(EVIDENCE_TABLE.from_rows(rows), path, EVIDENCE_TABLE)
+    return path
+
+
+def _run_config(root, salt="s", n=2):
     config = _planned_config()
     config["generation"].update(datasets=["fever"], planner={**PLANNER, "population": {}})
+    config.update(data_root=str(root / "data"), data={"fever": {"claims": {"dev": "paper_dev.jsonl"}}},
+                  sampling={"fever": {"split": "dev", "method": "hash", "salt": salt, "n": n}})
+    return config
+
+
+def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
+    _write_run_results(tmp_path, EVIDENCE)
+    config = _run_config(tmp_path)
     rows = [r for r in planner.plan(config, tmp_path) if r["condition"] != "model_load"]
     by = {r["condition"]: r for r in rows}
     assert {r["basis"] for r in rows} == {"evidence"}
@@ -295,20 +319,64 @@ def test_prefix_replay_reuses_shared_blocks_and_evicts_least_recently_used():
 def test_planner_ignores_results_sampled_for_another_config(tmp_path):
     # A demo sample (another claims file, another size) in the working directory must not be
     # mixed into the plan of a config that names other data: it counts from the config instead.
-    from evidence_ledger.tables import write_table
-    from evidence_ledger.tables.ingest import CLAIMS
-
-    row = {"dataset": "fever", "claim_id": "1", "claim": "c", "label": "SUPPORTS", "evidence_groups": [],
-           "gold_abstracts": [], "cited_doc_ids": [], "source_file": str(tmp_path / "demo" / "paper_dev.jsonl"),
-           "source_line": 1, "unresolved_ids": []}
-    write_table(CLAIMS.from_rows([row]), tmp_path / "results/sampling/fever/sample.parquet", CLAIMS)
+    _write_run_results(tmp_path, EVIDENCE, claims_file=tmp_path / "demo" / "paper_dev.jsonl")
     config = {"data_root": str(tmp_path / "paper"), "data": {"fever": {"claims": {"dev": "paper_dev.jsonl"}}},
-              "sampling": {"fever": {"split": "dev", "method": "all"}}}
+              "sampling": {"fever": {"split": "dev", "method": "hash", "salt": "s", "n": 2}}}
     assert not planner.results_match_config(config, "fever", tmp_path)
     config["data_root"] = str(tmp_path / "demo")
     assert planner.results_match_config(config, "fever", tmp_path)
-    config["sampling"]["fever"] = {"split": "dev", "method": "hash", "n": 2000}
+    config["sampling"]["fever"] = {"split": "dev", "method": "hash", "salt": "s", "n": 2000}
     assert not planner.results_match_config(config, "fever", tmp_path)
+
+
+def test_a_sample_drawn_under_another_salt_is_not_counted_exact(tmp_path):
+    """Same claims file, same size, another sampling salt: another sample, so the plan counts
+    from the config (an upper bound), not from those results."""
+    _write_run_results(tmp_path, EVIDENCE, salt="another-salt")
+    config = _run_config(tmp_path, salt="s")
+    assert "sampled with salt 'another-salt', the config says 's'" == planner.sample_mismatch(
+        config, "fever", tmp_path, tmp_path / "data")
+    rows = planner.plan(config, tmp_path)
+    assert {r["basis"] for r in rows} == {"config"} and not any(r["exact"] for r in rows)
+    assert {r["basis"] for r in planner.plan(_run_config(tmp_path, salt="another-salt"), tmp_path)} == {"evidence"}
+
+
+def test_evidence_built_for_another_budget_or_sample_is_not_counted_exact(tmp_path):
+    _write_run_results(tmp_path, EVIDENCE)
+    config = _run_config(tmp_path)
+    config["evidence"]["budgets"] = {"short": 2, "long": 800}   # the table's short evidence has 4 tokens
+    assert {r["basis"] for r in planner.plan(config, tmp_path)} == {"config"}
+    _write_run_results(tmp_path, [e for e in EVIDENCE if e["claim_id"] == "1"])   # claim 2 missing
+    assert {r["basis"] for r in planner.plan(_run_config(tmp_path), tmp_path)} == {"config"}
+    # evidence for more claims than the sample (the Study 1 claims retrieved besides) is fine
+    _write_run_results(tmp_path, EVIDENCE + [{**e, "claim_id": "3"} for e in EVIDENCE if e["claim_id"] == "1"])
+    assert {r["basis"] for r in planner.plan(_run_config(tmp_path), tmp_path)} == {"evidence"}
+    without_summary = tmp_path / "results/sampling/fever/sample_summary.tsv"
+    _write_run_results(tmp_path, EVIDENCE)
+    without_summary.unlink()
+    assert {r["basis"] for r in planner.plan(_run_config(tmp_path), tmp_path)} == {"config"}
+
+
+def test_a_tokenizer_that_does_not_load_is_an_error_naming_the_model(tmp_path):
+    """No broad except: a broken local tokenizer stops the plan, naming the model and directory,
+    instead of quietly counting characters."""
+    _write_run_results(tmp_path, EVIDENCE)
+    config = _run_config(tmp_path)
+    broken = tmp_path / "models" / "qwen3"
+    broken.mkdir(parents=True)
+    (broken / "tokenizer_config.json").write_text("{ not json")
+    config["models"]["qwen3"]["local_dir"] = str(broken)
+    with pytest.raises(planner.PlannerError, match=r"^planner: the tokenizer of models\.qwen3 in .*models/qwen3 "
+                                                   r"does not load"):
+        planner.plan(config, tmp_path)
+
+
+def test_unknown_model_parameters_are_an_error_saying_how_to_know_them(tmp_path):
+    config = _planned_config()
+    config["models"]["qwen3"].update(local_dir="results/models/qwen3", build="qwen3")
+    with pytest.raises(planner.PlannerError, match=r"models\.qwen3 .* does not exist yet; it is built by rule "
+                                                   r"build_demo_models: run `snakemake --until build_demo_models`"):
+        planner.plan(config, tmp_path)
 
 
 def test_control_count_equals_the_distinct_requests_by_content_on_demo_sized_data(tmp_path):
