@@ -207,8 +207,8 @@ def test_refuses_a_non_empty_directory_unless_forced(tmp_path, capsys):
     out = tmp_path / "data"
     out.mkdir()
     (out / "mine.txt").write_text("keep me\n")
-    with pytest.raises(SystemExit, match="not empty"):
-        main(["rehearsal-data", "--out", str(out)])
+    assert main(["rehearsal-data", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"error: {out} is not empty; pass --force to overwrite the rehearsal files in it\n"
     assert files_under(out) == ["mine.txt"]
     assert main(["rehearsal-data", "--out", str(out), "--force"]) == 0
     assert (out / "mine.txt").read_text() == "keep me\n"
