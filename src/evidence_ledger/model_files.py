@@ -21,6 +21,13 @@ directory "safetensors" nor enters an identity. Loaders pass :func:`load_kwargs`
 environment. See ``config/README.md`` (the ``allow_pickle_weights`` and ``local_dir`` keys) and
 ``docs/footguns.md`` (pickle-only Hub models, ``convert-weights``).
 
+Nothing is read from outside the model directory (:mod:`evidence_ledger.safe_files`' rule):
+:func:`model_directory`, which every loader resolves its directory with, refuses a link leading
+out of it and a file name a config gives (``vocab_file``, ...) that leaves it, and
+:func:`shard_files` refuses a weight-index entry that is absolute, climbs out with ``..`` or is a
+link out, each naming the file and the entry. A Hub snapshot's inside is its cache folder
+(``models--org--name``), whose ``blobs/`` its files link to.
+
 No heavy imports at module level: ``huggingface_hub`` is imported only to resolve a Hub id.
 """
 from __future__ import annotations
@@ -32,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ExpectedError, InputError
-from .safe_files import PathOutside, check_no_links_out, named_path
+from .safe_files import check_no_links_out, named_path
 
 MODEL_CONFIG = "config.json"
 SAFE_WEIGHTS = "model.safetensors"
