@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 
 from . import __version__
-from .errors import ExpectedError
+from .errors import DEBUG_ENV, ExpectedError, debug_requested
 
 COMMAND_MODULES = (
     "evidence_ledger.scoring.cli",
@@ -35,7 +34,6 @@ COMMAND_MODULES = (
     "evidence_ledger.convert_weights",
 )
 EXIT_EXPECTED_ERROR = 2
-DEBUG_ENV = "EVIDENCE_LEDGER_DEBUG"
 # an argument naming a file that is not there (or not a file, or one that must not be
 # overwritten) is the user's to fix, not a bug
 EXPECTED_OS_ERRORS = (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError)
@@ -62,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def debug_wanted(args) -> bool:
-    return bool(getattr(args, "debug", False)) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+    return bool(getattr(args, "debug", False)) or debug_requested()
 
 
 def main(argv: list[str] | None = None) -> int:

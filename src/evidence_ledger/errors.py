@@ -7,6 +7,16 @@ record: its message names the file, the 1-based line (or row) and the field.
 """
 from __future__ import annotations
 
+import os
+
+# set to anything but "" or "0" to see the traceback of an expected error (command line and jobs)
+DEBUG_ENV = "EVIDENCE_LEDGER_DEBUG"
+
+
+def debug_requested() -> bool:
+    """Whether :data:`DEBUG_ENV` asks for tracebacks of expected errors."""
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
 
 class ExpectedError(Exception):
     """An error the user can fix; its message alone says what and where (no traceback needed)."""

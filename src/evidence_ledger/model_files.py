@@ -21,6 +21,13 @@ directory "safetensors" nor enters an identity. Loaders pass :func:`load_kwargs`
 environment. See ``config/README.md`` (the ``allow_pickle_weights`` and ``local_dir`` keys) and
 ``docs/footguns.md`` (pickle-only Hub models, ``convert-weights``).
 
+Nothing is read from outside the model directory (:mod:`evidence_ledger.safe_files`' rule):
+:func:`model_directory`, which every loader resolves its directory with, refuses a link leading
+out of it and a file name a config gives (``vocab_file``, ...) that leaves it, and
+:func:`shard_files` refuses a weight-index entry that is absolute, climbs out with ``..`` or is a
+link out, each naming the file and the entry. A Hub snapshot's inside is its cache folder
+(``models--org--name``), whose ``blobs/`` its files link to.
+
 No heavy imports at module level: ``huggingface_hub`` is imported only to resolve a Hub id.
 """
 from __future__ import annotations
@@ -31,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ExpectedError
+from .errors import ExpectedError, InputError
+from .safe_files import check_no_links_out, named_path
 
 MODEL_CONFIG = "config.json"
 SAFE_WEIGHTS = "model.safetensors"
@@ -51,6 +59,16 @@ class PickleWeightsRefused(ExpectedError, ValueError):
 
 class ModelNotCached(ExpectedError, FileNotFoundError):
     """A Hub id + revision that is not in the local Hugging Face cache (runs never download)."""
+
+
+class ShardMissing(ExpectedError, FileNotFoundError):
+    """A weight index names a shard file its directory does not hold."""
+
+
+# the config files of a model directory whose keys may name other files of it
+# (``vocab_file``, ``tokenizer_file``, ``fast_tokenizer_files``, ...): each named file must be inside
+NAMING_CONFIGS = ("config.json", "tokenizer_config.json", "special_tokens_map.json", "generation_config.json",
+                  "preprocessor_config.json", "processor_config.json")
 
 
 @dataclass(frozen=True)
@@ -83,10 +101,59 @@ class ModelFiles:
         return bytes_sha256(self.tensor_files())
 
 
+def containment_root(directory) -> Path:
+    """The directory whose inside a model directory's files must resolve to: the directory
+    itself, or for a Hugging Face cache snapshot (``models--org--name/snapshots/<commit>``,
+    whose files are links to ``../../blobs/``) the repository folder holding both."""
+    directory = Path(directory).resolve()
+    if directory.parent.name == "snapshots" and (directory.parent.parent / "blobs").is_dir():
+        return directory.parent.parent
+    return directory
+
+
+def read_model_json(path: Path):
+    """A model directory's JSON file, decoded; malformed JSON is an :class:`InputError` naming
+    the file and line."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise InputError(path, err.lineno, None, f"not valid JSON: {err.msg}") from None
+    except UnicodeDecodeError as err:
+        raise InputError(path, None, None, f"not UTF-8 text ({err.reason})") from None
+
+
+def index_weight_map(index_path: Path) -> dict[str, str]:
+    """The ``weight_map`` (tensor name -> shard file name) of a weight index, checked to be an
+    object of strings; anything else is an :class:`InputError` naming the index."""
+    index = read_model_json(index_path)
+    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    if not isinstance(weight_map, dict) or not weight_map:
+        raise InputError(index_path, None, "weight_map", "missing, empty or not an object of tensor name -> shard file")
+    for tensor, name in weight_map.items():
+        if not isinstance(name, str):
+            raise InputError(index_path, None, "weight_map", f"entry {tensor!r} names {name!r}, not a file name")
+    return weight_map
+
+
 def shard_files(index_path: Path) -> tuple[Path, ...]:
-    """The shard files an ``*.index.json`` names in its ``weight_map``, sorted, as paths beside it."""
-    weight_map = json.loads(Path(index_path).read_text())["weight_map"]
-    return tuple(Path(index_path).parent / name for name in sorted(set(weight_map.values())))
+    """The shard files an ``*.index.json`` names in its ``weight_map``, sorted, as paths beside it.
+
+    Every entry must name a file inside the model directory (no absolute path, no ``..``, no
+    link leading out: :class:`~evidence_ledger.safe_files.PathOutside` naming the entry), and
+    the file must exist (:class:`ShardMissing`)."""
+    index_path = Path(index_path)
+    directory, root = index_path.parent, containment_root(index_path.parent)
+    first_entry: dict[str, str] = {}
+    for tensor, name in index_weight_map(index_path).items():
+        first_entry.setdefault(name, tensor)
+    shards = []
+    for name in sorted(first_entry):
+        what = f"{index_path}: weight_map entry {first_entry[name]!r}"
+        shard = named_path(root, name, base=directory, what=what)
+        if not shard.is_file():
+            raise ShardMissing(f"{what} names {name!r}, which is not a file in {directory}")
+        shards.append(shard)
+    return tuple(shards)
 
 
 def loaded_weight_files(directory) -> tuple[str, tuple[Path, ...]]:
@@ -172,10 +239,34 @@ def hub_snapshot_dir(hub_id: str, revision: str | None) -> Path:
 
 
 def model_directory(location: str, revision: str | None = None) -> Path:
-    """``location`` itself when it is an existing directory, else its cached Hub snapshot."""
-    if Path(location).is_dir():
-        return Path(location)
-    return hub_snapshot_dir(location, revision)
+    """``location`` itself when it is an existing directory, else its cached Hub snapshot; either
+    way checked by :func:`check_model_tree` before anything in it is read."""
+    directory = Path(location) if Path(location).is_dir() else hub_snapshot_dir(location, revision)
+    check_model_tree(directory)
+    return directory
+
+
+def check_model_tree(directory) -> None:
+    """Refuse a model directory from which a load would read outside it: a link (at any depth)
+    leading out of :func:`containment_root`, or a file name that one of its config files
+    (:data:`NAMING_CONFIGS`, top-level keys ending in ``_file`` or ``_files``) gives and that is
+    absolute, climbs out with ``..`` or leads out through a link
+    (:class:`~evidence_ledger.safe_files.PathOutside`, naming the file and the key). Weight
+    indexes are checked where their shards are listed (:func:`shard_files`)."""
+    directory = Path(directory)
+    root = containment_root(directory)
+    check_no_links_out(root, directory, what=f"model directory {directory}")
+    for config in NAMING_CONFIGS:
+        path = directory / config
+        if not path.is_file():
+            continue
+        data = read_model_json(path)
+        for key, value in sorted(data.items()) if isinstance(data, dict) else ():
+            if not key.endswith(("_file", "_files")):
+                continue
+            for name in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
+                if isinstance(name, str):
+                    named_path(root, name, base=directory, what=f"{path}: key {key!r}")
 
 
 def resolve_model(location: str, revision: str | None = None, *, allow_pickle_weights: bool,
@@ -266,7 +357,8 @@ def safetensors_header_problem(path) -> str | None:
 def model_dir_problems(directory, *, allow_pickle: bool = False, allow_key: str | None = None,
                        trust_remote_code: bool = False, trust_key: str | None = None) -> list[str]:
     """Why a model directory cannot be loaded as the run loads it (empty when it can), reading
-    only small files and safetensors headers: ``config.json`` (a JSON object; an ``auto_map``
+    only small files and safetensors headers: nothing leading out of it (:func:`check_model_tree`),
+    ``config.json`` (a JSON object; an ``auto_map``
     asks for the model's own code, which loads only with ``trust_key`` true), a tokenizer
     vocabulary (:data:`TOKENIZER_FILES`), the weights transformers loads
     (:func:`loaded_weight_files`) with every shard its index lists present and whole, and
@@ -274,6 +366,10 @@ def model_dir_problems(directory, *, allow_pickle: bool = False, allow_key: str 
     directory = Path(directory)
     if not directory.is_dir():
         return [f"{directory} is not a directory"]
+    try:
+        check_model_tree(directory)
+    except ExpectedError as err:  # a link or a named file leading out: nothing else in it is read
+        return [str(err)]
     problems = []
     config_path = directory / MODEL_CONFIG
     if not config_path.is_file():
@@ -294,6 +390,8 @@ def model_dir_problems(directory, *, allow_pickle: bool = False, allow_key: str 
         problems.append(f"no tokenizer vocabulary (one of {', '.join(TOKENIZER_FILES)})")
     try:
         fmt, weights = loaded_weight_files(directory)
+    except ExpectedError as err:  # an index entry leading out, a shard missing, a malformed index: named
+        return problems + [str(err)]
     except FileNotFoundError:
         return problems + [f"no weights transformers loads ({SAFE_WEIGHTS}, {SAFE_INDEX}, {PICKLE_WEIGHTS} "
                            f"or {PICKLE_INDEX})"]

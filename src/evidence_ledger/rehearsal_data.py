@@ -16,14 +16,20 @@ Out: under ``DIR`` every file of :data:`LAYOUT`, at the official release names t
   :func:`unifee_prediction`);
 * ``README.md``: what the tree is, with each file's record count.
 
-Two runs write byte-identical trees (fixed orders, no randomness, no timestamps). Writing into
-a non-empty ``DIR`` is refused unless ``force`` is set; then the layout's files are overwritten
-and nothing else in ``DIR`` is touched.
+Two runs write byte-identical trees (fixed orders, no randomness, no timestamps). The tree is
+built in a hidden temporary directory and renamed into place, so a failed or killed run leaves no
+half-written tree. Writing into a non-empty ``DIR`` is refused unless ``force`` is set; then the
+layout's files are replaced (each renamed over the old one: a link at a layout path is replaced,
+never written through) and nothing else in ``DIR`` is touched. Before anything is written, every
+layout path is checked under :mod:`evidence_ledger.safe_files`' rule: a link on the way that
+leads out of ``DIR`` (a linked file or directory) is refused naming it, so ``--force`` never
+overwrites a file outside ``DIR``.
 """
 from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -33,6 +39,7 @@ from pathlib import Path
 
 from .datasets.feverous import is_header_record, iter_feverous_pages
 from .jsonl import iter_jsonl
+from .safe_files import OutputRefused, atomic_directory, new_directory_refusal, output_path, temporary_directory
 from .vocabulary import FEVEROUS_CELL_LIKE_TYPES as CELL_LIKE_KINDS
 from .vocabulary import feverous_element_id
 from .vocabulary import split_feverous_element_id as split_element_id
@@ -285,25 +292,46 @@ def write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
+def build_tree(tree: Path, demo: Path) -> dict[str, int]:
+    """Write every layout file under the new directory ``tree`` from the demo data in ``demo``;
+    return file -> record count."""
+    for dest, src in COPIED.items():
+        (tree / dest).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(demo / src, tree / dest)
+    wiki = fever_wiki_lines(demo)
+    for name, text in split_wiki(wiki).items():
+        write_text(tree / FEVER_WIKI_DIR / name, text)
+    elements = page_elements(tree / FEVEROUS_WIKI)
+    claims = [c for rel in PROVIDER_CLAIM_FILES for c in feverous_claims(tree / rel)]
+    for name, rel in PROVIDERS.items():
+        write_text(tree / rel, submission_text(claims, PREDICTORS[name], elements))
+    counts = {rel: record_count(tree / rel) for rel in layout_files(len(wiki)) if rel != README}
+    write_text(tree / README, readme_text(counts))
+    return counts
+
+
 def write_rehearsal_data(out, demo=DEFAULT_DEMO, force: bool = False) -> dict[str, int]:
     """Write the tree under ``out`` from the demo data in ``demo``; return file -> record count.
 
-    Raises ``FileExistsError`` when ``out`` exists and is not empty, unless ``force``."""
+    A new or empty ``out`` receives the whole tree at once. A non-empty one raises
+    :class:`~evidence_ledger.safe_files.OutputRefused` unless ``force``; then each layout file is
+    replaced (see the module docstring), after every layout path has been checked."""
     out, demo = Path(out), Path(demo)
-    if out.exists() and any(out.iterdir()) and not force:
-        raise FileExistsError(f"{out} is not empty; pass --force to overwrite the rehearsal files in it")
-    for dest, src in COPIED.items():
-        (out / dest).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(demo / src, out / dest)
-    wiki = fever_wiki_lines(demo)
-    for name, text in split_wiki(wiki).items():
-        write_text(out / FEVER_WIKI_DIR / name, text)
-    elements = page_elements(out / FEVEROUS_WIKI)
-    claims = [c for rel in PROVIDER_CLAIM_FILES for c in feverous_claims(out / rel)]
-    for name, rel in PROVIDERS.items():
-        write_text(out / rel, submission_text(claims, PREDICTORS[name], elements))
-    counts = {rel: record_count(out / rel) for rel in layout_files(len(wiki)) if rel != README}
-    write_text(out / README, readme_text(counts))
+    refusal = new_directory_refusal(out)
+    if refusal is None:
+        with atomic_directory(out) as tree:
+            return build_tree(tree, demo)
+    if not out.is_dir():
+        raise refusal
+    if not force:
+        raise OutputRefused(f"{out} is not empty; pass --force to overwrite the rehearsal files in it")
+    layout = layout_files(len(fever_wiki_lines(demo)))
+    targets = {rel: output_path(out, rel, what="--out directory") for rel in layout}
+    with temporary_directory(out / "rehearsal-data") as tree:
+        counts = build_tree(tree, demo)
+        for rel, target in targets.items():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tree / rel, target)
     return counts
 
 
@@ -317,10 +345,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    try:
-        counts = write_rehearsal_data(args.out, args.demo, args.force)
-    except FileExistsError as exc:
-        raise SystemExit(f"rehearsal-data: {exc}") from None
+    counts = write_rehearsal_data(args.out, args.demo, args.force)
     for rel, n in sorted(counts.items()):
         print(f"{n:6d}  {rel}")
     return 0

@@ -7,15 +7,15 @@ missing values written as ``NaN``.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
+
+from .safe_files import atomic_file
 
 FLOAT_FORMAT = "%.10g"
 MISSING = "NaN"
 
 
 def write_report_tsv(frame: pd.DataFrame, path) -> None:
-    """Write ``frame`` to ``path`` as a report TSV (see the module docstring)."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, sep="\t", index=False, float_format=FLOAT_FORMAT, na_rep=MISSING, lineterminator="\n")
+    """Write ``frame`` to ``path`` as a report TSV (see the module docstring), atomically."""
+    with atomic_file(path) as tmp:
+        frame.to_csv(tmp, sep="\t", index=False, float_format=FLOAT_FORMAT, na_rep=MISSING, lineterminator="\n")

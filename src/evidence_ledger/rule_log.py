@@ -4,7 +4,11 @@ In:  the path of the rule's log file (``snakemake.log[0]``).
 Out: the root logger writes ``time level logger: message`` lines to that file (truncated
 first, so a re-run's log holds only that run), Python warnings are captured, and an
 uncaught exception is written with its full traceback before the process exits non-zero.
-Snakemake and SLURM show a failed job's log, so the real error is where users look.
+An expected error (:class:`evidence_ledger.errors.ExpectedError`: a bad file or setting the
+user can fix, its message naming the file and line, entry or rule) is instead one line,
+``error: <message>``, in the log and on the job's stderr, as on the command line
+(``EVIDENCE_LEDGER_DEBUG=1`` adds the traceback). Snakemake and SLURM show a failed job's log,
+so the real error is where users look.
 When the process exits, one last line records what it cost (:func:`resource_usage_line`:
 CPU seconds of the process and its finished children, from interpreter start, and peak
 RSS), the figure ``benchmarks/demo_time.py`` sums per rule (Snakemake's own
@@ -19,6 +23,8 @@ import logging
 import resource
 import sys
 from pathlib import Path
+
+from .errors import ExpectedError, debug_requested
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -108,6 +114,10 @@ def _log_resource_usage() -> None:
 
 
 def _log_uncaught_exception(exc_type, exc, tb):
+    if issubclass(exc_type, ExpectedError) and not debug_requested():
+        logging.getLogger("evidence_ledger").error("error: %s", exc)
+        print(f"error: {exc}", file=sys.stderr)
+        return
     if not issubclass(exc_type, KeyboardInterrupt):
         logging.getLogger("evidence_ledger").critical("uncaught exception", exc_info=(exc_type, exc, tb))
     sys.__excepthook__(exc_type, exc, tb)

@@ -12,7 +12,8 @@ import huggingface_hub.constants
 import pytest
 
 from evidence_ledger.generation.backends.base import hash_model_dir
-from evidence_ledger.model_files import (ModelNotCached, PickleWeightsRefused, loaded_weight_files, resolve_model)
+from evidence_ledger.model_files import (ModelNotCached, PickleWeightsRefused, loaded_weight_files, model_dir_problems,
+                                         resolve_model)
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "verifier.base_model.allow_pickle_weights"
@@ -139,3 +140,28 @@ def test_saved_tokenizer_config_bytes_do_not_depend_on_hf_hub_offline(tmp_path):
         written[mode] = (tmp_path / mode / "tokenizer_config.json").read_bytes()
     assert written["offline"] == written["unset"]
     assert "local_files_only" not in json.loads(written["offline"])
+
+
+def test_model_dir_problems_names_an_index_entry_leading_out(tmp_path):
+    """The preflight's completeness check applies the model-directory rule: a shard entry outside
+    the directory is the problem it reports, not a malformed index."""
+    import json as _json
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "tokenizer.json").write_text("{}")
+    (tmp_path / "outside.safetensors").write_bytes(b"x")
+    (model / "model.safetensors.index.json").write_text(
+        _json.dumps({"weight_map": {"w": "../outside.safetensors"}}))
+    problems = model_dir_problems(model)
+    assert len(problems) == 1 and "../outside.safetensors" in problems[0]
+
+
+def test_model_dir_problems_names_a_link_leading_out(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (tmp_path / "secret.json").write_text("{}")
+    (model / "config.json").symlink_to(tmp_path / "secret.json")
+    problems = model_dir_problems(model)
+    assert len(problems) == 1 and "config.json" in problems[0]

@@ -316,8 +316,8 @@ def _remote_code(directory):
     (_drop("config.json"), "no config.json"),
     (_drop("tokenizer.json"), "no tokenizer vocabulary"),
     (_truncate_weights, "model.safetensors: truncated"),
-    (_shard_index_with_a_missing_shard, "1 of the weight files it loads are missing or empty "
-                                        "(model-00002-of-00002.safetensors)"),
+    (_shard_index_with_a_missing_shard, "weight_map entry 'b' names 'model-00002-of-00002.safetensors', "
+                                        "which is not a file in"),
     (_pickle_weights, "its weights are pickle (pytorch_model.bin; no model.safetensors or model.safetensors.index."
                       "json), which load only with verifier.base_model.allow_pickle_weights: true"),
 ])

@@ -207,10 +207,58 @@ def test_refuses_a_non_empty_directory_unless_forced(tmp_path, capsys):
     out = tmp_path / "data"
     out.mkdir()
     (out / "mine.txt").write_text("keep me\n")
-    with pytest.raises(SystemExit, match="not empty"):
-        main(["rehearsal-data", "--out", str(out)])
+    assert main(["rehearsal-data", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"error: {out} is not empty; pass --force to overwrite the rehearsal files in it\n"
     assert files_under(out) == ["mine.txt"]
     assert main(["rehearsal-data", "--out", str(out), "--force"]) == 0
     assert (out / "mine.txt").read_text() == "keep me\n"
     assert files_under(out) == sorted(layout_files(DEMO_WIKI_PAGES) + ["mine.txt"])
     assert "feverous/providers/dcuf.jsonl" in capsys.readouterr().out
+
+
+def test_force_never_writes_through_a_link_leading_out_of_the_directory(tmp_path, capsys):
+    out = tmp_path / "data"
+    write_rehearsal_data(out)
+    before = {rel: (out / rel).read_bytes() for rel in files_under(out)}
+    precious = tmp_path / "precious.jsonl"
+    precious.write_text("a file outside --out\n")
+    (out / "fever" / "train.jsonl").unlink()
+    (out / "fever" / "train.jsonl").symlink_to(precious)
+    assert main(["rehearsal-data", "--out", str(out), "--force"]) == 2
+    assert capsys.readouterr().err == (f"error: {out}/fever/train.jsonl is a link to {precious}, outside the --out "
+                                       f"directory {out}; nothing is written through it: remove the link or choose "
+                                       f"another directory\n")
+    assert precious.read_text() == "a file outside --out\n"
+    assert {rel: (out / rel).read_bytes() for rel in files_under(out) if rel != "fever/train.jsonl"} == {
+        rel: data for rel, data in before.items() if rel != "fever/train.jsonl"}  # nothing written at all
+
+
+def test_force_refuses_a_linked_directory_leading_out_and_replaces_a_link_that_stays_inside(tmp_path, capsys):
+    out = tmp_path / "data"
+    write_rehearsal_data(out)
+    elsewhere = tmp_path / "elsewhere"
+    (out / "feverous" / "providers").rename(elsewhere)
+    (out / "feverous" / "providers").symlink_to(elsewhere)
+    assert main(["rehearsal-data", "--out", str(out), "--force"]) == 2
+    assert f"{out}/feverous/providers is a link to {elsewhere}, outside" in capsys.readouterr().err
+    (out / "feverous" / "providers").unlink()
+    (out / "mine.txt").write_text("keep me\n")
+    (out / "feverous" / "reserved_ids.txt").unlink()
+    (out / "feverous" / "reserved_ids.txt").symlink_to("../mine.txt")
+    assert main(["rehearsal-data", "--out", str(out), "--force"]) == 0
+    assert (out / "mine.txt").read_text() == "keep me\n"
+    assert not (out / "feverous" / "reserved_ids.txt").is_symlink()
+    assert files_under(out) == sorted(layout_files(DEMO_WIKI_PAGES) + ["mine.txt"])
+
+
+def test_a_failed_run_leaves_no_tree_behind(tmp_path, capsys):
+    out = tmp_path / "new" / "data"
+    assert main(["rehearsal-data", "--out", str(out), "--demo", str(tmp_path / "no-demo-here")]) == 2
+    assert "no-demo-here" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_out_that_is_a_file_is_refused(tmp_path, capsys):
+    (tmp_path / "data").write_text("a file\n")
+    assert main(["rehearsal-data", "--out", str(tmp_path / "data"), "--force"]) == 2
+    assert capsys.readouterr().err == f"error: {tmp_path / 'data'} exists and is not a directory; choose a new directory\n"

@@ -1,4 +1,5 @@
 """rule_log.log_to_rule_log: a rule script's logging and uncaught errors land in its log file."""
+import os
 import subprocess
 import sys
 import textwrap
@@ -83,3 +84,22 @@ def test_high_water_is_read_from_the_vmhwm_line_of_a_proc_status_text():
     from evidence_ledger.rule_log import high_water_kib
     assert high_water_kib("Name:\tpython\nVmPeak:\t 900 kB\nVmHWM:\t  123456 kB\nVmRSS:\t 1 kB\n") == 123456
     assert high_water_kib("Name:\tpython\n") is None
+
+
+def test_an_expected_error_is_one_line_in_the_log_and_on_stderr_without_a_traceback(tmp_path):
+    log = tmp_path / "rule.log"
+    script = textwrap.dedent(f"""
+        from evidence_ledger.rule_log import log_to_rule_log
+        from evidence_ledger.errors import InputError
+        log_to_rule_log({str(log)!r})
+        raise InputError("claims.jsonl", 7, "label", "unknown label 'MAYBE'")
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr == "error: claims.jsonl:7: field 'label': unknown label 'MAYBE'\n"
+    text = log.read_text()
+    assert "ERROR evidence_ledger: error: claims.jsonl:7: field 'label': unknown label 'MAYBE'\n" in text
+    assert "Traceback" not in text
+    debug = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env={**os.environ, "EVIDENCE_LEDGER_DEBUG": "1"})
+    assert debug.returncode == 1 and "Traceback" in debug.stderr and "Traceback" in log.read_text()

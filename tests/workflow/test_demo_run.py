@@ -85,6 +85,27 @@ def test_demo_produces_every_output_of_the_dag(demo_run):
             assert any(path.iterdir()), path
 
 
+def test_every_table_file_is_written_by_a_rule_its_schema_names(demo_run):
+    """What a damaged table's error names as the rule to re-run is the rule that wrote it."""
+    import fnmatch
+
+    import pyarrow.parquet as pq
+
+    from evidence_ledger.tables import METADATA_NAME
+    from evidence_ledger.tables.catalog import all_schemas
+
+    written_by = {schema.name: schema.written_by for schema in all_schemas()}
+    checked = 0
+    for row in summary_rows(demo_run):
+        path = demo_run / row["output_file"]
+        for table in [path] if path.suffix == ".parquet" else sorted(path.rglob("*.parquet")) if path.is_dir() else []:
+            name = pq.read_schema(table).metadata[METADATA_NAME].decode()
+            patterns = [rule.replace("<dataset>", "*") for rule in written_by[name]]
+            assert any(fnmatch.fnmatchcase(row["rule"], p) for p in patterns), (table, name, row["rule"])
+            checked += 1
+    assert checked > 50
+
+
 def numbers(tsv: Path, column: str) -> list[float]:
     with open(tsv, encoding="utf-8") as handle:
         header = handle.readline().rstrip("\n").split("\t")

@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..safe_files import atomic_file
 
 REPLICATED = "replicated dependence"
 BOUNDED = "bounded stability"
@@ -121,6 +122,8 @@ def forest_plot(intervals: pd.DataFrame, bound: float, png_path, svg_path, title
     handles = [plt.Line2D([], [], color=v, marker="o", lw=2, label=k) for k, v in colors.items()]
     ax.legend(handles=handles, loc="best", fontsize=7, framealpha=0.9)
     fig.tight_layout()
-    fig.savefig(png_path, dpi=150, metadata={"Software": None})
-    fig.savefig(svg_path, metadata={"Date": None, "Creator": None})
+    with atomic_file(png_path) as tmp:
+        fig.savefig(tmp, format="png", dpi=150, metadata={"Software": None})
+    with atomic_file(svg_path) as tmp:
+        fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)

@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 
 from ..errors import InputError
+from ..safe_files import is_inside
 from ..tables.ingest import CLAIMS
 from ..jsonl import iter_jsonl  # noqa: F401  (the one JSONL reader, re-exported for the readers)
 
@@ -24,11 +25,9 @@ def inside_root(path, root) -> Path:
     """``path`` itself when it resolves (symlinks followed) inside ``root``; else ``InputError``
     naming the file. Used for every file found by listing a data directory, so a link such as
     ``wiki-pages/wiki-999.jsonl -> /elsewhere/evil.jsonl`` is refused."""
-    root_resolved = Path(root).resolve()
-    resolved = Path(path).resolve()
-    if resolved != root_resolved and root_resolved not in resolved.parents:
-        raise InputError(path, None, None, f"resolves to {resolved}, outside the data root {root_resolved}; "
-                                           f"files found in a data directory must stay inside it")
+    if not is_inside(root, path):
+        raise InputError(path, None, None, f"resolves to {Path(path).resolve()}, outside the data root "
+                                           f"{Path(root).resolve()}; files found in a data directory must stay inside it")
     return Path(path)
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import logging
 import random
-from pathlib import Path
+
+from ..safe_files import atomic_directory
 
 log = logging.getLogger(__name__)
 
@@ -213,13 +214,12 @@ def build_tiny_reranker(examples: list[dict], out_dir, *, corpus_passages=(), ps
         if log_every and (step + 1) % log_every == 0:
             log.info("step %d loss %.4f", step + 1, sum(losses[-log_every:]) / log_every)
     model.eval()
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out_dir, safe_serialization=True)
-    tokenizer.save_pretrained(out_dir)
     summary = {"groups": len(groups), "pseudo_queries": pseudo_queries, "steps": steps, "vocab_size": len(tokenizer),
                "first_loss": losses[0] if losses else None,
                "last_loss_mean": sum(losses[-50:]) / len(losses[-50:]) if losses else None,
                "seed": seed}
-    (out_dir / "training_summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    with atomic_directory(out_dir) as building:  # a later job never sees half a model directory
+        model.save_pretrained(building, safe_serialization=True)
+        tokenizer.save_pretrained(building)
+        (building / "training_summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return summary

@@ -43,6 +43,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ..evidence.render import render_evidence, render_unit
 from ..generation import prompts
+from ..safe_files import atomic_directory
 
 log = logging.getLogger(__name__)
 
@@ -347,10 +348,9 @@ def build_demo_model(
     total_steps = steps + (extra_steps if extra else 0)
     stats = train_answers(model, tokenizer, arch, pairs, total_steps, batch_size, lr, seed,
                           chat_template_kwargs)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out_dir, safe_serialization=True)
-    tokenizer.save_pretrained(out_dir)
+    with atomic_directory(out_dir) as building:  # a later job never sees half a model directory
+        model.save_pretrained(building, safe_serialization=True)
+        tokenizer.save_pretrained(building)
     stats.update(arch=arch_name, n_examples=len(examples), n_pairs=len(pairs), n_verification_pairs=n_verification,
                  n_extra_pairs=len(extra), vocab_size=len(tokenizer))
     return stats

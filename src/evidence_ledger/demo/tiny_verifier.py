@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ..safe_files import atomic_directory
+
 MNLI_ID2LABEL = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}
 
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -96,7 +98,6 @@ def build_tiny_verifier(texts: Iterable[str], out_dir: str | Path, spec: TinyVer
     if not texts:
         raise ValueError("build_tiny_verifier: no training text for the tokenizer")
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     raw = train_wordpiece_tokenizer(texts, spec.vocab_size)
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=raw,
@@ -122,6 +123,7 @@ def build_tiny_verifier(texts: Iterable[str], out_dir: str | Path, spec: TinyVer
     )
     torch.manual_seed(spec.seed)
     model = DebertaV2ForSequenceClassification(config)
-    model.save_pretrained(out_dir, safe_serialization=True)
-    tokenizer.save_pretrained(out_dir)
+    with atomic_directory(out_dir) as building:  # a later job never sees half a model directory
+        model.save_pretrained(building, safe_serialization=True)
+        tokenizer.save_pretrained(building)
     return out_dir

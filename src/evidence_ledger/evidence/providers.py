@@ -29,6 +29,7 @@ import json
 
 from ..errors import InputError
 from ..jsonl import iter_jsonl
+from ..safe_files import write_text_atomic
 from ..vocabulary import fever_unit_id, feverous_element_id, split_feverous_element_id
 from .prefix import scored_prefix
 
@@ -123,6 +124,5 @@ def export_submission(orderings: list[dict], path, max_ids: int | None = None) -
     for o in sorted(orderings, key=lambda r: r["claim_id"]):
         ids = list(o["unit_ids"])[: max_ids] if max_ids else list(o["unit_ids"])
         lines.append(json.dumps({"id": o["claim_id"], "predicted_evidence": ids}, ensure_ascii=False))
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("".join(l + "\n" for l in lines))
+    write_text_atomic(path, "".join(l + "\n" for l in lines))
     return len(lines)

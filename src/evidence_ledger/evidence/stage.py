@@ -15,6 +15,7 @@ import json
 import logging
 
 from .. import tables
+from ..safe_files import write_text_atomic
 from ..tables.evidence import EVIDENCE
 from ..tables.ingest_readers import read_claims, read_units
 from ..tables.retrieval import ORDERING, POOLS, RETRIEVED
@@ -89,8 +90,7 @@ def import_evidence_source(*, submission, claims: list, units, evidence: str, su
     rows, counts = providers.import_submission_rows(builder, claim_ids, submitted, source)
     tables.write_table(EVIDENCE.from_rows(rows), evidence, EVIDENCE)
     log.info("imported %s: %s", source, counts)
-    with open(summary, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(counts, indent=1, sort_keys=True) + "\n")
+    write_text_atomic(summary, json.dumps(counts, indent=1, sort_keys=True) + "\n")
     return counts
 
 

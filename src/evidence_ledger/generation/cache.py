@@ -23,7 +23,11 @@ shards; the next run reads them and resumes with the first missing request. A re
 nothing changed generates nothing. Identical requests in one call are generated once.
 Shard file names contain the writer's tag and a hash of the keys they hold; reading
 de-duplicates by key (first shard in name order wins), so a key is never returned twice
-even if two writers raced on it. A resumed call writes other keys, hence other shard names,
+even if two writers raced on it. A shard that cannot be read as a cache table (cut short by a
+full disk, damaged, another table) is set aside, moved into ``damaged/`` under the cache
+directory (never deleted), with a warning naming it; its requests are then missing and are
+generated again, and nothing else in the cache is touched. A shard that is a link leading out
+of the cache directory is refused (``safe_files.PathOutside``). A resumed call writes other keys, hence other shard names,
 than the call that was killed, so the temporary that killed write left
 (``.{tag}-....parquet.tmp<pid>``) is not the one the resumed write replaces:
 :func:`generate_cached` first removes its own tag's leftovers (:meth:`ResponseCache.remove_leftovers`).
@@ -47,7 +51,8 @@ from typing import Callable, Iterable, Sequence
 
 import pyarrow as pa
 
-from ..tables import read_table, write_table
+from ..safe_files import check_inside, process_alive
+from ..tables import DamagedTable, SchemaMismatch, read_table, write_table
 from ..tables.generation import CACHE_ENTRIES
 from .backends.base import Backend, ChatRequest, canonical_json
 
@@ -80,6 +85,9 @@ class CachedGeneration:
     from_cache: bool
 
 
+DAMAGED_DIR = "damaged"  # under the cache directory: shards that could not be read, kept for inspection
+
+
 class ResponseCache:
     """A directory of cache shards (``*.parquet``); hidden temporary files are ignored."""
 
@@ -91,12 +99,41 @@ class ResponseCache:
             return []
         return sorted(p for p in self.directory.glob("*.parquet") if not p.name.startswith("."))
 
+    def set_aside(self, path: Path, reason: str) -> Path | None:
+        """Move the unreadable shard ``path`` into ``damaged/`` (a new name there, never replacing
+        one), log a warning naming it, and return where it went (None when another process moved
+        it first)."""
+        aside = self.directory / DAMAGED_DIR
+        aside.mkdir(exist_ok=True)
+        for k in range(1000):
+            dest = aside / (path.name if k == 0 else f"{path.stem}.{k}{path.suffix}")
+            try:
+                os.link(path, dest, follow_symlinks=False)  # fails rather than replace an earlier one
+            except FileExistsError:
+                continue
+            except FileNotFoundError:
+                return None
+            path.unlink(missing_ok=True)
+            log.warning("%s: damaged response-cache file set aside as %s (%s); its requests are generated again",
+                        path, dest, reason)
+            return dest
+        raise FileExistsError(f"{aside}: 1000 set-aside copies of {path.name}; clear out {aside}")
+
     def load(self, keys: Iterable[str] | None = None) -> dict[str, dict]:
-        """key -> entry row for every cached key (restricted to ``keys`` when given)."""
+        """key -> entry row for every cached key (restricted to ``keys`` when given); a shard that
+        cannot be read as a cache table is set aside (:meth:`set_aside`) and contributes nothing."""
         wanted = set(keys) if keys is not None else None
         found: dict[str, dict] = {}
         for path in self.shard_paths():
-            table = read_table(path, CACHE_ENTRIES)
+            check_inside(self.directory, path, what=f"response-cache file {path}")
+            try:
+                table = read_table(path, CACHE_ENTRIES)
+            except DamagedTable as err:  # cut short by a full disk, damaged
+                self.set_aside(path, f"not readable Parquet: {err.reason}")
+                continue
+            except SchemaMismatch as err:  # another table, or another version of this one
+                self.set_aside(path, str(err).removeprefix(f"{path}: "))
+                continue
             cols = {name: table.column(name).to_pylist() for name in table.column_names}
             for i, k in enumerate(cols["cache_key"]):
                 if (wanted is None or k in wanted) and k not in found:
@@ -113,7 +150,7 @@ class ResponseCache:
             return removed
         for tmp in sorted(self.directory.glob(f".{glob.escape(tag)}-*.parquet.tmp*")):
             pid = tmp.name.rpartition(".tmp")[2]
-            if pid.isdigit() and int(pid) != os.getpid() and _process_alive(int(pid)):
+            if pid.isdigit() and int(pid) != os.getpid() and process_alive(int(pid)):
                 continue
             tmp.unlink(missing_ok=True)
             removed.append(tmp)
@@ -128,17 +165,6 @@ class ResponseCache:
         path = self.directory / f"{tag}-{digest}.parquet"
         write_table(pa.Table.from_pylist(list(rows), schema=CACHE_ENTRIES.schema), path, CACHE_ENTRIES)
         return path
-
-
-def _process_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists on this machine (signal 0 probes without signalling)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def generate_cached(

@@ -22,6 +22,8 @@ import signal
 import time
 from pathlib import Path
 
+from ..safe_files import write_text_atomic
+
 log = logging.getLogger(__name__)
 
 
@@ -55,9 +57,7 @@ def record_processes(path: str | os.PathLike, pid: int | None = None) -> dict[in
     ``path``; returns what was written."""
     pid = os.getpid() if pid is None else pid
     procs = {p: cmd for p in [pid, *child_pids(pid)] if (cmd := command_line(p))}
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({str(p): c for p, c in procs.items()}, indent=1))
+    write_text_atomic(path, json.dumps({str(p): c for p, c in procs.items()}, indent=1))
     return procs
 
 

@@ -277,8 +277,11 @@ def local_tokenizer(config: Mapping[str, Any], model: str, workdir: Path):
         return None
     from transformers import AutoTokenizer
 
+    from ..model_files import model_directory
+
+    directory = model_directory(str(workdir / local))  # the one model-directory rule: nothing read from outside it
     try:
-        return AutoTokenizer.from_pretrained(str(workdir / local), local_files_only=True,
+        return AutoTokenizer.from_pretrained(str(directory), local_files_only=True,
                                              trust_remote_code=bool(mcfg.get("trust_remote_code", False)))
     except (OSError, ValueError, TypeError, KeyError, ImportError) as err:
         raise PlannerError(f"planner: the tokenizer of models.{model} in {workdir / local} does not load "

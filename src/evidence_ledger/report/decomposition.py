@@ -16,6 +16,8 @@ matplotlib.use("Agg")
 import matplotlib.patches  # noqa: E402  (after the backend is chosen)
 import matplotlib.pyplot as plt  # noqa: E402
 
+from ..safe_files import atomic_file  # noqa: E402
+
 # (group label, components) in drawing order; the two groups are the two paths from T00 to T11
 DECOMPOSITION_GROUPS = (
     ("gain\nT11 − T00", ("gain",)),
@@ -77,5 +79,6 @@ def decomposition_figure(bars: Mapping[str, Bar], png_path, title: str = "") -> 
     if title:
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(png_path, dpi=150, metadata={"Software": None})
+    with atomic_file(png_path) as tmp:
+        fig.savefig(tmp, format="png", dpi=150, metadata={"Software": None})
     plt.close(fig)

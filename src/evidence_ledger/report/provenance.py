@@ -24,7 +24,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from ..errors import InputError
 from ..gpu_fit import generation_jobs
+from ..model_files import read_model_json
+from ..safe_files import check_inside, write_text_atomic
 
 PACKAGES = (
     "evidence-ledger", "snakemake", "torch", "transformers", "tokenizers", "FlagEmbedding",
@@ -106,11 +109,17 @@ def _model_slot(hub_id, revision, local_dir, build_settings, conversion: Mapping
 
 
 def read_conversion_record(model_dir) -> dict | None:
-    """``conversion.json`` of a converted model directory (``convert_weights``), else None."""
+    """``conversion.json`` of a converted model directory (``convert_weights``), else None; read
+    only from inside the directory (a link out is refused) and only as a JSON object (else an
+    ``InputError`` naming the file)."""
     path = Path(model_dir) / "conversion.json" if model_dir else None
     if path is None or not path.is_file():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    check_inside(model_dir, path, what=str(path))
+    record = read_model_json(path)
+    if not isinstance(record, dict):
+        raise InputError(path, None, None, f"holds a {type(record).__name__}, not the object convert-weights writes")
+    return record
 
 
 def what_ran_rows(config: Mapping[str, Any], verifier_base_dir=None) -> list[tuple[str, str, str]]:
@@ -191,8 +200,5 @@ def engine_option_rows(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def write_provenance_tsv(rows, path) -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("section\tkey\tvalue\n")
-        for section, key, value in rows:
-            handle.write(f"{section}\t{key}\t{value}\n")
+    """``section key value`` rows as a TSV with a header, written atomically."""
+    write_text_atomic(path, "section\tkey\tvalue\n" + "".join(f"{s}\t{k}\t{v}\n" for s, k, v in rows))

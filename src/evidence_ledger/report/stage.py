@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from ..report_tsv import write_report_tsv
+from ..safe_files import write_text_atomic
 from ..tables import read_filtered, read_frame
 from ..tables.accounting import PATTERN_TRACES
 from ..tables.evidence import EVIDENCE
@@ -139,7 +140,6 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
     sections += [whole_table_section(f"extra{i}", title, read_source_table(path))
                  for i, (path, title) in enumerate(zip(extra_tables, extra_titles), start=1)]
     sections.append(provenance_section(provenance_table))
-    Path(html_out).parent.mkdir(parents=True, exist_ok=True)
-    Path(html_out).write_text(render_page(sections), encoding="utf-8")
+    write_text_atomic(html_out, render_page(sections))
     log.info("summary page: %d sections (%d absent) -> %s", len(sections), sum(bool(s.absent) for s in sections),
              html_out)

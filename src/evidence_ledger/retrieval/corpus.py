@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from ..safe_files import atomic_directory
 from .lean_index import build_bm25_index
 from .text import TOKENISATION, bm25_tokens
 
@@ -91,9 +92,14 @@ class CorpusIndex:
 
 def _save_index(batches, out_dir, k1: float, b: float, method: str) -> dict:
     """Build the index of ``batches`` (ascending doc id) with :mod:`.lean_index`, which writes
-    bm25s' files to ``out_dir``, plus ``doc_ids.json`` and ``meta.json``; return the meta dict."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    bm25s' files to ``out_dir``, plus ``doc_ids.json`` and ``meta.json``; return the meta dict.
+    The directory appears complete or not at all (built beside it, then renamed)."""
+    with atomic_directory(out_dir) as building:
+        meta = _write_index(batches, building, k1, b, method)
+    return meta
+
+
+def _write_index(batches, out_dir: Path, k1: float, b: float, method: str) -> dict:
     with (out_dir / DOC_IDS_FILE).open("w", encoding="utf-8") as handle:
         n_docs, n_vocab, _nnz = build_bm25_index(batches, handle, out_dir, k1=k1, b=b, method=method)
     meta = {

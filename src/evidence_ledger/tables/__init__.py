@@ -10,6 +10,11 @@ In:  a ``pyarrow.Table`` / ``pandas.DataFrame`` / list of row dicts and a ``Tabl
 Out: a Parquet file (zstd, deterministic row order as given) or a validated ``pyarrow.Table``.
      Large tables: ``TableWriter`` writes batch by batch (statistics on); ``read_filtered``
      reads only the row groups that may hold the wanted values.
+
+A file that is not readable Parquet (truncated by a full disk, overwritten, damaged) is a
+:class:`DamagedTable`, an expected error whose one line names the file and the rule(s) that
+write its table (``TableSchema.written_by``), so the fix (delete it, run the workflow again) is
+in the message rather than in an Arrow traceback.
 """
 from __future__ import annotations
 
@@ -24,12 +29,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..errors import ExpectedError
+
 METADATA_NAME = b"evidence_ledger.table"
 METADATA_VERSION = b"evidence_ledger.version"
 
 
 class SchemaMismatch(ValueError):
     """A Parquet file does not carry the table/version/columns its reader expects."""
+
+
+class DamagedTable(ExpectedError, SchemaMismatch):
+    """A file that should hold a table is not readable Parquet (truncated, damaged, not Parquet);
+    ``reason`` is what Arrow said, ``path`` the file."""
+
+    def __init__(self, message: str, path, reason: str):
+        super().__init__(message)
+        self.path = Path(path)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -40,6 +57,9 @@ class TableSchema:
     version: int
     schema: pa.Schema
     doc: str = ""
+    # the workflow rules that write this table (``ingest_<dataset>``: the one of each benchmark),
+    # named when a file of it cannot be read
+    written_by: tuple[str, ...] = ()
 
     @property
     def columns(self) -> list[str]:
@@ -77,13 +97,14 @@ class TableSchema:
             raise SchemaMismatch(f"table {self.name}: cannot cast to schema v{self.version}: {exc}") from exc
 
 
-def remove_stale_temporaries(path: Path, keep: Path | None = None) -> list[Path]:
-    """Delete the hidden ``.{name}.tmp<pid>`` files a killed atomic write of ``path`` left behind
-    (all but ``keep``); returns those removed. One job writes a given path at a time, so any
-    other temporary of that path belongs to a dead process."""
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Delete the hidden ``.{name}.tmp<pid>`` files a killed atomic write of ``path`` left behind,
+    and any link by such a name (which a write would otherwise follow);
+    returns those removed. One job writes a given path at a time, so any other temporary of that
+    path belongs to a dead process."""
     removed = []
     for stale in sorted(path.parent.glob(f".{glob.escape(path.name)}.tmp*")):
-        if stale != keep and stale.is_file():
+        if stale.is_file() or stale.is_symlink():
             stale.unlink(missing_ok=True)
             removed.append(stale)
     return removed
@@ -101,9 +122,13 @@ def write_table(table, path: str | os.PathLike, schema: TableSchema) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    remove_stale_temporaries(path, keep=tmp)
-    pq.write_table(table, tmp, compression="zstd", write_statistics=False)
-    os.replace(tmp, path)
+    remove_stale_temporaries(path)
+    try:
+        pq.write_table(table, tmp, compression="zstd", write_statistics=False)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -132,7 +157,7 @@ class TableWriter:
 
     def __enter__(self) -> "TableWriter":
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_temporaries(self.path, keep=self._tmp)
+        remove_stale_temporaries(self.path)
         self._writer = pq.ParquetWriter(self._tmp, self._arrow_schema, compression="zstd", write_statistics=True)
         return self
 
@@ -158,10 +183,39 @@ class TableWriter:
                 self._tmp.unlink(missing_ok=True)
 
 
+def writers_text(schema: TableSchema) -> str:
+    """``rule a``, ``rule a or b``, ``rules a, b or c``: the rules that write ``schema``."""
+    rules = list(schema.written_by)
+    if not rules:
+        return "the rule that wrote it"
+    listed = rules[0] if len(rules) == 1 else ", ".join(rules[:-1]) + " or " + rules[-1]
+    return f"rule{'s' if len(rules) > 1 else ''} {listed}"
+
+
+def damaged_table(path, schema: TableSchema, err: BaseException) -> DamagedTable:
+    """The :class:`DamagedTable` for ``path`` that Arrow could not read (``err``)."""
+    reason = next((line.strip() for line in str(err).splitlines() if line.strip()), type(err).__name__)[:200]
+    return DamagedTable(f"{path}: not a readable Parquet file ({reason}): truncated or damaged. It holds table "
+                        f"{schema.name}, written by {writers_text(schema)}: delete the file and run the workflow "
+                        f"again to have it written anew", path, reason)
+
+
+def read_parquet(path: Path, schema: TableSchema, read):
+    """``read(path)`` (an Arrow read of ``path``), with a file Arrow cannot read as Parquet
+    raised as :func:`damaged_table`; a missing file stays ``FileNotFoundError``."""
+    try:
+        return read(path)
+    except FileNotFoundError:
+        raise
+    except (pa.ArrowException, OSError) as err:  # ArrowInvalid: bad footer; OSError: bad pages
+        raise damaged_table(path, schema, err) from err
+
+
 def check_table_file(path: str | os.PathLike, schema: TableSchema) -> pa.Schema:
-    """The Parquet schema of ``path`` once checked to be ``schema`` (name, version, column types)."""
+    """The Parquet schema of ``path`` once checked to be ``schema`` (name, version, column types);
+    a file that is not readable Parquet raises :class:`DamagedTable`."""
     path = Path(path)
-    file_schema = pq.read_schema(path)
+    file_schema = read_parquet(path, schema, pq.read_schema)
     meta = file_schema.metadata or {}
     name = meta.get(METADATA_NAME, b"").decode()
     version = meta.get(METADATA_VERSION, b"").decode()
@@ -186,7 +240,7 @@ def check_table_file(path: str | os.PathLike, schema: TableSchema) -> pa.Schema:
 def read_table(path: str | os.PathLike, schema: TableSchema, columns: list[str] | None = None) -> pa.Table:
     """Read a Parquet file and check it is ``schema`` (name, version, column types)."""
     check_table_file(path, schema)
-    return pq.read_table(Path(path), columns=columns)
+    return read_parquet(Path(path), schema, lambda p: pq.read_table(p, columns=columns))
 
 
 def row_groups_for(metadata: pq.FileMetaData, column: str, sorted_values: list[str]) -> list[int]:
@@ -220,10 +274,10 @@ def read_filtered(path: str | os.PathLike, schema: TableSchema, column: str, val
     value_set = pa.array(wanted, type=schema.schema.field(column).type)
     out_columns = list(columns) if columns is not None else schema.columns
     read_columns = out_columns if column in out_columns else out_columns + [column]
-    parquet = pq.ParquetFile(Path(path))
+    parquet = read_parquet(Path(path), schema, pq.ParquetFile)
     pieces = []
     for g in row_groups_for(parquet.metadata, column, wanted) if wanted else []:
-        group = parquet.read_row_group(g, columns=read_columns)
+        group = read_parquet(Path(path), schema, lambda _: parquet.read_row_group(g, columns=read_columns))
         pieces.append(group.filter(pc.is_in(group[column], value_set=value_set)).select(out_columns))
     if not pieces:
         return parquet.schema_arrow.empty_table().select(out_columns)
@@ -237,6 +291,8 @@ def read_frame(path, schema: TableSchema, columns: list[str] | None = None):
 
 def describe(schema: TableSchema) -> str:
     """Markdown description of a schema, used to generate docs/SCHEMAS.md."""
-    lines = [f"### `{schema.name}` (v{schema.version})", "", schema.doc.strip(), "", "| column | type |", "|---|---|"]
+    writers = ", ".join(f"`{rule}`" for rule in schema.written_by)
+    lines = [f"### `{schema.name}` (v{schema.version})", "", schema.doc.strip(), "", f"Written by: {writers}.", "",
+             "| column | type |", "|---|---|"]
     lines += [f"| `{f.name}` | `{f.type}` |" for f in schema.schema]
     return "\n".join(lines) + "\n"

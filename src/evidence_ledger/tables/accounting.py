@@ -21,6 +21,7 @@ from . import TableSchema
 CLUSTER_COUNTS = TableSchema(
     name="accounting_cluster_counts",
     version=1,
+    written_by=("study1_accounting", "study2_accounting", "study2_parser_sensitivity"),
     doc="""Integer scoring counts summed per resampling cluster (Study 1: claim; Study 2:
 claim family), per replicate and per count statistic; every bootstrap metric is a function
 of these sums. `kind` = `C` (numerator: answers of `answer_source` at `answer_budget` scored
@@ -50,6 +51,7 @@ answer side: SciFact P_a + R, FEVER/FEVEROUS the number of claims; evidence colu
 ESTIMATES = TableSchema(
     name="accounting_estimates",
     version=1,
+    written_by=("study1_accounting", "study2_accounting"),
     doc="""Point estimates, computed in exact rational arithmetic from the corpus totals and
 converted to float once. `quantity` names the estimand (T00..T11, gain, E0, A1, A0, E1,
 interaction, S00, S11, source_gain, Ebar = (E0+E1)/2, F(u,v) crossed-budget evidence gains,
@@ -80,6 +82,7 @@ answers), both on the full denominator.""",
 INTERVALS = TableSchema(
     name="accounting_intervals",
     version=2,
+    written_by=("study1_bootstrap", "study2_bootstrap"),
     doc="""Bootstrap percentile intervals. `family`: study1 / primary / exploratory / crossed;
 `tail`: the lower quantile level (alpha / (2 * family_size)); `lower`/`upper`: linear
 percentile bounds at `tail` and `1 - tail`; `estimate`: the point estimate; `boot_mean`,
@@ -120,6 +123,7 @@ exploratory file's context effect on E0, the paper's Table 7 row).""",
 DECISION_CRITERIA = TableSchema(
     name="decision_criteria",
     version=1,
+    written_by=("decision_labels",),
     doc="""One row per primary contrast (dataset x system x factor on E0): which of the paper's Study 2
 criteria it met. `direction` +1/-1/0 (sign of the estimate); `seeds_agreeing`: sampled
 seeds whose own contrast has that sign; `local_ok` = magnitude_ok & interval_ok & seeds_ok;
@@ -145,6 +149,7 @@ seeds whose own contrast has that sign; `local_ok` = magnitude_ok & interval_ok 
 DECISION_LABEL = TableSchema(
     name="decision_label",
     version=1,
+    written_by=("decision_labels",),
     doc="""The recorded outcome label (`replicated dependence`, `bounded stability`,
 `restricted/mixed evidence`) with the factor/direction/datasets that qualified (if any),
 a one-line reason, and the paper's recorded label for comparison.""",
@@ -161,6 +166,7 @@ a one-line reason, and the paper's recorded label for comparison.""",
 INVALID_RATES = TableSchema(
     name="invalid_rates",
     version=1,
+    written_by=("study2_accounting",),
     doc="""Share of claim-condition observations (claim x budget x replicate, covering both
 answer sources and, for SciFact, all abstracts) with at least one INVALID response, per
 dataset x system x format, pooled over budgets and all replicates (greedy included).""",
@@ -179,6 +185,7 @@ dataset x system x format, pooled over budgets and all replicates (greedy includ
 PATTERN_TRACES = TableSchema(
     name="pattern_traces",
     version=1,
+    written_by=("study2_accounting",),
     doc="""Units (claim, or SciFact claim x abstract) whose four scores (S00, S01, S10, S11)
 at matched budgets form `pattern` `1010` (same credit, only source-0 evidence eligible) or
 `0101` (only source-1 evidence eligible), per condition and replicate. Claim texts are
@@ -203,6 +210,7 @@ joined by the report stage.""",
 COVERAGE = TableSchema(
     name="accounting_coverage",
     version=1,
+    written_by=("study1_accounting", "study2_accounting"),
     doc="""Input bookkeeping per panel: answer rows used, answer (claim, doc) pairs lacking an
 evidence row for some evidence source x budget (scored as not eligible), population claims,
 clusters, claims without any answer row (SciFact: contribute only to R).""",

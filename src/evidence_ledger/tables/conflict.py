@@ -50,6 +50,7 @@ _WC_KEYS = [
 WC_REQUESTS = TableSchema(
     name="wikicontradict_requests",
     version=1,
+    written_by=("wikicontradict_requests",),
     doc="""One row per (model, WikiContradict instance, template). `template` is a template id
 of `conflict.wikicontradict.TEMPLATES` (1, 2, 3, 4, 5, 5.1, 5.2, control);
 `conflict_type` is explicit / implicit; `gold_answers` are the answers the judge expects for
@@ -61,6 +62,7 @@ this template. `messages` is the single user message; sampling is greedy (temper
 WC_RESPONSES = TableSchema(
     name="wikicontradict_responses",
     version=1,
+    written_by=("wikicontradict_generate",),
     doc="""WC_REQUESTS keys with the model's verbatim `raw_response` and its provenance
 (cache key, output tokens, finish reason, backend, model id / revision / weights hash).""",
     schema=pa.schema([*_WC_KEYS, ("request_id", pa.string()), ("raw_response", pa.string()), *_PROVENANCE]),
@@ -69,6 +71,7 @@ WC_RESPONSES = TableSchema(
 WC_JUDGEMENTS = TableSchema(
     name="wikicontradict_judgements",
     version=1,
+    written_by=("wikicontradict_judge",),
     doc="""One row per judged response. `judge_raw` is the judge's verbatim output,
 `judge_label` one of correct / partially correct / incorrect / unparseable, `judge_reason`
 why a judgement is unparseable ('' otherwise). `detection` is the template-5.2 conflict
@@ -91,6 +94,7 @@ detection parsed from the response (yes / no / unparseable; '' for other templat
 WC_HUMAN_JUDGED = TableSchema(
     name="wikicontradict_human_judged",
     version=1,
+    written_by=("wikicontradict_judge_human",),
     doc="""One row per human-labelled response (the human-label file): the human label and
 the judge's verbatim output and parsed label on the same response. `model` is the model that
 wrote the response; `conflict_type` comes from the instance table.""",
@@ -112,6 +116,7 @@ wrote the response; `conflict_type` comes from the instance table.""",
 DIFFGR_READER_ANSWERS = TableSchema(
     name="diffgr_reader_answers",
     version=2,
+    written_by=("diffgr_generate",),
     doc="""One row per (model, dataset, question, reader run[, order]). `run` is hybrid /
 generated / retrieved / closed_book; `order` is the hybrid run's context-order factor level
 (random = the official `--merge_order random` run, generated_first, retrieved_first) and ''
@@ -139,6 +144,7 @@ for display. Greedy, `max_new_tokens` from config. v2 added `context_order`.""",
 DIFFGR_LENGTHS = TableSchema(
     name="diffgr_lengths",
     version=2,
+    written_by=("diffgr_generate",),
     doc="""One row per (dataset, question): `generated_index` = position of the generated
 passage chosen (closest word count to the retrieved passage), `gen_words` / `ret_words` =
 word counts (`conflict.diffgr_pipeline.count_words`), `length_ratio` = gen / ret (inf when
@@ -159,6 +165,7 @@ ret = 0 < gen, NaN when both are 0), `length_rel_diff` = |gen - ret| / ret (0 wh
 DIFFGR_CC_ITEMS = TableSchema(
     name="diffgr_cc_items",
     version=1,
+    written_by=("diffgr_score",),
     doc="""One row per (model, dataset, order, question) of the end-to-end DiffGR run.
 `stage` = where the official CC construction put the question: `length_removed` (only when
 the length restriction is on), `unknown`, `not_in_context`, `parametric`, `both_right`,

@@ -11,6 +11,7 @@ from . import TableSchema
 WIKICONTRADICT_INSTANCES = TableSchema(
     name="wikicontradict_instances",
     version=2,
+    written_by=("ingest_wikicontradict",),
     doc="""One row per WikiContradict instance (released RAG-QA CSV, one CSV row each).
 `question_id` is the CSV `question_ID` as a string. `contradict_type` is `explicit`
 (CSV `Explicit`) or `implicit` (CSV `Implicit (reasoning required)`). `same_passage` is
@@ -45,6 +46,7 @@ else null. `source_file`/`source_line` point at the first physical line of the C
 CONFLICT_QA_RECORDS = TableSchema(
     name="conflict_qa_records",
     version=2,
+    written_by=("ingest_conflict_qa",),
     doc="""One row per NQ-CC / TQA-CC reader-output record (one jsonl line). `dataset` is
 `nqcc` or `tqacc`. `question_id` is the record's `id` field when present, else its
 1-based line number as a string. `answers` = the gold answer list (`answer`),

@@ -10,6 +10,7 @@ from . import TableSchema
 EVIDENCE = TableSchema(
     name="evidence",
     version=2,
+    written_by=("assemble_evidence", "import_evidence_source"),
     doc="""One row per (dataset, claim_id, doc_id, source, budget). `source` is the ordering
 (e.g. bm25, bge) or an imported provider (e.g. dcuf, unifee) or a control
 (none, gold, and per ordering source swap_{source} / reversed_{source}, e.g. swap_bm25). `budget` is the budget name (short, long; 'full' for

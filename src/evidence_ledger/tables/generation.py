@@ -17,6 +17,7 @@ MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
 REQUESTS = TableSchema(
     name="generation_requests",
     version=1,
+    written_by=("plan_requests",),
     doc="""One row per planned request of one model x dataset. `condition` is `primary` or a
 greedy control (`none`, `swap`, `gold`, `reversed`, `code_mapping`). `format` is `codes` or
 `labels`; `code_mapping` names the A/B/C mapping used by a codes prompt ('' for labels).
@@ -57,6 +58,7 @@ only; prompts and parsers never read it. `prompt_chars` counts characters of the
 CACHE_ENTRIES = TableSchema(
     name="generation_cache_entries",
     version=1,
+    written_by=("generate", "wikicontradict_generate", "wikicontradict_judge", "wikicontradict_judge_human", "diffgr_generate"),
     doc="""One row per generated request in one cache shard file. `cache_key` = sha256 of
 the model identity (model id, revision or weights hash, dtype), backend, chat template
 hash, exact rendered prompt, sampling parameters, seed and max_new_tokens. `identity_json`
@@ -75,6 +77,7 @@ produced the text.""",
 RESPONSES = TableSchema(
     name="generation_responses",
     version=1,
+    written_by=("generate", "gather_responses"),
     doc="""One row per unique request (`request_id`) of one model x dataset (or one shard of
 it). `raw_response` is verbatim. Provenance columns: `backend` (vllm / transformers),
 `library_versions` (e.g. 'torch=2.13.0;transformers=5.19.0;vllm=0.32.0'), `device`,
@@ -105,6 +108,7 @@ local weight/config/tokenizer files, '' for Hub models), `dtype`, `chat_template
 PARSED = TableSchema(
     name="parsed_answers",
     version=1,
+    written_by=("parse_responses",),
     doc="""One row per (model, dataset, claim_id, doc_id, source, budget, format, replicate)
 primary-condition response. `replicate` 0 = greedy, 1..5 = the sampled seeds in config
 order. `raw_response` is kept verbatim. `strict_label` / `lenient_label` are canonical

@@ -13,6 +13,7 @@ GOLD_ABSTRACT = pa.struct([("doc_id", pa.string()), ("label", pa.string())])
 CLAIMS = TableSchema(
     name="claims",
     version=2,
+    written_by=("ingest_<dataset>", "sample_claims"),
     doc="""One row per claim. `label` is the canonical claim label (FEVER/FEVEROUS:
 SUPPORTS / REFUTES / NOT ENOUGH INFO; SciFact: SUPPORT / CONTRADICT per abstract in
 `gold_abstracts`, claim-level `label` = NOINFO when it has no gold abstract, else the label
@@ -40,6 +41,7 @@ claims were loaded without a corpus (resolution not checked, e.g. FEVER without 
 UNITS = TableSchema(
     name="units",
     version=1,
+    written_by=("ingest_<dataset>",),
     doc="""One row per evidence unit of the corpus. `kind` is one of
 sentence / cell / header_cell / table_caption / item / title / section. `position` is the
 unit's order within its document (document order). `context` is optional surrounding
@@ -58,6 +60,7 @@ text (page title, section heading, table header) used by serialisers; '' when no
 DOCUMENTS = TableSchema(
     name="documents",
     version=1,
+    written_by=("ingest_<dataset>",),
     doc="""One row per retrievable document (wiki page or abstract): `doc_id`, `title`
 and `text` (the concatenated unit texts, what the page-level BM25 index sees).""",
     schema=pa.schema([

@@ -11,6 +11,7 @@ from . import TableSchema
 RETRIEVED = TableSchema(
     name="retrieved",
     version=1,
+    written_by=("retrieve",),
     doc="""One row per claim. `doc_ids` are the top-k retrieved documents (wiki pages or
 abstracts) in rank order and `scores` their corpus BM25 scores. `gold_doc_ids` are the
 documents holding gold evidence (pages of the gold units; SciFact: gold abstracts), sorted;
@@ -34,6 +35,7 @@ cannot be known, so they cannot be retrieved either).""",
 POOLS = TableSchema(
     name="pools",
     version=1,
+    written_by=("build_pools",),
     doc="""One row per claim: its candidate pool. `unit_ids` in pool order (retrieved-page
 rank, then document order), `doc_ids` the document of each unit (parallel list).
 `units_available` counts the units of the retrieved documents before the cap;
@@ -51,6 +53,7 @@ rank, then document order), `doc_ids` the document of each unit (parallel list).
 ORDERING = TableSchema(
     name="ordering",
     version=1,
+    written_by=("order_bm25", "order_bge"),
     doc="""One row per (claim, source): the claim's pool in the source's order
 (`bm25`: rank_bm25 BM25Okapi semantics within the pool; `bge`: cross-encoder reranker).
 `unit_ids`, `scores` and `pool_positions` are parallel lists. Ties are broken by score

@@ -12,6 +12,7 @@ from . import TableSchema
 FAMILIES = TableSchema(
     name="families",
     version=1,
+    written_by=("build_families",),
     doc="""One row per claim of the family population (sorted by claim id, numeric ids in
 numeric order). `family_id` is the smallest member claim id under the same order, so it is
 deterministic and a singleton's family id is its own claim id.""",
@@ -25,6 +26,7 @@ deterministic and a singleton's family id is its own claim id.""",
 FAMILY_LINKS = TableSchema(
     name="family_links",
     version=1,
+    written_by=("build_families",),
     doc="""One row per (a, b, reason) link that joined two claims (a < b in claim-id order).
 `reason` is one of exact_match (equal after casefold and removing punctuation/whitespace),
 negation_mutation (equal after removing one configured negation token), numeric_mutation

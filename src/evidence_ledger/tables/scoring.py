@@ -13,6 +13,7 @@ from . import TableSchema
 ANSWER_INDICATORS = TableSchema(
     name="answer_indicators",
     version=1,
+    written_by=("score_answers", "study1_indicators"),
     doc="""One row per answer observation. `system` = model or verifier name; `replicate`:
 Study 2 0 = greedy, 1..5 sampled seeds; Study 1 the checkpoint index (1..4). `format`:
 codes / labels (Study 2) or 'verifier'. `answer_source`/`answer_budget`: the evidence the
@@ -40,6 +41,7 @@ always True.""",
 EVIDENCE_INDICATORS = TableSchema(
     name="evidence_indicators",
     version=1,
+    written_by=("score_evidence", "study1_indicators"),
     doc="""One row per (dataset, evidence_source, evidence_budget, claim_id, doc_id).
 `eligible`: the benchmark's evidence condition on the scored prefix alone (FEVER: a
 complete gold group in the first 5, or gold NEI; FEVEROUS: a complete gold set within
@@ -60,6 +62,7 @@ sentences of a gold abstract). `unresolved`: submitted ids that did not resolve.
 RELEVANT = TableSchema(
     name="relevant_counts",
     version=1,
+    written_by=("score_evidence", "study1_indicators"),
     doc="""Per claim, the denominators that do not depend on any system: `gold_label` and
 `n_relevant` (SciFact: gold abstracts incl. those never retrieved; FEVER/FEVEROUS: 1).""",
     schema=pa.schema([

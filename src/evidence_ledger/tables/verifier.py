@@ -10,6 +10,7 @@ from . import TableSchema
 VERIFIER_INPUTS = TableSchema(
     name="verifier_inputs",
     version=2,
+    written_by=("serialise_verifier_inputs",),
     doc="""One row per (dataset, split, source, claim_id): the verifier input exactly as built
 by `verifier.serialise.serialise_input`. `candidate_ids` are the first `max_candidates`
 ids of the provider's submitted list as written (EVIDENCE.submitted_unit_ids: provider order,
@@ -46,6 +47,7 @@ source has no row for the claim (empty candidate list, so the sentinel input).""
 EXAMPLES_SEEN = TableSchema(
     name="verifier_examples_seen",
     version=1,
+    written_by=("train_verifier",),
     doc="""One row per training example use by one checkpoint, in the order seen. `update` is
 the 1-based optimizer update the example contributed to, `micro_batch` the 0-based
 gradient-accumulation micro-batch within it, `position` the 0-based index within the
@@ -62,6 +64,7 @@ micro-batch. `claim_id` identifies the example (one example per training claim).
 VERIFIER_ANSWERS = TableSchema(
     name="verifier_answers",
     version=1,
+    written_by=("predict_verifier",),
     doc="""One row per (checkpoint, source, claim_id). `checkpoint` is the 1-based checkpoint
 index; `predicted_label` the argmax over the trained label set; `p_supports`, `p_refutes`,
 `p_nei` the softmax probabilities over the trained label set (0.0 for a label outside it).""",
@@ -81,6 +84,7 @@ index; `predicted_label` the argmax over the trained label set; `p_supports`, `p
 UNRESOLVED_FLAGS = TableSchema(
     name="study1_unresolved",
     version=2,
+    written_by=("study1_indicators",),
     doc="""One row per evaluation claim, sorted by (dataset, claim_id). `unresolved_by_source` maps
 evidence source -> unresolved ids inside the source's verifier input window (the first
 `verifier.input.max_candidates` ids of its submitted list; VERIFIER_INPUTS.unresolved_ids);

@@ -13,21 +13,23 @@ under ``torch.inference_mode``; precision ``auto`` = bf16 autocast on CUDA, fp32
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pyarrow as pa
 
-from ..model_files import load_kwargs, resolve_model, tokenizer_kwargs
+from ..model_files import check_model_tree, load_kwargs, read_model_json, resolve_model, tokenizer_kwargs
 from .labels import FEVEROUS_LABELS, PROBABILITY_COLUMN, label_set_indices
 from .train import autocast_context, pad_batch
 
 
 def read_checkpoint_metadata(ckpt_dir) -> dict:
+    """``metadata.json`` of a checkpoint directory, once the directory passes the model-directory
+    check (no link out of it: ``model_files.check_model_tree``)."""
+    check_model_tree(ckpt_dir)
     path = Path(ckpt_dir) / "metadata.json"
     if not path.exists():
         raise FileNotFoundError(f"{ckpt_dir}: no metadata.json; not a checkpoint written by train_verifier")
-    return json.loads(path.read_text())
+    return read_model_json(path)
 
 
 def predict_checkpoint(ckpt_dir, inputs: pa.Table, *, checkpoint: int, system: str, batch_size: int = 32,
@@ -36,10 +38,10 @@ def predict_checkpoint(ckpt_dir, inputs: pa.Table, *, checkpoint: int, system: s
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    meta = read_checkpoint_metadata(ckpt_dir)
+    files = resolve_model(str(ckpt_dir), allow_pickle_weights=False, allow_key=None)  # written as safetensors
+    meta = read_checkpoint_metadata(files.directory)
     label_set = tuple(meta["label_set"])
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    files = resolve_model(str(ckpt_dir), allow_pickle_weights=False, allow_key=None)  # written as safetensors
     tokenizer = AutoTokenizer.from_pretrained(str(files.directory), **tokenizer_kwargs())
     model = AutoModelForSequenceClassification.from_pretrained(str(files.directory), **load_kwargs(files)).to(dev)
     model.eval()

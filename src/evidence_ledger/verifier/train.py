@@ -36,6 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..model_files import ModelFiles, load_kwargs, model_directory, resolve_model, save_tokenizer, tokenizer_kwargs
+from ..safe_files import atomic_directory
 from .labels import label_set_indices
 
 log = logging.getLogger(__name__)
@@ -197,7 +198,6 @@ def train_checkpoint(inputs: pa.Table, base: BaseModel, settings: TrainingSettin
     from ..tables.verifier import EXAMPLES_SEEN
 
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     sources = set(inputs["source"].to_pylist())
     if len(sources) != 1:
         raise ValueError(f"training inputs must come from one evidence source, got {sorted(sources)}")
@@ -266,10 +266,6 @@ def train_checkpoint(inputs: pa.Table, base: BaseModel, settings: TrainingSettin
         if update == 1 or update % 50 == 0 or update == settings.final_update:
             log.info("ckpt%d update %d/%d loss %.4f lr %.3g", checkpoint, update, settings.final_update, total_loss, lr)
 
-    model.save_pretrained(out_dir, safe_serialization=True)
-    save_tokenizer(tokenizer, out_dir)
-    (out_dir / "training_log.jsonl").write_text("\n".join(log_lines) + "\n")
-    tables.write_table(EXAMPLES_SEEN.from_rows(seen_rows), out_dir / "examples_seen.parquet", EXAMPLES_SEEN)
     metadata = {
         "checkpoint": checkpoint,
         "seed": settings.seed,
@@ -291,7 +287,12 @@ def train_checkpoint(inputs: pa.Table, base: BaseModel, settings: TrainingSettin
         "training_source": sources.pop(),
         "libraries": library_versions(),
     }
-    (out_dir / "metadata.json").write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+    with atomic_directory(out_dir) as building:  # predict_verifier never sees half a checkpoint
+        model.save_pretrained(building, safe_serialization=True)
+        save_tokenizer(tokenizer, building)
+        (building / "training_log.jsonl").write_text("\n".join(log_lines) + "\n")
+        tables.write_table(EXAMPLES_SEEN.from_rows(seen_rows), building / "examples_seen.parquet", EXAMPLES_SEEN)
+        (building / "metadata.json").write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
     return metadata
 
 

@@ -1,5 +1,7 @@
-"""A resumed generation cleans what its killed predecessor left, loses and repeats nothing;
+"""A resumed generation cleans what its killed predecessor left, loses and repeats nothing; a
+damaged cache file is set aside (moved, never deleted) and only its requests are generated again;
 the orphan-process guard of a generate job ends only its own earlier attempt."""
+import logging
 import os
 import subprocess
 import sys
@@ -62,6 +64,41 @@ def test_resume_removes_the_temporary_a_killed_write_left_and_keeps_every_row_on
     for path in cache.shard_paths():
         keys += read_table(path, CACHE_ENTRIES).column("cache_key").to_pylist()
     assert sorted(keys) == sorted(g.cache_key for g in resumed)  # every request once, none lost
+
+
+def test_a_truncated_cache_file_is_set_aside_and_only_its_requests_are_generated_again(qwen, tmp_path, caplog):
+    cache = ResponseCache(tmp_path / "cache")
+    reqs = _requests(8)
+    first = generate_cached(qwen, reqs, cache, batch_size=4, tag="qwen3-fever-s0")
+    damaged, intact = cache.shard_paths()
+    damaged_keys = set(read_table(damaged, CACHE_ENTRIES).column("cache_key").to_pylist())
+    intact_bytes, intact_mtime = intact.read_bytes(), intact.stat().st_mtime_ns
+    cut = damaged.read_bytes()[:damaged.stat().st_size // 2]  # a full disk cut the write short
+    damaged.write_bytes(cut)
+    with caplog.at_level(logging.WARNING, logger="evidence_ledger.generation.cache"):
+        again = generate_cached(qwen, reqs, cache, batch_size=4, tag="qwen3-fever-s0")
+    aside = cache.directory / "damaged" / damaged.name
+    assert aside.read_bytes() == cut  # moved, not deleted
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        f"{damaged}: damaged response-cache file set aside as {aside} (not readable Parquet: Parquet magic bytes "
+        f"not found in footer. Either the file is corrupted or this is not a parquet file.); its requests are "
+        f"generated again"]
+    assert [g.from_cache for g in again] == [g.cache_key not in damaged_keys for g in first]
+    assert [g.text for g in again] == [g.text for g in first]
+    assert intact.read_bytes() == intact_bytes and intact.stat().st_mtime_ns == intact_mtime  # nothing else touched
+    assert sorted(p.name for p in cache.directory.iterdir()) == sorted([damaged.name, intact.name, "damaged"])
+
+
+def test_a_cache_file_linked_from_outside_the_cache_directory_is_refused(qwen, tmp_path):
+    from evidence_ledger.safe_files import PathOutside
+
+    elsewhere = ResponseCache(tmp_path / "elsewhere")
+    generate_cached(qwen, _requests(2), elsewhere, batch_size=2, tag="other")
+    cache = ResponseCache(tmp_path / "cache")
+    cache.directory.mkdir()
+    (cache.directory / "linked.parquet").symlink_to(elsewhere.shard_paths()[0])
+    with pytest.raises(PathOutside, match=r"response-cache file .*linked\.parquet leads to .*elsewhere"):
+        generate_cached(qwen, _requests(2), cache, batch_size=2, tag="qwen3-fever-s0")
 
 
 def _started(proc):

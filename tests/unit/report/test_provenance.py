@@ -77,3 +77,40 @@ def test_a_paper_run_has_no_banner_and_keeps_its_departure_line(tmp_path):
     assert not any(h.startswith("Not a paper run") for h in parsed.headings)
     assert ("Departure from the paper: quantization fp8 on models.llama3_70b: the paper ran bfloat16."
             in parsed.paragraphs)
+
+
+def test_a_conversion_record_linked_from_outside_or_malformed_is_refused_naming_it(tmp_path):
+    import pytest
+
+    from evidence_ledger.errors import InputError
+    from evidence_ledger.safe_files import PathOutside
+
+    cfg = _config("config/paper.yaml")
+    model_dir = tmp_path / "deberta"
+    model_dir.mkdir()
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({"source": "not this directory's"}))
+    (model_dir / "conversion.json").symlink_to(elsewhere)
+    with pytest.raises(PathOutside, match=rf"{model_dir}/conversion\.json leads to {elsewhere}"):
+        what_ran_rows(cfg, model_dir)
+    (model_dir / "conversion.json").unlink()
+    (model_dir / "conversion.json").write_text('{"source": "x",\n')
+    with pytest.raises(InputError, match=rf"{model_dir}/conversion\.json:2: not valid JSON"):
+        what_ran_rows(cfg, model_dir)
+
+
+def test_report_files_replace_a_link_at_their_path_and_never_write_through_it(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not yours")
+    paths = write_summary_inputs(tmp_path)
+    out = tmp_path / "summary.html"
+    out.symlink_to(outside)
+    paths["provenance"].unlink()
+    paths["provenance"].symlink_to(outside)
+    write_provenance_tsv([("run", "kind", "demo")], paths["provenance"])
+    summary_page(study1_estimates=paths["study1_estimates"], study1_intervals=paths["study1_intervals"],
+                 provenance=paths["provenance"], html_out=out, decomposition_out=tmp_path / "d.png")
+    assert outside.read_text() == "not yours"
+    assert not out.is_symlink() and "<html" in out.read_text()
+    assert paths["provenance"].read_text() == "section\tkey\tvalue\nrun\tkind\tdemo\n"
+    assert not [p for p in tmp_path.rglob(".*.tmp*")]  # no temporaries left

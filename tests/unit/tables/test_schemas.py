@@ -53,3 +53,21 @@ def test_schema_docs_are_current():
     assert (REPO_ROOT / "docs" / "SCHEMAS.md").read_text() == render_markdown(), (
         "docs/SCHEMAS.md is stale: python -m evidence_ledger.tables.catalog > docs/SCHEMAS.md"
     )
+
+
+def workflow_rule_names() -> set[str]:
+    """The ``rule NAME:`` of every workflow file, plus ``ingest_<dataset>`` (the rule each
+    registered benchmark gets from one loop in ingest.smk)."""
+    import re
+
+    names = {"ingest_<dataset>"}
+    for smk in (REPO_ROOT / "workflow" / "rules").glob("*.smk"):
+        names |= set(re.findall(r"^rule (\w+):", smk.read_text(), re.M))
+    return names
+
+
+def test_every_table_names_the_workflow_rules_that_write_it():
+    rules = workflow_rule_names()
+    for schema in all_schemas():
+        assert schema.written_by, f"table {schema.name}: written_by names no rule"
+        assert set(schema.written_by) <= rules, f"table {schema.name}: {set(schema.written_by) - rules} are not rules"

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ...model_files import ModelFiles, files_sha256, identity_files, loaded_weight_files, resolve_model
+from ...model_files import (ModelFiles, check_model_tree, files_sha256, identity_files, loaded_weight_files,
+                           resolve_model)
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,9 @@ def hash_model_dir(path: str | Path) -> str:
 
     Unloaded tensor files (a stray ``foo.safetensors``, ``pytorch_model.bin`` beside
     ``model.safetensors``) do not count; a directory without weights hashes its other files.
+    A directory a load would read outside of is refused first (``model_files.check_model_tree``).
     """
+    check_model_tree(path)
     try:
         _, weights = loaded_weight_files(path)
     except FileNotFoundError:
