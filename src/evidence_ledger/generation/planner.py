@@ -279,11 +279,11 @@ def local_tokenizer(config: Mapping[str, Any], model: str, workdir: Path):
 
     from ..model_files import model_directory
 
-    directory = model_directory(str(workdir / local))  # the one model-directory rule: nothing read from outside it
     try:
+        directory = model_directory(str(workdir / local))  # the one model-directory rule: nothing read from outside it
         return AutoTokenizer.from_pretrained(str(directory), local_files_only=True,
                                              trust_remote_code=bool(mcfg.get("trust_remote_code", False)))
-    except (OSError, ValueError, TypeError, KeyError, ImportError) as err:
+    except (ExpectedError, OSError, ValueError, TypeError, KeyError, ImportError) as err:
         raise PlannerError(f"planner: the tokenizer of models.{model} in {workdir / local} does not load "
                            f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}); the prompts "
                            f"cannot be counted: rebuild or replace that directory") from err

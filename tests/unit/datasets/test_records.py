@@ -22,9 +22,10 @@ def test_on_unresolved_count_logs_the_count_it_kept(tmp_path, caplog):
            f"(1 of 2 claims affected)" in caplog.text
 
 
-def test_ingest_input_error_is_written_to_the_rule_log_with_its_traceback(tmp_path):
+def test_ingest_input_error_is_written_to_the_rule_log_as_one_line(tmp_path):
     """scripts/ingest_claim_benchmark.py (rule ingest_fever) run as Snakemake runs it (a ``snakemake`` global): the InputError
-    naming file and line must be in the rule's log file, not only on the job's stderr."""
+    naming file and line must be in the rule's log file as one ``error:`` line (an expected error
+    needs no traceback), not only on the job's stderr."""
     bad = tmp_path / "dev.jsonl"
     bad.write_text(json.dumps(CLAIM) + "\n" + '{"id": 9,\n')
     log = tmp_path / "logs" / "ingest_fever.log"
@@ -45,7 +46,7 @@ def test_ingest_input_error_is_written_to_the_rule_log_with_its_traceback(tmp_pa
                           env={"PYTHONPATH": str(REPO_ROOT / "src"), "PATH": "/usr/bin:/bin"})
     assert proc.returncode != 0
     text = log.read_text()
-    assert "Traceback" in text and f"{bad}:2: field '<json>': malformed JSON" in text
+    assert "Traceback" not in text and f"error: {bad}:2: field '<json>': malformed JSON" in text
 
 
 def test_wikicontradict_full_json_undecodable_or_deeply_nested_is_an_input_error(tmp_path):

@@ -1,4 +1,5 @@
 """DiffGR pipeline: reader prompts, context order, length control (pure functions)."""
+import json
 import math
 import random
 
@@ -333,8 +334,11 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
     config["models"]["tiny_reader"] = {**config["models"]["qwen3"], "local_dir": str(model_dir), "build": None}
     config["diffgr"].update(models=["tiny_reader"], datasets=["nqcc"], bootstrap={"draws": 200, "seed": 5, "level": 0.9})
     config["generation"]["backend"] = "transformers"
+    # relative paths of a user's config file resolve against the run directory, not this checkout
+    config["data_root"] = str(REPO_ROOT / config["data_root"])
+    config["accounting"]["reference_values"] = str(REPO_ROOT / config["accounting"]["reference_values"])
     cfg_path = tmp_path / "config.yaml"
-    cfg_path.write_text(yaml.safe_dump(config))
+    cfg_path.write_text(yaml.safe_dump(json.loads(json.dumps(config))))  # no YAML aliases
     work = tmp_path / "work"
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", HF_HUB_OFFLINE="1")
 
@@ -389,7 +393,7 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
 
     config["diffgr"]["restrict_to_length_threshold"] = True
     restricted_cfg = tmp_path / "restricted.yaml"
-    restricted_cfg.write_text(yaml.safe_dump(config))
+    restricted_cfg.write_text(yaml.safe_dump(json.loads(json.dumps(config))))
     plan = snakemake("-n", "results/diffgr/diffgr.tsv", cfg=restricted_cfg)
     planned = {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+$", plan.stdout, re.MULTILINE)} - {"total"}
     assert planned == {"diffgr_score"}, plan.stdout[-2000:]  # the switch re-runs scoring only
