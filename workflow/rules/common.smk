@@ -14,9 +14,11 @@ from snakemake.utils import validate
 
 from evidence_ledger.benchmark_registry import benchmark_names, benchmarks, check_config_benchmarks
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
-from evidence_ledger import job_env, rule_resources
+from evidence_ledger import gpu_slots, job_env, rule_resources
 from evidence_ledger.config_checks import check_run_config
-from evidence_ledger.gpu_fit import check_gpu_fit, config_device_memory_gb, model_job_gpus, tensor_parallel_size
+from evidence_ledger.generation.backends.base import SERVED_BACKENDS, backend_errors, model_backend
+from evidence_ledger.gpu_fit import check_gpu_fit, config_device_memory_gb, generation_jobs, model_job_gpus
+from evidence_ledger.gpu_fit import tensor_parallel_size
 
 validate(config, schema="../schemas/config.schema.yaml")
 check_run_config(config, workflow.basedir)
@@ -35,6 +37,15 @@ check_config_benchmarks(config, SCHEMA["properties"]["data"]["properties"])
 if workflow.is_main_process:
     check_gpu_fit(config, gpus_granted=workflow.global_resources.get("gpu").value,
                   device_memory_gb=config_device_memory_gb(config))
+    # every model's backend is known (built in, generation.backend_plugins or an entry point), and
+    # a served model has its server URL and API-key variable
+    _backend_errors = backend_errors(config, [m for _, m in generation_jobs(config)], os.environ)
+    if _backend_errors:
+        raise ValueError("config: generation backends:\n  " + "\n  ".join(_backend_errors))
+    # Workstation runs: each GPU job pins itself to its own devices (evidence_ledger.gpu_slots),
+    # from the GPUs this run grants; SLURM jobs keep the devices the scheduler assigns.
+    if workflow.local_exec and not workflow.dryrun:
+        gpu_slots.export_pool(os.environ, workflow.global_resources.get("gpu").value)
 
 
 # {dataset} is a registered benchmark wherever a rule does not constrain it itself
@@ -85,14 +96,24 @@ def gpu_resources(gpus):
     ``gpus``: the GPUs one job needs, an int or a function of the wildcards. Returns ``gpu`` (what
     local runs count against ``--resources gpu=N`` and the SLURM plugin turns into ``--gpus``) and
     ``slurm_partition``: config ``slurm_gpu_partition``, or none (the cluster's default partition,
-    never the CPU partition given by ``--default-resources slurm_partition=...``). With
-    ``gpu_jobs: cpu`` (the CPU route: a CPU-only cluster, or the demo through SLURM) the rule asks
-    for no GPU and runs where every other rule runs.
+    never the CPU partition given by ``--default-resources slurm_partition=...``). A job that needs
+    no GPU (a served model's client, ``gpus`` 0) runs where every CPU rule runs (the
+    ``--default-resources`` partition). With ``gpu_jobs: cpu`` (the CPU route: a CPU-only cluster,
+    or the demo through SLURM) the rule asks for no GPU and runs where every other rule runs.
     """
     if config["gpu_jobs"] == "cpu":
         return {"gpu": 0}
     partition = config["slurm_gpu_partition"]
-    return {"gpu": gpus, "slurm_partition": (lambda wildcards: partition)}
+    count = gpus if callable(gpus) else (lambda wildcards: gpus)
+    return {"gpu": gpus, "slurm_partition": (lambda wildcards: partition if count(wildcards) else cpu_partition())}
+
+
+def cpu_partition():
+    """The partition ``--default-resources slurm_partition=...`` gives every CPU rule (None: unset)."""
+    defaults = workflow.resource_settings.default_resources
+    value = defaults.get("slurm_partition") if defaults is not None else None
+    value = getattr(value, "value", value)
+    return value.strip("'\"") if isinstance(value, str) else value
 
 
 # --- the log, benchmark and report paths, named the same way in every stage ----------------
@@ -137,15 +158,31 @@ def enabled(study):
 # generation_functions.smk.
 
 
+def generation_backend(model):
+    """What a job of ``model`` gets as its backend: the name of a built-in or an installed entry
+    point, or the ``"module:Class"`` a ``generation.backend_plugins`` name stands for."""
+    name = model_backend(config, model)
+    return config["generation"]["backend_plugins"].get(name, name)
+
+
 def generation_backend_options(model=None):
-    """Backend constructor options; ``models.<model>.tensor_parallel_size`` overrides the
-    global ``generation.tensor_parallel_size`` for that model (e.g. a 70B judge on 2+ GPUs)."""
+    """Backend constructor options of ``model`` (None: of ``generation.backend``): ``batch_size``;
+    for vLLM its engine options, ``models.<model>.tensor_parallel_size`` over the global
+    ``generation.tensor_parallel_size`` (e.g. a 70B judge on 2+ GPUs); for a served model its
+    ``models.<model>.server`` over ``generation.server``; for a plugin ``models.<model>.backend_options``."""
     g = config["generation"]
     opts = {"batch_size": g["batch_size"]}
-    if g["backend"] == "vllm":
+    name = g["backend"] if model is None else model_backend(config, model)
+    mcfg = config["models"].get(model) or {} if model is not None else {}
+    if name == "vllm":
         tp = g["tensor_parallel_size"] if model is None else tensor_parallel_size(config, model)
         opts.update(enable_prefix_caching=g["enable_prefix_caching"], tensor_parallel_size=tp)
         opts.update(g["vllm"])
+    elif name in SERVED_BACKENDS:
+        opts.update(g["server"])
+        opts.update(mcfg.get("server") or {})
+    else:
+        opts.update(mcfg.get("backend_options") or {})
     return opts
 
 

@@ -53,6 +53,11 @@ GPU time, per row (``gpu_seconds``), from what the jobs really do:
   token); decode at ``planner.output_tokens_per_s``; and one model load
   (``planner.model_load_s``) per job: a ``model_load`` row per model x dataset.
 
+A served model (``models.<name>.backend: openai``) is counted the same way: the same requests,
+prompt tokens and answers, its server taken for a vLLM engine with this config's
+``generation.vllm`` settings (prefix reuse replayed per job as above); its jobs start no engine,
+so its ``model_load`` rows hold one server start per model (on its first dataset) instead.
+
 Beside each estimate the *compute floor*: 2 x parameters x (computed prompt + output tokens)
 / ``peak_flops``, the time at 100% of the peak - no plan can go below it.
 
@@ -72,6 +77,7 @@ from typing import Any, Mapping
 
 from ..benchmark_registry import get_benchmark
 from ..gpu_fit import GB, config_device_memory_gb, format_gpu_fit, gpu_fit_rows, model_facts, vllm_row
+from .backends.base import model_backend, served
 from . import prefix_reuse
 from .prompts import CODES
 from .requests import condition_name, enumerate_conditions, plan_requests, prefix_order
@@ -157,8 +163,10 @@ def cache_blocks(config: Mapping[str, Any], model: str, workdir: Path) -> int | 
     None when the job has no prefix cache (transformers backend, prefix caching off, or a
     model whose KV shape is unknown)."""
     gen = config["generation"]
-    if gen.get("backend") != "vllm" or not gen.get("enable_prefix_caching"):
+    if not (model_backend(config, model) == "vllm" or served(config, model)) or not gen.get("enable_prefix_caching"):
         return None
+    if served(config, model):  # its server taken for a vLLM engine with this config's settings
+        config = {**config, "models": {**config["models"], model: {**config["models"][model], "backend": "vllm"}}}
     row = vllm_row(config, "generate", model, workdir, config_device_memory_gb(config))
     return None if not row.get("kv_tokens") else int(row["kv_tokens"]) // prefix_reuse.BLOCK_TOKENS
 
@@ -342,11 +350,14 @@ def add_gpu_time(config: Mapping[str, Any], rows: list[dict], workdir: Path) -> 
         r["gpu_seconds"] = round(r["computed_tokens"] / tps + r["output_tokens"] / float(planner["output_tokens_per_s"]), 1)
         r["floor_seconds"] = round(flops * (r["computed_tokens"] + r["output_tokens"]) / peak, 1)
         jobs[(m, d)] = r["basis"], r["exact"]
+    started: set[str] = set()
     for (m, d), (basis, exact) in jobs.items():
+        loads = int(gen["shards"]) if not served(config, m) else int(m not in started)  # a server starts once
+        started.add(m)
         rows.append({"model": m, "dataset": d, "condition": "model_load", "basis": basis, "exact": exact,
                      "requests": 0, "prompt_tokens": 0, "reused_tokens": 0, "computed_tokens": 0,
                      "output_tokens": 0, "floor_seconds": 0.0,
-                     "gpu_seconds": round(int(gen["shards"]) * float(planner["model_load_s"]), 1)})
+                     "gpu_seconds": round(loads * float(planner["model_load_s"]), 1)})
     return rows
 
 
