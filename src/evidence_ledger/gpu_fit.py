@@ -36,8 +36,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .generation.backends.base import model_backend, served
-
 GB = 1e9
 DEFAULT_DEVICE_MEMORY_GB = 141.0  # one NVIDIA H200 (141 GB HBM3e)
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # vLLM's LLM(gpu_memory_utilization=...) default
@@ -216,6 +214,21 @@ def tensor_parallel_size(config: Mapping[str, Any], model: str) -> int:
     ``generation.tensor_parallel_size`` (1 when neither is set)."""
     default = (config.get("generation") or {}).get("tensor_parallel_size", 1)
     return int(((config.get("models") or {}).get(model) or {}).get("tensor_parallel_size", default))
+
+
+# Generation backends whose model runs behind a server: their jobs only send requests, hold no GPU.
+SERVED_BACKENDS = ("openai",)
+
+
+def model_backend(config: Mapping[str, Any], model: str) -> str:
+    """The backend ``model`` generates with: ``models.<model>.backend``, else ``generation.backend``."""
+    own = ((config.get("models") or {}).get(model) or {}).get("backend")
+    return own or (config.get("generation") or {}).get("backend", "vllm")
+
+
+def served(config: Mapping[str, Any], model: str) -> bool:
+    """Whether ``model`` is a served model (backend in :data:`SERVED_BACKENDS`): its jobs are clients."""
+    return model_backend(config, model) in SERVED_BACKENDS
 
 
 def model_job_gpus(config: Mapping[str, Any], model: str) -> int:

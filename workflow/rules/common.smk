@@ -16,9 +16,9 @@ from evidence_ledger.benchmark_registry import benchmark_names, benchmarks, chec
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
 from evidence_ledger import gpu_slots, job_env, rule_resources
 from evidence_ledger.config_checks import check_run_config
-from evidence_ledger.generation.backends.base import SERVED_BACKENDS, backend_errors, model_backend
-from evidence_ledger.gpu_fit import check_gpu_fit, config_device_memory_gb, generation_jobs, model_job_gpus
-from evidence_ledger.gpu_fit import tensor_parallel_size
+from evidence_ledger.generation.backends.base import backend_errors
+from evidence_ledger.gpu_fit import SERVED_BACKENDS, check_gpu_fit, config_device_memory_gb, generation_jobs
+from evidence_ledger.gpu_fit import model_backend, model_job_gpus, tensor_parallel_size
 
 validate(config, schema="../schemas/config.schema.yaml")
 check_run_config(config, workflow.basedir)

@@ -76,8 +76,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..benchmark_registry import get_benchmark
-from ..gpu_fit import GB, config_device_memory_gb, format_gpu_fit, gpu_fit_rows, model_facts, vllm_row
-from .backends.base import model_backend, served
+from ..gpu_fit import GB, config_device_memory_gb, format_gpu_fit, gpu_fit_rows, model_backend, model_facts, served
+from ..gpu_fit import vllm_row
 from . import prefix_reuse
 from .prompts import CODES
 from .requests import condition_name, enumerate_conditions, plan_requests, prefix_order

@@ -28,8 +28,8 @@ is a built-in (:data:`BACKENDS`, each imported only when built: the backends imp
 module, this module imports no backend) or an installed package's entry point in the group
 :data:`ENTRY_POINT_GROUP`; the workflow turns a name registered in config
 (``generation.backend_plugins``) into its entry before a job gets it (docs/backends.md).
-:func:`model_backend` says which backend a model uses (``models.<name>.backend``, else
-``generation.backend``); :func:`served` whether it is a served model (its jobs hold no GPU).
+Which backend a model uses (``models.<name>.backend``, else ``generation.backend``) and whether
+it is served (its jobs hold no GPU) is ``evidence_ledger.gpu_fit.model_backend`` / ``served``.
 """
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ...errors import ExpectedError
+from ...gpu_fit import SERVED_BACKENDS, model_backend
 from ...model_files import ModelFiles, files_sha256, identity_files, loaded_weight_files, resolve_model
 
 
@@ -293,8 +294,6 @@ BACKENDS = {
     "vllm": ".vllm_backend:VllmBackend",
     "openai": ".openai_backend:OpenAIBackend",
 }
-# Backends whose model runs behind a server: their jobs only send requests and hold no GPU.
-SERVED_BACKENDS = ("openai",)
 # The entry-point group in which an installed package registers a backend: ``name = "module:Class"``.
 ENTRY_POINT_GROUP = "evidence_ledger.generation_backends"
 _ENTRY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
@@ -303,17 +302,6 @@ _ENTRY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 class UnknownBackend(ExpectedError, ValueError):
     """A backend name that is neither built in, registered in config, nor an installed entry
     point, or an entry that does not import to a :class:`Backend` subclass."""
-
-
-def model_backend(config: Mapping[str, Any], model: str) -> str:
-    """The backend ``model`` generates with: ``models.<model>.backend``, else ``generation.backend``."""
-    own = ((config.get("models") or {}).get(model) or {}).get("backend")
-    return own or (config.get("generation") or {}).get("backend", "vllm")
-
-
-def served(config: Mapping[str, Any], model: str) -> bool:
-    """Whether ``model`` is served (its backend is one of :data:`SERVED_BACKENDS`): its jobs are clients."""
-    return model_backend(config, model) in SERVED_BACKENDS
 
 
 def backend_entry(name: str, plugins: Mapping[str, str] | None = None) -> str:

@@ -160,7 +160,10 @@ class OpenAIBackend(Backend):
     def _served_model_entry(self) -> dict:
         """The ``GET /models`` entry of ``served_model_name`` (retried like a request while the
         server starts); refuses a server that does not serve it."""
-        response = self._with_retries("GET /models", lambda: self.client.get("/models"))
+        try:
+            response = self._with_retries("GET /models", lambda: self.client.get("/models"))
+        except RuntimeError as err:
+            raise ServerError(f"models.{self.spec.name}.server.base_url: no server answers: {err}") from None
         if response.status_code != 200:
             raise ServerError(f"models.{self.spec.name}.server: GET {self.base_url}/models answered HTTP "
                               f"{response.status_code}: {response.text[:300]}"
