@@ -11,7 +11,9 @@ Out: a running server (:meth:`VllmServer.start` returns once ``GET /v1/models`` 
 
 Engine settings: float32 (the stand-in's dtype), ``--enforce-eager``, a small
 ``--gpu-memory-utilization`` (on CPU the share of the machine's memory that must be free at
-start) and ``VLLM_CPU_KVCACHE_SPACE=1``; ~40 s to start on 2 idle cores.
+start), ``--no-enable-chunked-prefill`` (as the offline engine on CPU: a seeded request whose
+prefill is split over steps fails there) and ``VLLM_CPU_KVCACHE_SPACE=1``; ~40 s to start on 2
+idle cores.
 """
 from __future__ import annotations
 
@@ -75,7 +77,7 @@ class VllmServer:
         return [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model_dir),
                 "--served-model-name", self.served_name, "--host", "127.0.0.1", "--port", str(self.port),
                 "--dtype", "float32", "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager",
-                "--gpu-memory-utilization", "0.3"]
+                "--gpu-memory-utilization", "0.3", "--no-enable-chunked-prefill"]
 
     def start(self) -> "VllmServer":
         env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1", VLLM_ENABLE_V1_MULTIPROCESSING="0", OMP_NUM_THREADS="1",

@@ -61,7 +61,7 @@ def test_a_config_registered_plugin_generates_and_each_gpu_job_gets_its_own_devi
     locks.mkdir()
     with open(locks / "gpu-5.lock", "a+") as held:  # device 5 busy with another run's job
         fcntl.flock(held, fcntl.LOCK_EX)
-        proc = _snakemake(tmp_path, "--resources", "gpu=2", "results/generation/qwen3/fever/parsed.parquet",
+        proc = _snakemake(tmp_path, "results/generation/qwen3/fever/parsed.parquet", "--resources", "gpu=2",
                           env={"CUDA_VISIBLE_DEVICES": "5,7", "EVIDENCE_LEDGER_GPU_LOCKS": str(locks)})
     assert proc.returncode == 0, proc.stderr[-4000:]
     base = tmp_path / "results/generation/qwen3/fever"
@@ -92,23 +92,24 @@ def test_an_installed_entry_point_names_a_backend(tmp_path, monkeypatch):
 def test_bad_backend_settings_are_refused_before_any_job(tmp_path):
     write_world(tmp_path, 1)
     _config(tmp_path, qwen3={"backend": "nope"})
-    out = _snakemake(tmp_path, "-n")
-    assert out.returncode != 0
-    assert "models.qwen3.backend: unknown generation backend 'nope'" in out.stderr
+    proc = _snakemake(tmp_path, "-n")
+    assert proc.returncode != 0
+    assert "models.qwen3.backend: unknown generation backend 'nope'" in proc.stdout + proc.stderr
     _config(tmp_path, qwen3={"backend": "openai", "server": {"api_key_env": "EVIDENCE_LEDGER_TEST_UNSET_KEY"}})
-    out = _snakemake(tmp_path, "-n", env={"EVIDENCE_LEDGER_TEST_UNSET_KEY": ""})
-    assert "models.qwen3.server.base_url: model 'qwen3' generates through backend 'openai'" in out.stderr
-    assert "models.qwen3.server.api_key_env: the environment variable EVIDENCE_LEDGER_TEST_UNSET_KEY is not set" \
-        in out.stderr
+    proc = _snakemake(tmp_path, "-n", env={"EVIDENCE_LEDGER_TEST_UNSET_KEY": ""})
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "models.qwen3.server.base_url: model 'qwen3' generates through backend 'openai'" in out
+    assert "models.qwen3.server.api_key_env: the environment variable EVIDENCE_LEDGER_TEST_UNSET_KEY is not set" in out
 
 
 def test_a_served_models_jobs_ask_for_no_gpu_and_go_to_the_cpu_partition(tmp_path):
     write_world(tmp_path, 1)
     _config(tmp_path, qwen3={"backend": "openai", "server": {"base_url": "http://gpu-node-17:8000/v1"}})
-    out = _snakemake(tmp_path, "-n", "--default-resources", "slurm_partition=cpu_part", "--config",
-                     "slurm_gpu_partition=gpu_part", "--", "results/generation/qwen3/fever/parsed.parquet")
-    assert out.returncode == 0, out.stderr[-3000:]
-    jobs = re.findall(r"^rule generate:\n(?:    .*\n)*?    resources: (.*)$", out.stdout, re.M)
+    proc = _snakemake(tmp_path, "results/generation/qwen3/fever/parsed.parquet", "-n", "--default-resources",
+                      "slurm_partition=cpu_part", "--config", "slurm_gpu_partition=gpu_part")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    jobs = re.findall(r"^rule generate:\n(?:    .*\n)*?    resources: (.*)$", proc.stdout + proc.stderr, re.M)
     assert len(jobs) == 2
     for resources in jobs:
         assert "gpu=0" in resources and "slurm_partition=cpu_part" in resources, resources

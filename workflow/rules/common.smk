@@ -109,11 +109,13 @@ def gpu_resources(gpus):
 
 
 def cpu_partition():
-    """The partition ``--default-resources slurm_partition=...`` gives every CPU rule (None: unset)."""
+    """The partition ``--default-resources slurm_partition=...`` gives every CPU rule (None: unset):
+    the value as written (Snakemake evaluates such a value only inside a job)."""
     defaults = workflow.resource_settings.default_resources
-    value = defaults.get("slurm_partition") if defaults is not None else None
-    value = getattr(value, "value", value)
-    return value.strip("'\"") if isinstance(value, str) else value
+    found = defaults.get("slurm_partition") if defaults is not None else None
+    if found is not None and not isinstance(found, (str, int)):
+        found = found.raw if found.is_evaluable() else found.value
+    return found.strip("'\"") if isinstance(found, str) else found
 
 
 # --- the log, benchmark and report paths, named the same way in every stage ----------------

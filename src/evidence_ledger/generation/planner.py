@@ -398,7 +398,8 @@ def format_plan(rows: list[dict], planner: Mapping[str, Any] | None = None) -> s
         if not part:
             continue
         if stage == "model loads":
-            lines.append(f"Study 2 model loads: {len(part)} generate jobs, one engine start each: about "
+            lines.append(f"Study 2 model loads: one engine start per generate job ({len(part)} model x dataset "
+                         f"rows; a served model: one server start): about "
                          f"{sum(r['gpu_seconds'] for r in part) / 3600:.2f} GPU hours")
             continue
         pt = sum(r["prompt_tokens"] for r in part)
