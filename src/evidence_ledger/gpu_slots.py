@@ -7,7 +7,8 @@ Out: the job's ``CUDA_VISIBLE_DEVICES``, set before anything initialises CUDA (t
      it then), naming devices no other running job holds.
 
 Snakemake 9.27 counts a job's ``gpu`` against ``--resources gpu=N`` but gives a job no device
-index (no slot number reaches a job; snakemake issue #281). So the workflow does the rest:
+index (no slot number reaches a job: the long-standing "Handle GPU ids" feature request of
+Snakemake is open). So the workflow does the rest:
 :func:`export_pool` (called once, in the Snakemake process of a local run) exports the device
 pool - the ids of the Snakemake process's ``CUDA_VISIBLE_DEVICES`` when set, else ``0..N-1`` -,
 and each GPU job's script calls :func:`pin_job_gpus` first, which takes ``gpu`` free slots of the
