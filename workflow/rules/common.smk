@@ -44,7 +44,7 @@ if workflow.is_main_process:
         raise ValueError("config: generation backends:\n  " + "\n  ".join(_backend_errors))
     # Workstation runs: each GPU job pins itself to its own devices (evidence_ledger.gpu_slots),
     # from the GPUs this run grants; SLURM jobs keep the devices the scheduler assigns.
-    if workflow.local_exec and not workflow.dryrun:
+    if workflow.local_exec:
         gpu_slots.export_pool(os.environ, workflow.global_resources.get("gpu").value)
 
 

@@ -106,14 +106,16 @@ def test_a_failing_request_fails_the_call_naming_it_and_the_rerun_sends_only_wha
 
 
 @pytest.mark.vllm
-def test_retries_are_bounded_in_count(vllm_server, tiny_served_model, tmp_path):
+def test_retries_are_bounded_in_count_and_time(vllm_server, tiny_served_model, tmp_path):
     with FaultProxy(vllm_server.base_url, [("status", 503, {})] * 10) as proxy:
         backend = _backend(tiny_served_model, proxy.base_url, max_retries=1, concurrency=1)
         with pytest.raises(RequestFailed, match=r"request q0 .*failed 2 times.*max_retries / retry_max_s.*HTTP 503"):
             generate_cached(backend, _requests(1), ResponseCache(tmp_path), tag="t", request_names=["q0"])
     assert proxy.forwarded == []
-    with pytest.raises(ServerError, match=r"models\.qwen3\.server\.base_url: no server answers.*ConnectError"):
-        _backend(tiny_served_model, f"http://127.0.0.1:{free_port()}/v1", max_retries=1)
+    # no server (yet): waited for up to retry_max_s, whatever max_retries says, then refused naming the key
+    with pytest.raises(ServerError, match=r"models\.qwen3\.server\.base_url: no server answers.*failed [2-9] times"
+                                          r".*ConnectError"):
+        _backend(tiny_served_model, f"http://127.0.0.1:{free_port()}/v1", max_retries=0, retry_max_s=2)
 
 
 @pytest.mark.vllm

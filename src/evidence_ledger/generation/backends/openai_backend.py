@@ -31,7 +31,8 @@ Faults: each request is retried on HTTP 429 and 5xx, connection errors, timeouts
 the server aborted, with exponential backoff (1 s, 2 s, 4 s ... at most 60 s; a ``Retry-After``
 header is honoured), at most ``max_retries`` times and ``retry_max_s`` seconds; then the call
 fails with :class:`RequestFailed` naming the request (the cache adds its id). Other 4xx answers
-are not retried. Before the first request ``GET /models`` must list ``served_model_name``, and
+are not retried. Before the first request ``GET /models`` must list ``served_model_name`` (a server
+that does not answer yet is waited for, up to ``retry_max_s``: it may still be starting), and
 every answer must name it: a server answering with another model is refused
 (:class:`ServedModelMismatch`). Up to ``concurrency`` requests are in flight at once (the server
 batches them); each answer is handed to the caller (``on_result``) as it completes, so the cache
@@ -45,6 +46,7 @@ import threading
 import time
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Mapping, Sequence
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -133,6 +135,7 @@ class OpenAIBackend(Backend):
         the defaults: config/defaults.yaml); ``batch_size`` and other backends' options are ignored."""
         super().__init__(spec)
         self.base_url = base_url.rstrip("/")
+        self.shown_url = public_url(self.base_url)  # in messages and provenance: no credentials
         self.served_model_name = served_model_name or spec.path
         self.concurrency = max(1, int(concurrency))
         self.timeout_s = float(timeout_s)
@@ -147,12 +150,13 @@ class OpenAIBackend(Backend):
                                   f"is not set in this job's environment")
             headers["Authorization"] = f"Bearer {key}"
         self.client = httpx.Client(
-            base_url=self.base_url, headers=headers, timeout=httpx.Timeout(self.timeout_s, connect=min(30.0, self.timeout_s)),
+            base_url=self.base_url, headers=headers,
+            timeout=httpx.Timeout(self.timeout_s, connect=min(30.0, self.timeout_s)),
             limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency))
         self._stop = threading.Event()
         logging.getLogger("httpx").setLevel(logging.WARNING)  # not one log line per request
         self.server_model = self._served_model_entry()
-        log.info("server %s serves %s (root %s, max_model_len %s)", self.base_url, self.served_model_name,
+        log.info("server %s serves %s (root %s, max_model_len %s)", self.shown_url, self.served_model_name,
                  self.server_model.get("root"), self.server_model.get("max_model_len"))
 
     # --- what the server is ------------------------------------------------------------
@@ -160,18 +164,18 @@ class OpenAIBackend(Backend):
     def _served_model_entry(self) -> dict:
         """The ``GET /models`` entry of ``served_model_name`` (retried like a request while the
         server starts); refuses a server that does not serve it."""
-        try:
-            response = self._with_retries("GET /models", lambda: self.client.get("/models"))
+        try:  # a server still starting (or queued on SLURM) is waited for, up to retry_max_s
+            response = self._with_retries("GET /models", lambda: self.client.get("/models"), counted=False)
         except RuntimeError as err:
             raise ServerError(f"models.{self.spec.name}.server.base_url: no server answers: {err}") from None
         if response.status_code != 200:
-            raise ServerError(f"models.{self.spec.name}.server: GET {self.base_url}/models answered HTTP "
+            raise ServerError(f"models.{self.spec.name}.server: GET {self.shown_url}/models answered HTTP "
                               f"{response.status_code}: {response.text[:300]}"
                               + (" (check server.api_key_env)" if response.status_code in (401, 403) else ""))
         entries = {m.get("id"): m for m in (response.json().get("data") or [])}
         if self.served_model_name not in entries:
             raise ServedModelMismatch(
-                f"models.{self.spec.name}.server.served_model_name: the server at {self.base_url} serves "
+                f"models.{self.spec.name}.server.served_model_name: the server at {self.shown_url} serves "
                 f"{sorted(entries)}, not {self.served_model_name!r}; start it with --served-model-name "
                 f"{self.served_model_name} or name what it serves")
         return entries[self.served_model_name]
@@ -185,9 +189,9 @@ class OpenAIBackend(Backend):
     def provenance(self) -> dict[str, Any]:
         return {
             "library_versions": library_versions(["httpx"]),
-            "device": f"server {self.base_url}",
+            "device": f"server {self.shown_url}",
             "prefix_caching": False,  # the server's own setting; not visible to a client
-            "server_url": self.base_url,
+            "server_url": self.shown_url,
             "server_model_root": str(self.server_model.get("root") or ""),
             "server_max_model_len": self.server_model.get("max_model_len"),
         }
@@ -205,11 +209,13 @@ class OpenAIBackend(Backend):
             body["chat_template_kwargs"] = dict(self.spec.chat_template_kwargs)
         return body
 
-    def _with_retries(self, what: str, send: Callable[[], httpx.Response]) -> httpx.Response:
+    def _with_retries(self, what: str, send: Callable[[], httpx.Response], counted: bool = True) -> httpx.Response:
         """``send()`` until it answers with anything but a retryable status (module docstring);
-        raises ``RuntimeError`` naming the last failure once the retries are spent."""
+        raises ``RuntimeError`` naming the last failure once the retries are spent (``counted``
+        False: bounded by ``retry_max_s`` only)."""
         start = time.monotonic()
-        for attempt in range(self.max_retries + 1):
+        attempts = self.max_retries + 1 if counted else 1 << 30
+        for attempt in range(attempts):
             wait = None
             try:
                 response = send()
@@ -223,10 +229,10 @@ class OpenAIBackend(Backend):
             elapsed = time.monotonic() - start
             if wait is None:
                 wait = min(BACKOFF_MAX_S, BACKOFF_FIRST_S * 2 ** attempt)
-            if attempt == self.max_retries or elapsed + wait > self.retry_max_s or self._stop.is_set():
-                raise RuntimeError(f"{what} to {self.base_url} failed {attempt + 1} times in {elapsed:.0f} s "
+            if attempt == attempts - 1 or elapsed + wait > self.retry_max_s or self._stop.is_set():
+                raise RuntimeError(f"{what} to {self.shown_url} failed {attempt + 1} times in {elapsed:.0f} s "
                                    f"(models.{self.spec.name}.server.max_retries / retry_max_s); last: {reason}")
-            log.warning("%s: %s; retry %d of %d in %.1f s", what, reason, attempt + 1, self.max_retries, wait)
+            log.warning("%s: %s; retry %d in %.1f s", what, reason, attempt + 1, wait)
             if self._stop.wait(wait):
                 raise RuntimeError(f"{what}: stopped after {reason} (another request of the call failed)")
         raise AssertionError("unreachable")
@@ -251,7 +257,7 @@ class OpenAIBackend(Backend):
         served = answer.get("model")
         if served != self.served_model_name:
             raise ServedModelMismatch(
-                f"models.{self.spec.name}.server.served_model_name: the server at {self.base_url} answered with "
+                f"models.{self.spec.name}.server.served_model_name: the server at {self.shown_url} answered with "
                 f"model {served!r}, not {self.served_model_name!r}; refusing its answers")
         choice = answer["choices"][0]
         finish = choice.get("finish_reason")
@@ -259,7 +265,7 @@ class OpenAIBackend(Backend):
             return None
         usage = answer.get("usage") or {}
         if "prompt_tokens" not in usage or "completion_tokens" not in usage:
-            raise ServerError(f"the server at {self.base_url} reports no token usage (usage.prompt_tokens, "
+            raise ServerError(f"the server at {self.shown_url} reports no token usage (usage.prompt_tokens, "
                               f"usage.completion_tokens), which every response records")
         return Generation(text=choice["message"].get("content") or "", n_prompt_tokens=int(usage["prompt_tokens"]),
                           n_output_tokens=int(usage["completion_tokens"]), finish_reason=finish,
@@ -275,28 +281,43 @@ class OpenAIBackend(Backend):
         self._stop.clear()
         with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai") as pool:
             futures = {pool.submit(self.complete, r): i for i, r in enumerate(requests)}
-            for future in as_completed(futures):
-                i = futures[future]
-                try:
-                    results[i] = future.result()
-                except CancelledError:
-                    continue
-                except Exception as exc:  # noqa: BLE001 - the first failure is re-raised below, naming its request
-                    if failed is None:
-                        failed = (i, exc)
-                        self._stop.set()
-                        for other in futures:
-                            other.cancel()
-                    continue
-                if on_result is not None:
-                    on_result(i, results[i])
+            try:
+                for future in as_completed(futures):
+                    i = futures[future]
+                    try:
+                        results[i] = future.result()
+                    except CancelledError:
+                        continue
+                    except Exception as exc:  # noqa: BLE001 - the first failure is re-raised below, naming it
+                        if failed is None:
+                            failed = (i, exc)
+                            self._stop_sending(futures)
+                        continue
+                    if on_result is not None:
+                        on_result(i, results[i])
+            except BaseException:  # e.g. the cache cannot write: send nothing more, then re-raise
+                self._stop_sending(futures)
+                raise
         if failed is not None:
             i, exc = failed
             raise RequestFailed(i, str(exc)) from exc
         return results  # type: ignore[return-value]
 
+    def _stop_sending(self, futures) -> None:
+        """Send no request not yet sent; requests backing off give up."""
+        self._stop.set()
+        for future in futures:
+            future.cancel()
+
     def close(self) -> None:
         self.client.close()
+
+
+def public_url(url: str) -> str:
+    """``url`` without user:password (what provenance records)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))) \
+        if parts.username or parts.password else url
 
 
 def _retry_after(response: httpx.Response) -> float | None:
