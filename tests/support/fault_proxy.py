@@ -17,11 +17,21 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.error
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import httpx
-
 from support.hang_guard import HANG_GUARD_S
+
+
+def forward(url: str, body: bytes | None) -> tuple[int, bytes]:
+    """The upstream server's status and body for ``GET url`` (``body`` None) or ``POST url``."""
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=HANG_GUARD_S) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
 
 
 class FaultProxy:
@@ -31,7 +41,6 @@ class FaultProxy:
         self.refuse_marker = refuse_marker
         self.forwarded: list[dict] = []
         self.lock = threading.Lock()
-        self.client = httpx.Client(timeout=HANG_GUARD_S)
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,8 +50,7 @@ class FaultProxy:
                 pass
 
             def do_GET(self):
-                answer = proxy.client.get(proxy.upstream + self.path.removeprefix("/v1"))
-                self._send(answer.status_code, answer.content, {})
+                self._send(*forward(proxy.upstream + self.path.removeprefix("/v1"), None), {})
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -57,16 +65,12 @@ class FaultProxy:
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
-                answer = proxy.client.post(proxy.upstream + self.path.removeprefix("/v1"), content=body,
-                                           headers={"Content-Type": "application/json"})
+                status, content = forward(proxy.upstream + self.path.removeprefix("/v1"), body)
                 with proxy.lock:
                     proxy.forwarded.append(json.loads(body))
-                content = answer.content
                 if fault and fault[0] == "rename":
-                    data = answer.json()
-                    data["model"] = fault[1]
-                    content = json.dumps(data).encode()
-                self._send(answer.status_code, content, {})
+                    content = json.dumps({**json.loads(content), "model": fault[1]}).encode()
+                self._send(status, content, {})
 
             def _send(self, status, content, headers):
                 self.send_response(status)
@@ -92,4 +96,3 @@ class FaultProxy:
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
-        self.client.close()

@@ -24,9 +24,9 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
-import httpx
 import pytest
 
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
@@ -91,11 +91,8 @@ class VllmServer:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"vLLM server exited with {self.proc.returncode}:\n{self.log_tail()}")
-            try:
-                if httpx.get(f"{self.base_url}/models", timeout=HANG_GUARD_S).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
+            if answers(f"{self.base_url}/models"):
+                return self
             time.sleep(0.5)
         raise RuntimeError(f"vLLM server did not answer within {HANG_GUARD_S} s:\n{self.log_tail()}")
 
@@ -117,6 +114,15 @@ class VllmServer:
 
     def log_tail(self, chars: int = 4000) -> str:
         return self.log_path.read_text(errors="replace")[-chars:] if self.log_path.exists() else ""
+
+
+def answers(url: str) -> bool:
+    """Whether ``GET url`` answers 200 (False while the server is not listening yet)."""
+    try:
+        with urllib.request.urlopen(url, timeout=HANG_GUARD_S) as response:
+            return response.status == 200
+    except OSError:
+        return False
 
 
 def server_or_skip(model_dir: Path, log_path: Path) -> VllmServer:

@@ -114,7 +114,7 @@ def test_retries_are_bounded_in_count_and_time(vllm_server, tiny_served_model, t
     assert proxy.forwarded == []
     # no server (yet): waited for up to retry_max_s, whatever max_retries says, then refused naming the key
     with pytest.raises(ServerError, match=r"models\.qwen3\.server\.base_url: no server answers.*failed [2-9] times"
-                                          r".*ConnectError"):
+                                          r".*ConnectionRefusedError"):
         _backend(tiny_served_model, f"http://127.0.0.1:{free_port()}/v1", max_retries=0, retry_max_s=2)
 
 

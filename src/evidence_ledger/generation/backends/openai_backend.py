@@ -40,15 +40,17 @@ writes it before the call goes on and a resumed job sends only what is missing.
 """
 from __future__ import annotations
 
+import http.client
+import json
 import logging
 import os
+import platform
 import threading
 import time
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
-
-import httpx
 
 from ...errors import ExpectedError
 from .base import Backend, ChatRequest, Generation, ModelSpec, RequestFailed, SamplingSpec, library_versions
@@ -58,6 +60,70 @@ log = logging.getLogger(__name__)
 BACKOFF_FIRST_S = 1.0
 BACKOFF_MAX_S = 60.0
 RETRY_STATUS = frozenset({408, 429}) | frozenset(range(500, 600))
+# No answer at all: refused, reset or timed-out connections (OSError) and broken HTTP (HTTPException).
+TRANSPORT_ERRORS = (OSError, http.client.HTTPException)
+
+
+@dataclass
+class Response:
+    status: int
+    headers: Mapping[str, str]
+    text: str
+
+    def json(self) -> Any:
+        return json.loads(self.text)
+
+
+class Connections:
+    """HTTP/1.1 to one server, one persistent connection per thread (the standard library's
+    ``http.client``: per request a fraction of the CPU a general-purpose client takes, which on a
+    machine shared with the server is time taken from the server; benchmarks/served_generation.py).
+    A kept-alive connection the server closed meanwhile is reopened and the request sent again
+    once, uncounted (nothing was answered on it)."""
+
+    def __init__(self, base_url: str, timeout_s: float, headers: Mapping[str, str]):
+        parts = urlsplit(base_url)
+        self.cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        self.host, self.port, self.path = parts.hostname, parts.port, parts.path.rstrip("/")
+        self.timeout_s = timeout_s
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json", **headers}
+        self.local = threading.local()
+        self.opened: set[http.client.HTTPConnection] = set()  # to close them all at the end
+
+    def request(self, method: str, path: str, body: Any = None) -> Response:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        for fresh in (False, True):
+            conn = getattr(self.local, "conn", None) if not fresh else None
+            reused = conn is not None
+            if conn is None:
+                conn = self.local.conn = self.cls(self.host, self.port, timeout=self.timeout_s)
+                self.opened.add(conn)
+            try:
+                conn.request(method, self.path + path, body=data, headers=self.headers)
+                answer = conn.getresponse()
+                text = answer.read().decode("utf-8", "replace")
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                self._drop(conn)
+                if reused:
+                    continue
+                raise
+            except BaseException:
+                self._drop(conn)
+                raise
+            if answer.will_close:
+                self._drop(conn)
+            return Response(answer.status, dict(answer.headers), text)
+        raise AssertionError("unreachable")
+
+    def _drop(self, conn: http.client.HTTPConnection) -> None:
+        conn.close()
+        self.opened.discard(conn)
+        self.local.conn = None
+
+    def close(self) -> None:
+        for conn in list(self.opened):
+            conn.close()
+        self.opened.clear()
 
 
 class ServerError(ExpectedError):
@@ -149,12 +215,8 @@ class OpenAIBackend(Backend):
                 raise ServerError(f"models.{spec.name}.server.api_key_env: the environment variable {api_key_env} "
                                   f"is not set in this job's environment")
             headers["Authorization"] = f"Bearer {key}"
-        self.client = httpx.Client(
-            base_url=self.base_url, headers=headers,
-            timeout=httpx.Timeout(self.timeout_s, connect=min(30.0, self.timeout_s)),
-            limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency))
+        self.http = Connections(self.base_url, self.timeout_s, headers)
         self._stop = threading.Event()
-        logging.getLogger("httpx").setLevel(logging.WARNING)  # not one log line per request
         self.server_model = self._served_model_entry()
         log.info("server %s serves %s (root %s, max_model_len %s)", self.shown_url, self.served_model_name,
                  self.server_model.get("root"), self.server_model.get("max_model_len"))
@@ -165,13 +227,13 @@ class OpenAIBackend(Backend):
         """The ``GET /models`` entry of ``served_model_name`` (retried like a request while the
         server starts); refuses a server that does not serve it."""
         try:  # a server still starting (or queued on SLURM) is waited for, up to retry_max_s
-            response = self._with_retries("GET /models", lambda: self.client.get("/models"), counted=False)
+            response = self._with_retries("GET /models", lambda: self.http.request("GET", "/models"), counted=False)
         except RuntimeError as err:
             raise ServerError(f"models.{self.spec.name}.server.base_url: no server answers: {err}") from None
-        if response.status_code != 200:
+        if response.status != 200:
             raise ServerError(f"models.{self.spec.name}.server: GET {self.shown_url}/models answered HTTP "
-                              f"{response.status_code}: {response.text[:300]}"
-                              + (" (check server.api_key_env)" if response.status_code in (401, 403) else ""))
+                              f"{response.status}: {response.text[:300]}"
+                              + (" (check server.api_key_env)" if response.status in (401, 403) else ""))
         entries = {m.get("id"): m for m in (response.json().get("data") or [])}
         if self.served_model_name not in entries:
             raise ServedModelMismatch(
@@ -188,7 +250,7 @@ class OpenAIBackend(Backend):
 
     def provenance(self) -> dict[str, Any]:
         return {
-            "library_versions": library_versions(["httpx"]),
+            "library_versions": f"python={platform.python_version()}",  # the client is the standard library's
             "device": f"server {self.shown_url}",
             "prefix_caching": False,  # the server's own setting; not visible to a client
             "server_url": self.shown_url,
@@ -209,7 +271,7 @@ class OpenAIBackend(Backend):
             body["chat_template_kwargs"] = dict(self.spec.chat_template_kwargs)
         return body
 
-    def _with_retries(self, what: str, send: Callable[[], httpx.Response], counted: bool = True) -> httpx.Response:
+    def _with_retries(self, what: str, send: Callable[[], Response], counted: bool = True) -> Response:
         """``send()`` until it answers with anything but a retryable status (module docstring);
         raises ``RuntimeError`` naming the last failure once the retries are spent (``counted``
         False: bounded by ``retry_max_s`` only)."""
@@ -219,12 +281,12 @@ class OpenAIBackend(Backend):
             wait = None
             try:
                 response = send()
-            except (httpx.TimeoutException, httpx.TransportError) as exc:
+            except TRANSPORT_ERRORS as exc:
                 reason = f"{type(exc).__name__}: {exc or 'no answer'}"
             else:
-                if response.status_code not in RETRY_STATUS:
+                if response.status not in RETRY_STATUS:
                     return response
-                reason = f"HTTP {response.status_code}: {response.text.strip()[:300]}"
+                reason = f"HTTP {response.status}: {response.text.strip()[:300]}"
                 wait = _retry_after(response)
             elapsed = time.monotonic() - start
             if wait is None:
@@ -241,9 +303,10 @@ class OpenAIBackend(Backend):
         """One request, with retries (module docstring)."""
         body = self.request_body(request)
         for attempt in range(self.max_retries + 1):
-            response = self._with_retries("POST /chat/completions", lambda: self.client.post("/chat/completions", json=body))
-            if response.status_code != 200:
-                raise ServerError(refusal_message(self.spec.name, response.status_code, response.text, body))
+            response = self._with_retries("POST /chat/completions",
+                                          lambda: self.http.request("POST", "/chat/completions", body))
+            if response.status != 200:
+                raise ServerError(refusal_message(self.spec.name, response.status, response.text, body))
             answer = response.json()
             generation = self.generation(answer)
             if generation is not None:
@@ -310,7 +373,7 @@ class OpenAIBackend(Backend):
             future.cancel()
 
     def close(self) -> None:
-        self.client.close()
+        self.http.close()
 
 
 def public_url(url: str) -> str:
@@ -320,9 +383,10 @@ def public_url(url: str) -> str:
         if parts.username or parts.password else url
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+def _retry_after(response: Response) -> float | None:
     """Seconds a ``Retry-After`` header asks for (None when absent or a date)."""
+    found = {k.lower(): v for k, v in response.headers.items()}.get("retry-after")
     try:
-        return max(0.0, float(response.headers["Retry-After"]))
-    except (KeyError, ValueError):
+        return max(0.0, float(found)) if found is not None else None
+    except ValueError:
         return None
