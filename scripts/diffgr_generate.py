@@ -5,10 +5,12 @@ Reads:  input.records (CONFLICT_QA_RECORDS), input.model_dir when the model is b
         shuffle_seed, max_new_tokens, seed, length_threshold, model_cfg, backend, backend_options, batch_size, cache_dir.
 Writes: output.answers (DIFFGR_READER_ANSWERS), output.lengths (DIFFGR_LENGTHS).
 """
+from evidence_ledger.gpu_slots import pin_job_gpus
 from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.diffgr.stage import diffgr_generate
 
 log_to_rule_log(snakemake.log[0])
+pin_job_gpus(snakemake.resources.gpu)  # workstation: devices of its own; SLURM: left as assigned
 diffgr_generate(
     records=snakemake.input.records, model_dir=snakemake.input.get("model_dir"), model=snakemake.params.model,
     dataset=snakemake.params.dataset, prompt=snakemake.params.prompt,

@@ -6,10 +6,12 @@ Reads:  input.inputs (training VERIFIER_INPUTS), the base model (params.base: Hu
 Writes: output[0] (checkpoint directory: model.safetensors + config + tokenizer,
         training_log.jsonl, examples_seen.parquet, metadata.json); log.
 """
+from evidence_ledger.gpu_slots import pin_job_gpus
 from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.verifier.stage import train_verifier
 
 log_to_rule_log(snakemake.log[0])
+pin_job_gpus(snakemake.resources.gpu)  # workstation: devices of its own; SLURM: left as assigned
 p = snakemake.params
 train_verifier(
     inputs=snakemake.input.inputs, checkpoint_dir=snakemake.output[0], checkpoint=int(p.checkpoint),

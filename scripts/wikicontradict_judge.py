@@ -6,10 +6,12 @@ Reads:  input.responses (WC_RESPONSES), input.instances (WIKICONTRADICT_INSTANCE
         max_new_tokens, seed.
 Writes: output.judgements (WC_JUDGEMENTS); the log lists label counts (unparseable included).
 """
+from evidence_ledger.gpu_slots import pin_job_gpus
 from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.wikicontradict.stage import wikicontradict_judge
 
 log_to_rule_log(snakemake.log[0])
+pin_job_gpus(snakemake.resources.gpu)  # workstation: devices of its own; SLURM: left as assigned
 wikicontradict_judge(
     responses=snakemake.input.responses, instances=snakemake.input.instances, fewshot=snakemake.input.fewshot,
     model_dir=snakemake.input.get("model_dir"), judge_model=snakemake.params.judge_model,

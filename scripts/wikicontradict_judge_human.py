@@ -5,10 +5,12 @@ Reads:  input.human (human-label JSONL, schema in conflict.wikicontradict_metric
         params as wikicontradict_judge.
 Writes: output.judged (WC_HUMAN_JUDGED).
 """
+from evidence_ledger.gpu_slots import pin_job_gpus
 from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.wikicontradict.stage import wikicontradict_judge_human
 
 log_to_rule_log(snakemake.log[0])
+pin_job_gpus(snakemake.resources.gpu)  # workstation: devices of its own; SLURM: left as assigned
 wikicontradict_judge_human(
     human=snakemake.input.human, instances=snakemake.input.instances, fewshot=snakemake.input.fewshot,
     model_dir=snakemake.input.get("model_dir"), judge_model=snakemake.params.judge_model,

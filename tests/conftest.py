@@ -21,3 +21,23 @@ os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
 @pytest.fixture
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def tiny_served_model(tmp_path_factory) -> Path:
+    """The demo's tiny Qwen3 stand-in that the session's vLLM server serves."""
+    from support.vllm_server import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("served_model") / "qwen3")
+
+
+@pytest.fixture(scope="session")
+def vllm_server(tiny_served_model, tmp_path_factory):
+    """One real vLLM OpenAI server on 127.0.0.1 for the whole session (started once: ~40 s), shared by
+    every test of a served model; skipped where vLLM is not installed. A test that kills it
+    restarts it on the same port before it ends."""
+    from support.vllm_server import server_or_skip
+
+    server = server_or_skip(tiny_served_model, tmp_path_factory.mktemp("vllm_server") / "server.log")
+    yield server
+    server.stop()

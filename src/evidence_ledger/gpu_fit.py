@@ -216,9 +216,27 @@ def tensor_parallel_size(config: Mapping[str, Any], model: str) -> int:
     return int(((config.get("models") or {}).get(model) or {}).get("tensor_parallel_size", default))
 
 
+# Generation backends whose model runs behind a server: their jobs only send requests, hold no GPU.
+SERVED_BACKENDS = ("openai",)
+
+
+def model_backend(config: Mapping[str, Any], model: str) -> str:
+    """The backend ``model`` generates with: ``models.<model>.backend``, else ``generation.backend``."""
+    own = ((config.get("models") or {}).get(model) or {}).get("backend")
+    return own or (config.get("generation") or {}).get("backend", "vllm")
+
+
+def served(config: Mapping[str, Any], model: str) -> bool:
+    """Whether ``model`` is a served model (backend in :data:`SERVED_BACKENDS`): its jobs are clients."""
+    return model_backend(config, model) in SERVED_BACKENDS
+
+
 def model_job_gpus(config: Mapping[str, Any], model: str) -> int:
-    """GPUs one generation job of ``model`` occupies: its tensor-parallel size under vLLM, else 1."""
-    return tensor_parallel_size(config, model) if (config.get("generation") or {}).get("backend") == "vllm" else 1
+    """GPUs one generation job of ``model`` occupies: its tensor-parallel size under vLLM, none for
+    a served model (the job is a client of the server, which holds the GPUs), else 1."""
+    if served(config, model):
+        return 0
+    return tensor_parallel_size(config, model) if model_backend(config, model) == "vllm" else 1
 
 
 def _enabled(config: Mapping[str, Any], study: str) -> bool:
@@ -249,7 +267,7 @@ def vllm_row(config: Mapping[str, Any], rule: str, model: str, workdir: Path, me
     dtype, quant = mcfg.get("dtype", "bfloat16"), mcfg.get("quantization")
     facts = model_facts(mcfg.get("hub_id"), mcfg.get("local_dir"), workdir)
     tp = model_job_gpus(config, model)
-    row = {"rule": rule, "key": f"models.{model}", "precision": quant or dtype, "engine": gen.get("backend"),
+    row = {"rule": rule, "key": f"models.{model}", "precision": quant or dtype, "engine": model_backend(config, model),
            "params": facts.params, "source": facts.source, "tp": tp, "weights_gb": None, "kv_room_gb": None,
            "kv_tokens": None, "max_model_len": vllm_opts.get("max_model_len") or facts.max_positions,
            "gpus_needed": None, "fits": None}
@@ -306,15 +324,20 @@ def gpu_fit_rows(config: Mapping[str, Any], workdir: Path | str = ".", device_me
     workdir = Path(workdir)
     memory_gb = config_device_memory_gb(config) if device_memory_gb is None else float(device_memory_gb)
     defined = config.get("models") or {}  # an undefined model is the conflict stage's error to report
+    # a served model's fit is its server's: its jobs hold no GPU
     rows = [vllm_row(config, rule, model, workdir, memory_gb) for rule, model in generation_jobs(config)
-            if model in defined]
+            if model in defined and not served(config, model)]
     return rows + encoder_rows(config, workdir, memory_gb)
 
 
 def checks_gpu_fit(config: Mapping[str, Any]) -> bool:
     """False where nothing asks for a GPU that could refuse the job: the CPU route
-    (``gpu_jobs: cpu``) or generation through transformers (the demo on CPU)."""
-    return config.get("gpu_jobs", "gpu") != "cpu" and (config.get("generation") or {}).get("backend") == "vllm"
+    (``gpu_jobs: cpu``) or generation through transformers (the demo on CPU), ``generation.backend``
+    and every model's own ``backend``."""
+    models = {model for _, model in generation_jobs(config) if model in (config.get("models") or {})}
+    vllm = (config.get("generation") or {}).get("backend") == "vllm" or any(
+        model_backend(config, m) == "vllm" for m in models)
+    return config.get("gpu_jobs", "gpu") != "cpu" and vllm
 
 
 def row_errors(row: Mapping[str, Any], gpus_granted: int | None, memory_gb: float) -> list[str]:

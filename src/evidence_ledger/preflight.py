@@ -140,13 +140,25 @@ def config_checks(ctx: RunContext, need_data_root: bool = True) -> list[Check]:
         check_config_benchmarks(ctx.config, ctx.schema["properties"]["data"]["properties"])
     except ValueError as err:
         return [Check("config", FAIL, f"{str(err).removeprefix('config: ')} ({ctx.origin('benchmark_plugins')})")]
-    problems = config_errors(ctx.config)
+    problems = config_errors(ctx.config) + generation_backend_errors(ctx.config)
     if not need_data_root:
         problems = [p for p in problems if not p.startswith("data_root is not set")]
     out += [Check("config", FAIL, with_origins(p, ctx)) for p in problems]
     if not out:
         out.append(Check("config", OK, f"schema and cross-key checks pass: {layers}"))
     return out
+
+
+def generation_backend_errors(config: Mapping[str, Any]) -> list[str]:
+    """Every generating model's backend is known (built in, ``generation.backend_plugins`` or an
+    installed entry point); a served model names its server and the API-key variable it names is
+    set in this environment, which the jobs inherit."""
+    from .generation.backends.base import backend_errors
+    from .gpu_fit import generation_jobs
+
+    defined = config.get("models") or {}
+    models = [m for _, m in generation_jobs(config) if m in defined]
+    return list(dict.fromkeys(backend_errors(config, models, os.environ)))  # generation.backend: once, not per model
 
 
 def with_origins(message: str, ctx: RunContext) -> str:
@@ -694,8 +706,23 @@ def machine_checks(ctx: RunContext, corpus_bytes: int | None = None,
             out.append(Check("machine", OK, f"GPUs visible here: {n} ({how})"))
     else:
         out.append(Check("machine", OK, "GPU: none asked for (gpu_jobs: cpu or generation.backend: transformers)"))
+    out += gpu_pool_checks(ctx)
     out.append(disk_check(ctx, corpus_bytes, planned))
     return out
+
+
+def gpu_pool_checks(ctx: RunContext) -> list[Check]:
+    """The devices a workstation run pins its GPU jobs to (:mod:`evidence_ledger.gpu_slots`): no
+    more granted (``--resources gpu``) than ``CUDA_VISIBLE_DEVICES`` lists, where it is set."""
+    from .gpu_slots import GpuPoolError, device_pool
+
+    try:
+        pool = device_pool(os.environ.get("CUDA_VISIBLE_DEVICES"), ctx.gpus_granted)
+    except GpuPoolError as err:
+        return [Check("machine", FAIL, str(err))]
+    if pool is None:
+        return []
+    return [Check("machine", OK, f"GPU jobs pinned to devices {','.join(pool)}, one job per device slot")]
 
 
 def disk_check(ctx: RunContext, corpus_bytes: int | None, planned: tuple[list[dict], list[str]] | None) -> Check:

@@ -125,14 +125,14 @@ def test_schema_errors_are_one_line_each_naming_key_value_origin_and_what_is_exp
 
     schema = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
     run = run_config(REPO_ROOT, [REPO_ROOT / "config" / "paper.yaml"],
-                     ["studdies={study1: true}", "generation={backend: vlm}", "sampling={fever: {n: '100'}}",
+                     ["studdies={study1: true}", "gpu_jobs=gpus", "sampling={fever: {n: '100'}}",
                       "evidence={budgets: {short: -1}}"])
     errors = schema_errors(run.config, schema, run.origin)
     assert errors == [
         "unknown key 'studdies' (--config) (did you mean 'studies'?); keys allowed under (top level): "
         + ", ".join(schema["properties"]),
         "evidence.budgets.short = -1 (--config): must be >= 0",
-        "generation.backend = 'vlm' (--config): expected one of 'transformers', 'vllm'",
+        "gpu_jobs = 'gpus' (--config): expected one of 'gpu', 'cpu'",
         "sampling.fever.n = '100' (--config): expected an integer or null",
     ]
 

@@ -421,3 +421,21 @@ def test_a_check_this_environment_cannot_run_is_said_not_skipped(tree, monkeypat
     assert len(notes) == 1 and "which has no pyarrow" in notes[0].text
     disk = next(c.text for c in result if c.text.startswith("disk:"))
     assert "not counted in it: not checked in this environment" in disk
+
+
+def test_an_unknown_generation_backend_is_refused_naming_its_key(data):
+    failed = only_failure(checks(f"data_root={data}", "generation={backend: vlm}"))
+    assert failed.startswith("generation.backend: ") and "'vlm'" in failed
+
+
+def test_a_served_model_without_its_api_key_variable_is_refused(data, monkeypatch):
+    monkeypatch.delenv("EL_TEST_SERVER_KEY", raising=False)
+    failed = only_failure(checks(f"data_root={data}", "models={qwen3: {backend: openai, server: "
+                                                       "{base_url: 'http://127.0.0.1:9/v1', api_key_env: EL_TEST_SERVER_KEY}}}"))
+    assert failed.startswith("models.qwen3.server.api_key_env: the environment variable EL_TEST_SERVER_KEY is not set")
+
+
+def test_more_gpus_granted_than_cuda_visible_devices_lists_is_refused(data, monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
+    result = checks(f"data_root={data}", gpus_granted=2)
+    assert "--resources gpu=2 but CUDA_VISIBLE_DEVICES='3' names 1 device(s)" in " ".join(failures(result))

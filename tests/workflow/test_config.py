@@ -12,7 +12,8 @@ from evidence_ledger.config_layers import layered_config
 
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 # every run the repository ships, as the layers it is built from (config_layers)
-RUNS = {"demo": [], "paper": ["config/paper.yaml"], "rehearsal": ["config/paper.yaml", "config/rehearsal.yaml"]}
+RUNS = {"demo": [], "paper": ["config/paper.yaml"], "rehearsal": ["config/paper.yaml", "config/rehearsal.yaml"],
+        "served": ["config/paper.yaml", "config/served.yaml"]}
 
 
 def schema_keys(node, prefix=""):

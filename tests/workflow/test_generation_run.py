@@ -10,46 +10,22 @@ import yaml
 
 from evidence_ledger.config_layers import layered_config
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
-from evidence_ledger.tables import read_table, write_table
-from evidence_ledger.tables.evidence import EVIDENCE
+from evidence_ledger.tables import read_table
 from evidence_ledger.tables.generation import PARSED, REQUESTS, RESPONSES
-from evidence_ledger.tables.ingest import CLAIMS
+from support.generation_world import claims, write_world
 from support.hang_guard import HANG_GUARD_S
 
 pytestmark = pytest.mark.workflow
 
 REPO = Path(__file__).resolve().parents[2]
-LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
-
-
-def _claims(n):
-    return [{"dataset": "fever", "claim_id": str(i), "claim": f"Person {i} was born in Varenholm.",
-             "label": LABELS[i % 3], "evidence_groups": [[f"P{i}::0"]] if i % 3 != 2 else [],
-             "gold_abstracts": [], "cited_doc_ids": [], "source_file": "x.jsonl", "source_line": i + 1,
-             "unresolved_ids": []} for i in range(n)]
-
-
-def _evidence(n):
-    rows = []
-    for i in range(n):
-        for source in ("bm25", "bge", "none", "gold", "swap_bm25", "swap_bge", "reversed_bm25", "reversed_bge"):
-            for budget in ("short", "long"):
-                text = "" if source == "none" else f"[P{i}] Person {i} was born in {source} {budget}."
-                rows.append({"dataset": "fever", "claim_id": str(i), "doc_id": "", "source": source, "budget": budget,
-                             "visible_unit_ids": [f"P{i}::0"], "visible_text": text,
-                             "tokens_by_tokenizer": [("qwen3", 12)], "scored_unit_ids": [f"P{i}::0"],
-                             "unresolved": 0, "fits_budget": True, "submitted_unit_ids": None})
-    return rows
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     wd = tmp_path_factory.mktemp("wf")
-    n = 4
-    write_table(CLAIMS.from_rows(_claims(n)), wd / "results/sampling/fever/sample.parquet", CLAIMS)
-    write_table(EVIDENCE.from_rows(_evidence(n)), wd / "results/evidence/fever/evidence.parquet", EVIDENCE)
+    write_world(wd, 4)
     ex = [TrainingExample("fever", c["claim"], f"Person {i} was born somewhere.", c["label"])
-          for i, c in enumerate(_claims(12))]
+          for i, c in enumerate(claims(12))]
     build_demo_model(wd / "models/tiny", "qwen3", ex, [e.claim for e in ex],
                      {"primary": {"A": "support", "B": "refute", "C": "nei"}}, {"enable_thinking": False},
                      steps=5, vocab_size=300)

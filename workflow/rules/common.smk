@@ -14,9 +14,10 @@ from snakemake.utils import validate
 
 from evidence_ledger.benchmark_registry import benchmark_names, benchmarks
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
-from evidence_ledger import job_env, rule_resources
+from evidence_ledger import gpu_slots, job_env, rule_resources
 from evidence_ledger.config_layers import ConfigError, resolve_path
-from evidence_ledger.gpu_fit import model_job_gpus, tensor_parallel_size
+from evidence_ledger.gpu_fit import SERVED_BACKENDS, model_backend, model_job_gpus
+from evidence_ledger.gpu_fit import tensor_parallel_size
 from evidence_ledger.preflight import workflow_preflight
 
 REPO_ROOT = Path(workflow.basedir)
@@ -46,6 +47,13 @@ SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yam
 job_env.prepare(REPO_ROOT, str(JOB_ENV_DIR) if JOB_ENV_DIR else None)
 
 load_plugins(config["benchmark_plugins"])
+# Workstation runs: each GPU job pins itself to its own devices (evidence_ledger.gpu_slots), from
+# the GPUs this run grants; SLURM jobs keep the devices the scheduler assigns.
+if workflow.is_main_process and workflow.local_exec:
+    try:
+        gpu_slots.export_pool(os.environ, workflow.global_resources.get("gpu").value)
+    except gpu_slots.GpuPoolError as err:
+        raise SystemExit(f"error: {err}")
 
 
 # {dataset} is a registered benchmark wherever a rule does not constrain it itself
@@ -88,14 +96,26 @@ def gpu_resources(gpus):
     ``gpus``: the GPUs one job needs, an int or a function of the wildcards. Returns ``gpu`` (what
     local runs count against ``--resources gpu=N`` and the SLURM plugin turns into ``--gpus``) and
     ``slurm_partition``: config ``slurm_gpu_partition``, or none (the cluster's default partition,
-    never the CPU partition given by ``--default-resources slurm_partition=...``). With
-    ``gpu_jobs: cpu`` (the CPU route: a CPU-only cluster, or the demo through SLURM) the rule asks
-    for no GPU and runs where every other rule runs.
+    never the CPU partition given by ``--default-resources slurm_partition=...``). A job that needs
+    no GPU (a served model's client, ``gpus`` 0) runs where every CPU rule runs (the
+    ``--default-resources`` partition). With ``gpu_jobs: cpu`` (the CPU route: a CPU-only cluster,
+    or the demo through SLURM) the rule asks for no GPU and runs where every other rule runs.
     """
     if config["gpu_jobs"] == "cpu":
         return {"gpu": 0}
     partition = config["slurm_gpu_partition"]
-    return {"gpu": gpus, "slurm_partition": (lambda wildcards: partition)}
+    count = gpus if callable(gpus) else (lambda wildcards: gpus)
+    return {"gpu": gpus, "slurm_partition": (lambda wildcards: partition if count(wildcards) else cpu_partition())}
+
+
+def cpu_partition():
+    """The partition ``--default-resources slurm_partition=...`` gives every CPU rule (None: unset):
+    the value as written (Snakemake evaluates such a value only inside a job)."""
+    defaults = workflow.resource_settings.default_resources
+    found = defaults.get("slurm_partition") if defaults is not None else None
+    if found is not None and not isinstance(found, (str, int)):
+        found = found.raw if found.is_evaluable() else found.value
+    return found.strip("'\"") if isinstance(found, str) else found
 
 
 # --- the log, benchmark and report paths, named the same way in every stage ----------------
@@ -140,15 +160,31 @@ def enabled(study):
 # generation_functions.smk.
 
 
+def generation_backend(model):
+    """What a job of ``model`` gets as its backend: the name of a built-in or an installed entry
+    point, or the ``"module:Class"`` a ``generation.backend_plugins`` name stands for."""
+    name = model_backend(config, model)
+    return config["generation"]["backend_plugins"].get(name, name)
+
+
 def generation_backend_options(model=None):
-    """Backend constructor options; ``models.<model>.tensor_parallel_size`` overrides the
-    global ``generation.tensor_parallel_size`` for that model (e.g. a 70B judge on 2+ GPUs)."""
+    """Backend constructor options of ``model`` (None: of ``generation.backend``): ``batch_size``;
+    for vLLM its engine options, ``models.<model>.tensor_parallel_size`` over the global
+    ``generation.tensor_parallel_size`` (e.g. a 70B judge on 2+ GPUs); for a served model its
+    ``models.<model>.server`` over ``generation.server``; for a plugin ``models.<model>.backend_options``."""
     g = config["generation"]
     opts = {"batch_size": g["batch_size"]}
-    if g["backend"] == "vllm":
+    name = g["backend"] if model is None else model_backend(config, model)
+    mcfg = config["models"].get(model) or {} if model is not None else {}
+    if name == "vllm":
         tp = g["tensor_parallel_size"] if model is None else tensor_parallel_size(config, model)
         opts.update(enable_prefix_caching=g["enable_prefix_caching"], tensor_parallel_size=tp)
         opts.update(g["vllm"])
+    elif name in SERVED_BACKENDS:
+        opts.update(g["server"])
+        opts.update(mcfg.get("server") or {})
+    else:
+        opts.update(mcfg.get("backend_options") or {})
     return opts
 
 

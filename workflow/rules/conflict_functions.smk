@@ -17,11 +17,6 @@ def conflict_model_inputs(name):
     return {"model_dir": local} if local else {}
 
 
-def conflict_backend():
-    """The generation backend name (``generation.backend``): both stages load models alike."""
-    return config["generation"].get("backend", "transformers")
-
-
 def conflict_batch_size(model):
     """Generation batch size of ``model`` (from ``generation_backend_options``)."""
     return int(generation_backend_options(model)["batch_size"])
@@ -34,14 +29,14 @@ def conflict_generation_params(model, cfg_key="model_cfg"):
     if callable(model):
         return {
             cfg_key: lambda wc: conflict_model_cfg(model(wc)),
-            "backend": conflict_backend(),
+            "backend": lambda wc: generation_backend(model(wc)),
             "backend_options": lambda wc: generation_backend_options(model(wc)),
             "batch_size": lambda wc: conflict_batch_size(model(wc)),
             "cache_dir": lambda wc: generation_cache_dir(model(wc)),
         }
     return {
         cfg_key: lambda wc: conflict_model_cfg(model),
-        "backend": conflict_backend(),
+        "backend": generation_backend(model),
         "backend_options": generation_backend_options(model),
         "batch_size": conflict_batch_size(model),
         "cache_dir": generation_cache_dir(model),

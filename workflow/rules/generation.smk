@@ -6,7 +6,7 @@
 # purpose: a killed `generate` job loses its output file but keeps the cached shards, and the
 # rerun resumes from them.
 #
-# Shared with the conflict stage (in common.smk): generation_backend_options, model_gpus,
+# Shared with the conflict stage (in common.smk): generation_backend(_options), model_gpus,
 # generation_cache_dir, generation_conda_env. Demo-model helpers: see the demo rules.
 
 include: "generation_functions.smk"
@@ -64,7 +64,7 @@ rule generate:
         rule_benchmark("generation", "generate", "{model}_{dataset}_{shard}")
     params:
         model_spec=lambda wc: generation_model_spec(wc.model),
-        backend=GEN_CFG["backend"],
+        backend=lambda wc: generation_backend(wc.model),
         backend_options=lambda wc: generation_backend_options(wc.model),
         cache_dir=lambda wc: generation_cache_dir(wc.model),
         call_size=GEN_CFG["call_size"],

@@ -54,7 +54,7 @@ import pyarrow as pa
 from ..safe_files import check_inside, process_alive
 from ..tables import DamagedTable, SchemaMismatch, read_table, write_table
 from ..tables.generation import CACHE_ENTRIES
-from .backends.base import Backend, ChatRequest, canonical_json
+from .backends.base import Backend, ChatRequest, Generation, RequestFailed, canonical_json
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,52 @@ class ResponseCache:
             for i, k in enumerate(cols["cache_key"]):
                 if (wanted is None or k in wanted) and k not in found:
                     found[k] = {name: values[i] for name, values in cols.items()}
+        for row in self.journal_rows():
+            if (wanted is None or row["cache_key"] in wanted) and row["cache_key"] not in found:
+                found[row["cache_key"]] = row
         return found
+
+    def journal_paths(self, tag: str | None = None) -> list[Path]:
+        """The journals of calls in flight or cut short (of ``tag`` when given), by name."""
+        if not self.directory.is_dir():
+            return []
+        pattern = f"{glob.escape(tag)}-*.journal.jsonl" if tag else "*.journal.jsonl"
+        return sorted(self.directory.glob(pattern))
+
+    def journal_rows(self, paths: Sequence[Path] | None = None) -> list[dict]:
+        """The complete lines of the journals (all, or ``paths``): a line a kill cut is skipped."""
+        rows = []
+        for path in self.journal_paths() if paths is None else paths:
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except FileNotFoundError:  # compacted by its writer meanwhile: its shard holds the rows
+                continue
+            for line in lines:
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue
+                if set(row) == set(CACHE_ENTRIES.schema.names):
+                    rows.append(row)
+        return rows
+
+    def compact_journals(self, tag: str) -> list[Path]:
+        """Turn the journals an earlier run of ``tag`` left into shards (written, then the journal
+        removed: a kill in between leaves both, read once by key); returns the shards written."""
+        written, kept = [], 0
+        for path in self.journal_paths(tag):
+            rows = self.journal_rows([path])
+            if rows:
+                written.append(self.append(rows, path.name[: -len(".journal.jsonl")]))
+                kept += len(rows)
+            path.unlink(missing_ok=True)
+        if written:
+            log.info("kept %d answers an interrupted run of %s received (journals -> %d shards)", kept, tag,
+                     len(written))
+        return written
+
+    def journal(self, tag: str) -> "Journal":
+        return Journal(self.directory / f"{tag}.journal.jsonl")
 
     def remove_leftovers(self, tag: str) -> list[Path]:
         """Delete the temporaries (``.{tag}-*.parquet.tmp<pid>``) that killed writes of shards
@@ -167,6 +212,34 @@ class ResponseCache:
         return path
 
 
+class Journal:
+    """The answers of one call in flight, one JSON cache row per line, each flushed as written;
+    the file is created with the first row."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._file = None
+
+    def write(self, row: dict) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "a", encoding="utf-8")
+        self._file.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def remove(self) -> None:
+        """Close and delete the journal (its rows are in a shard now)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self.path.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
 def generate_cached(
     backend: Backend,
     requests: Sequence[ChatRequest],
@@ -174,20 +247,23 @@ def generate_cached(
     batch_size: int = 256,
     tag: str = "run",
     progress: Callable[[int], None] | None = None,
+    request_names: Sequence[str] | None = None,
 ) -> list[CachedGeneration]:
     """Answer ``requests`` from ``cache``, generating (and caching) only the missing ones.
 
     Missing unique keys are generated in their first-occurrence order (the caller's order:
     Study 2 sends a job's requests in shared-prefix order), ``batch_size`` per backend call
     (Study 2: ``generation.call_size``, thousands, so the engine schedules large batches), one
-    shard written as each call completes, so a kill loses at most the call in flight; the
-    temporaries an earlier killed run of the same ``tag`` left are removed first.
-    ``progress(n)`` is called with the number of requests completed by each call.
+    shard written as each call completes, so a kill loses at most the call in flight (nothing,
+    for a backend that hands answers over one by one: module docstring); the temporaries and
+    journals an earlier run of the same ``tag`` left are dealt with first. ``progress(n)`` is
+    called with the number of requests completed (per call, or per answer as it arrives).
+    ``request_names`` (one per request, e.g. its ``request_id``) name a request that fails.
     """
     cache.remove_leftovers(tag)
+    cache.compact_journals(tag)
     identity = backend.identity()
     provenance = backend.provenance_once()
-    identity_json = canonical_json({**identity, **provenance})
     key_prefix = canonical_json(identity)
     keys = [cache_key(identity, r, key_prefix) for r in requests]
     cached = cache.load(keys)
@@ -200,26 +276,44 @@ def generate_cached(
     log.info("%d requests, %d unique keys, %d cached, %d to generate",
              len(requests), len(set(keys)), len(set(keys) & set(cached)), len(todo))
     fresh: set[str] = set()
+    identity_jsons: dict[tuple, str] = {}
+
+    def row_of(i: int, g: Generation) -> dict:
+        served = tuple(sorted(g.served.items()))
+        if served not in identity_jsons:
+            identity_jsons[served] = canonical_json({**identity, **provenance, **dict(served)})
+        return {"cache_key": keys[i], "text": g.text, "n_prompt_tokens": int(g.n_prompt_tokens),
+                "n_output_tokens": int(g.n_output_tokens), "finish_reason": g.finish_reason,
+                "identity_json": identity_jsons[served]}
+
     for start in range(0, len(todo), batch_size):
         batch = todo[start:start + batch_size]
-        prompts = [backend.render(requests[i].message_dicts()) for i in batch]
-        gens = backend.generate(prompts, [requests[i].sampling for i in batch])
-        rows = [
-            {
-                "cache_key": keys[i],
-                "text": g.text,
-                "n_prompt_tokens": int(g.n_prompt_tokens),
-                "n_output_tokens": int(g.n_output_tokens),
-                "finish_reason": g.finish_reason,
-                "identity_json": identity_json,
-            }
-            for i, g in zip(batch, gens)
-        ]
-        cache.append(rows, f"{tag}-{start // batch_size:06d}")
+        call_tag = f"{tag}-{start // batch_size:06d}"
+        journal = cache.journal(call_tag)
+        done: dict[int, dict] = {}
+
+        def keep(j: int, g: Generation) -> None:
+            done[j] = row_of(batch[j], g)
+            journal.write(done[j])
+            if progress:
+                progress(1)
+
+        try:
+            gens = backend.generate_chat([requests[i] for i in batch], on_result=keep)
+        except RequestFailed as err:
+            journal.close()
+            i = batch[err.index]
+            name = request_names[i] if request_names is not None else f"#{i}"
+            raise RequestFailed(i, f"request {name} (cache key {keys[i][:16]}) of {tag} failed: {err.reason}; "
+                                   f"the {len(done)} answers of this call received before are cached, and a "
+                                   f"rerun sends only what is missing") from err
+        rows = [done.get(j) or row_of(i, g) for j, (i, g) in enumerate(zip(batch, gens))]
+        cache.append(rows, call_tag)
+        journal.remove()
         for row in rows:
             cached[row["cache_key"]] = row
             fresh.add(row["cache_key"])
-        if progress:
+        if progress and not done:
             progress(len(batch))
     out = []
     identities: dict[str, dict] = {}  # identity_json is shared by every row of a run

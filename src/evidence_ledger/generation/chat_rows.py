@@ -76,7 +76,7 @@ def generate_for_rows(rows: Sequence[Mapping], model_name: str, model_cfg: Mappi
     backend = load_backend(backend_name, spec, **dict(backend_options or {}))
     try:
         return generate_cached(backend, requests, ResponseCache(cache_dir), batch_size=batch_size,
-                               tag=tag, progress=progress)
+                               tag=tag, progress=progress, request_names=[r["request_id"] for r in rows])
     finally:
         backend.close()
 

@@ -61,6 +61,11 @@ GPU time, per row (``gpu_seconds``), from what the jobs really do:
   token); decode at ``planner.output_tokens_per_s``; and one model load
   (``planner.model_load_s``) per job: a ``model_load`` row per model x dataset.
 
+A served model (``models.<name>.backend: openai``) is counted the same way: the same requests,
+prompt tokens and answers, its server taken for a vLLM engine with this config's
+``generation.vllm`` settings (prefix reuse replayed per job as above); its jobs start no engine,
+so its ``model_load`` rows hold one server start per model (on its first dataset) instead.
+
 Beside each estimate the *compute floor*: 2 x parameters x (computed prompt + output tokens)
 / ``peak_flops``, the time at 100% of the peak - no plan can go below it.
 
@@ -84,7 +89,8 @@ from typing import Any, Mapping, Sequence
 from ..benchmark_registry import get_benchmark
 from ..config_checks import budget_tokenizer_models
 from ..errors import ExpectedError
-from ..gpu_fit import config_device_memory_gb, model_facts, vllm_row
+from ..gpu_fit import config_device_memory_gb, model_backend, model_facts, served
+from ..gpu_fit import vllm_row
 from . import prefix_reuse
 from .prompts import CODES
 from .requests import condition_name, enumerate_conditions, plan_requests, prefix_order
@@ -238,8 +244,10 @@ def cache_blocks(config: Mapping[str, Any], model: str, workdir: Path) -> int | 
     None when the job has no prefix cache (transformers backend, prefix caching off, or a
     model whose KV shape is unknown)."""
     gen = config["generation"]
-    if gen.get("backend") != "vllm" or not gen.get("enable_prefix_caching"):
+    if not (model_backend(config, model) == "vllm" or served(config, model)) or not gen.get("enable_prefix_caching"):
         return None
+    if served(config, model):  # its server taken for a vLLM engine with this config's settings
+        config = {**config, "models": {**config["models"], model: {**config["models"][model], "backend": "vllm"}}}
     row = vllm_row(config, "generate", model, workdir, config_device_memory_gb(config))
     return None if not row.get("kv_tokens") else int(row["kv_tokens"]) // prefix_reuse.BLOCK_TOKENS
 
@@ -399,7 +407,7 @@ def model_params(config: Mapping[str, Any], model: str, workdir: Path) -> int:
     facts = model_facts(mcfg.get("hub_id"), mcfg.get("local_dir"), workdir)
     if facts.params is None:
         if mcfg.get("local_dir"):
-            how = (f"it is built by rule build_demo_models: run `snakemake --until build_demo_models` first"
+            how = ("it is built by rule build_demo_models: run `snakemake --until build_demo_models` first"
                    if any((m or {}).get("build") and m.get("local_dir") == mcfg["local_dir"]
                           for m in config["models"].values())
                    else "place the model there first")
@@ -441,11 +449,14 @@ def add_gpu_time(config: Mapping[str, Any], rows: list[dict], workdir: Path) -> 
         r["gpu_seconds"] = round(r["computed_tokens"] / tps + r["output_tokens"] / float(planner["output_tokens_per_s"]), 1)
         r["floor_seconds"] = round(flops * (r["computed_tokens"] + r["output_tokens"]) / peak, 1)
         jobs[(m, d)] = r["basis"], r["exact"]
+    started: set[str] = set()
     for (m, d), (basis, exact) in jobs.items():
+        loads = int(gen["shards"]) if not served(config, m) else int(m not in started)  # a server starts once
+        started.add(m)
         rows.append({"model": m, "dataset": d, "condition": "model_load", "basis": basis, "exact": exact,
                      "requests": 0, "prompt_tokens": 0, "reused_tokens": 0, "computed_tokens": 0,
                      "output_tokens": 0, "floor_seconds": 0.0,
-                     "gpu_seconds": round(int(gen["shards"]) * float(planner["model_load_s"]), 1)})
+                     "gpu_seconds": round(loads * float(planner["model_load_s"]), 1)})
     return rows
 
 
@@ -513,7 +524,8 @@ def format_plan(rows: list[dict], planner: Mapping[str, Any] | None = None) -> s
         if not part:
             continue
         if stage == "model loads":
-            lines.append(f"Study 2 model loads: {len(part)} generate jobs, one engine start each: about "
+            lines.append(f"Study 2 model loads: one engine start per generate job ({len(part)} model x dataset "
+                         f"rows; a served model: one server start): about "
                          f"{sum(r['gpu_seconds'] for r in part) / 3600:.2f} GPU hours")
             continue
         pt = sum(r["prompt_tokens"] for r in part)

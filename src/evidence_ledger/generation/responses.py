@@ -54,7 +54,8 @@ def generate_responses(
     model, dataset = rows[0]["model"], rows[0]["dataset"]
     chat = [ChatRequest.from_messages(r["messages"], request_sampling(r)) for r in rows]
     tag = f"{model}-{dataset}-s{shard if shard is not None else 'all'}"
-    gens = generate_cached(backend, chat, cache, batch_size=call_size, tag=tag, progress=progress)
+    gens = generate_cached(backend, chat, cache, batch_size=call_size, tag=tag, progress=progress,
+                           request_names=[r["request_id"] for r in rows])
     out = []
     for r, g in zip(rows, gens):
         ident = g.identity
@@ -76,6 +77,8 @@ def generate_responses(
             "dtype": ident.get("dtype", ""),
             "chat_template_hash": ident.get("chat_template_hash", ""),
             "prefix_caching": bool(ident.get("prefix_caching", False)),
+            "served_model": ident.get("served_model", ""),
+            "system_fingerprint": ident.get("system_fingerprint", ""),
         })
     out.sort(key=lambda r: r["request_id"])
     return pa.Table.from_pylist(out, schema=RESPONSES.schema)

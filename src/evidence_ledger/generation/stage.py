@@ -114,9 +114,12 @@ def generate(
     record_processes(pid_file)  # again: the engine may have started child processes
     log.info("engine options: %s", getattr(loaded, "engine_kwargs", dict(backend_options)))
     progress = _LoggedProgress(n, "generate")
-    out = generate_responses(table, loaded, ResponseCache(cache_dir), shard=shard,
-                             call_size=int(call_size), progress=progress.update)
-    _log_prefix_cache(loaded)
+    try:
+        out = generate_responses(table, loaded, ResponseCache(cache_dir), shard=shard,
+                                 call_size=int(call_size), progress=progress.update)
+        _log_prefix_cache(loaded)
+    finally:
+        loaded.close()
     write_table(out, responses, RESPONSES)
     log.info("wrote %d responses", out.num_rows)
     pid_file.unlink(missing_ok=True)

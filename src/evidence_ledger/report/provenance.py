@@ -71,9 +71,11 @@ def model_rows(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     def walk(node, path):
         if isinstance(node, Mapping):
             if "hub_id" in node:
-                for field in ("hub_id", "revision", "local_dir", "dtype", "quantization"):
-                    if field in node:
-                        rows.append(("model", f"{path}.{field}", str(node[field])))
+                for field in ("hub_id", "revision", "local_dir", "dtype", "quantization", "backend", "server"):
+                    if field in node:  # server: its URL, served name, the key's variable name (never a key)
+                        value = node[field]
+                        rows.append(("model", f"{path}.{field}",
+                                     json.dumps(value, sort_keys=True) if isinstance(value, Mapping) else str(value)))
             for key in sorted(node):
                 walk(node[key], f"{path}.{key}" if path else str(key))
 

@@ -76,14 +76,17 @@ produced the text.""",
 
 RESPONSES = TableSchema(
     name="generation_responses",
-    version=1,
+    version=2,
     written_by=("generate", "gather_responses"),
     doc="""One row per unique request (`request_id`) of one model x dataset (or one shard of
-it). `raw_response` is verbatim. Provenance columns: `backend` (vllm / transformers),
-`library_versions` (e.g. 'torch=2.13.0;transformers=5.19.0;vllm=0.32.0'), `device`,
-`model_id`, `model_revision` (Hub revision, '' for local models), `weights_hash` (sha256 of
-local weight/config/tokenizer files, '' for Hub models), `dtype`, `chat_template_hash`,
-`prefix_caching`.""",
+it). `raw_response` is verbatim. Provenance columns: `backend` (vllm / transformers / openai /
+a plugin's name), `library_versions` (e.g. 'torch=2.13.0;transformers=5.19.0;vllm=0.32.0'),
+`device` (for a served model: 'server <base URL>'), `model_id`, `model_revision` (Hub revision,
+as declared in config for a served model; '' for local models), `weights_hash` (sha256 of local
+weight/config/tokenizer files, '' for Hub models), `dtype`, `chat_template_hash` ('' where a
+server renders the template), `prefix_caching`; what a server reported with the answer:
+`served_model` (the model name it answered with) and `system_fingerprint` ('' for in-process
+backends and servers that report none).""",
     schema=pa.schema([
         ("model", pa.string()),
         ("dataset", pa.string()),
@@ -102,6 +105,8 @@ local weight/config/tokenizer files, '' for Hub models), `dtype`, `chat_template
         ("dtype", pa.string()),
         ("chat_template_hash", pa.string()),
         ("prefix_caching", pa.bool_()),
+        ("served_model", pa.string()),
+        ("system_fingerprint", pa.string()),
     ]),
 )
 

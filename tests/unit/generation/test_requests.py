@@ -303,6 +303,25 @@ def test_planner_nets_prompt_tokens_of_the_prefix_cache_replay(tmp_path):
     assert 0 < r["floor_seconds"] < r["gpu_seconds"]
 
 
+def test_planner_counts_a_served_model_the_same_way_with_one_server_start(tmp_path):
+    """A served model (backend openai) asks the same requests with the same prompts; its server is
+    planned as a vLLM engine with the config's settings (the same prefix reuse), and it starts once
+    per model instead of once per generate job."""
+    engine = _planned_config("vllm")
+    engine["generation"]["shards"] = 2
+    served = _planned_config("vllm")
+    served["generation"]["shards"] = 2
+    served["models"]["qwen3"].update(backend="openai", server={"base_url": "http://gpu-node:8000/v1"})
+    a = {(r["dataset"], r["condition"]): r for r in planner.plan(engine, tmp_path)}
+    b = {(r["dataset"], r["condition"]): r for r in planner.plan(served, tmp_path)}
+    assert a.keys() == b.keys()
+    for key in a:
+        if key[1] != "model_load":
+            assert {k: b[key][k] for k in a[key]} == a[key], key
+    assert [a[(d, "model_load")]["gpu_seconds"] for d in ("fever", "scifact")] == [120, 120]  # 2 jobs x 60 s
+    assert [b[(d, "model_load")]["gpu_seconds"] for d in ("fever", "scifact")] == [60, 0]  # one server start
+
+
 def test_prefix_replay_reuses_shared_blocks_and_evicts_least_recently_used():
     from evidence_ledger.generation import prefix_reuse as pr
 

