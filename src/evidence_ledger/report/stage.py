@@ -1,6 +1,7 @@
 """Rule functions of the report stage (one per rule of ``workflow/rules/report.smk``).
 
-  provenance    the resolved config + the repository -> provenance TSV (section, key, value)
+  provenance    the resolved config + the repository -> provenance TSV (section, key, value) and
+                the GPU-fit TSV (one row per GPU rule x model)
   claim_traces  PATTERN_TRACES + per dataset the Study 2 sample (CLAIMS), EVIDENCE and UNITS
                 -> claim_traces TSV (one row per selected trace)
   summary_page  the report TSVs of the studies (+ Figure 1 PNG) and the provenance TSV -> summary
@@ -17,6 +18,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from ..gpu_fit import gpu_fit_rows
 from ..report_tsv import write_report_tsv
 from ..tables import read_filtered, read_frame
 from ..tables.accounting import PATTERN_TRACES
@@ -35,14 +37,29 @@ from .traces import TRACE_COLUMNS, build_trace_rows, select_traces, trace_unit_i
 log = logging.getLogger(__name__)
 
 
-def provenance(*, config: Mapping, repo, verifier_base_dir=None, out) -> None:
-    """Config hash, git commit, package versions, what ran in each model slot, model revisions
-    and backend settings of a run. ``repo``: the workflow directory (its git state is
-    recorded); ``verifier_base_dir``: ``verifier.base_model.local_dir`` resolved in
-    ``data_root`` (None when unset)."""
+GPU_FIT_COLUMNS = ("rule", "key", "precision", "engine", "params", "source", "tp", "weights_gb", "kv_room_gb",
+                   "kv_tokens", "max_model_len", "utilization", "gpus_needed", "fits", "device_memory_gb")
+
+
+def provenance(*, config: Mapping, repo, verifier_base_dir=None, out, device_memory_gb: float | None = None,
+               gpu_fit_out=None) -> None:
+    """Config hash, git commit, package versions, what ran in each model slot, model revisions,
+    backend settings and substitutes for author-held inputs of a run. ``repo``: the workflow
+    directory (its git state is recorded); ``verifier_base_dir``: ``verifier.base_model.local_dir``
+    resolved in ``data_root`` (None when unset). ``gpu_fit_out``: also the GPU-fit table
+    (:func:`evidence_ledger.gpu_fit.gpu_fit_rows`, GPUs of ``device_memory_gb``) of every GPU
+    job the config runs, with the facts of the local model directories as built (the table
+    ``python -m evidence_ledger plan`` prints; computed for the configured GPU whether or not
+    this run used one)."""
     rows = provenance_rows(config, Path(repo), verifier_base_dir)
     write_provenance_tsv(rows, out)
     log.info("wrote %d provenance rows to %s", len(rows), out)
+    if gpu_fit_out is not None:
+        fit = gpu_fit_rows(config, ".", device_memory_gb)
+        frame = pd.DataFrame([{**row, "device_memory_gb": device_memory_gb} for row in fit],
+                             columns=list(GPU_FIT_COLUMNS))
+        write_report_tsv(frame, gpu_fit_out)
+        log.info("wrote the GPU fit of %d jobs to %s", len(frame), gpu_fit_out)
 
 
 def claim_traces(*, traces, claims: Mapping, evidence: Mapping, units: Mapping, datasets: Sequence[str],
