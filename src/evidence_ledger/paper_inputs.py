@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from .config_checks import _get as config_get
+
 PUBLIC, AUTHOR_HELD = "public", "author-held"
 
 
@@ -62,12 +64,7 @@ STUDY1_PROVIDERS = ("dcuf", "unifee")
 
 def config_value(config: Mapping[str, Any], key: str):
     """The value at a dotted ``key`` of ``config``; None where any part of the path is missing."""
-    node: Any = config
-    for part in key.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return None
-        node = node[part]
-    return node
+    return config_get(config, key)
 
 
 def author_held_inputs() -> tuple[PaperInput, ...]:

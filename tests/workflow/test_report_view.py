@@ -70,46 +70,53 @@ def test_report_lists_the_gpu_fit_table(report, rehearsal_run):
 
 # --- in a browser ---
 
-# Appended to a copy of a page: once the element holding the headline exists (the report renders
-# its landing text with React after load), record the geometry of the headline's paragraphs and
-# the landing's iframe in a <pre id="measured"> that --dump-dom prints.
-MEASURE = """<script>
-(function measure(tries) {
-  var head = document.querySelector('#headline');
+# A page that shows the page under test in an iframe of exactly the screen's size (a headless
+# window cannot be narrower than 500 px, and its viewport is smaller than the window) and, once the
+# element holding the headline exists there (the report renders its landing text with React after
+# load), records the geometry of the headline's paragraphs and of the landing's iframe in a
+# <pre id="measured"> that --dump-dom prints. Chromium runs with --allow-file-access-from-files,
+# so that the outer page may read the inner one.
+MEASURE = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="screen" src="%(src)s" style="width:%(w)dpx;height:%(h)dpx;border:0"></iframe>
+<pre id="measured"></pre>
+<script>
+function measure(tries) {
+  var win = document.getElementById('screen').contentWindow, doc = win.document;
+  var head = doc.querySelector('#headline');
   if (!head && tries > 0) { return setTimeout(function () { measure(tries - 1); }, 100); }
-  var out = {viewport: [window.innerWidth, window.innerHeight], paragraphs: []};
+  var out = {viewport: [win.innerWidth, win.innerHeight], paragraphs: []};
   if (head) {
     head.querySelectorAll('p').forEach(function (p) {
       var r = p.getBoundingClientRect();
       out.paragraphs.push({text: p.textContent, top: r.top, bottom: r.bottom, left: r.left, right: r.right,
-                           font: parseFloat(getComputedStyle(p).fontSize)});
+                           font: parseFloat(win.getComputedStyle(p).fontSize)});
     });
   }
-  var frame = document.querySelector('iframe[title="Evidence Ledger summary page"]');
+  var frame = doc.querySelector('iframe[title="Evidence Ledger summary page"]');
   if (frame) { out.srcdoc_length = frame.srcdoc.length; }
-  var pre = document.createElement('pre');
-  pre.id = 'measured';
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-})(80);
-</script>"""
+  document.getElementById('measured').textContent = JSON.stringify(out);
+}
+document.getElementById('screen').addEventListener('load', function () { measure(100); });
+</script></body></html>"""
 
 
 def measured(page: Path, size: tuple[int, int], tmp_path: Path, shot: Path | None = None) -> dict:
-    """Geometry of the headline in ``page`` at window ``size`` (CSS pixels), from headless Chromium."""
+    """Geometry of the headline in ``page`` on a screen of ``size`` (CSS pixels), from headless
+    Chromium; ``shot``: also a screenshot of that screen."""
     probe = tmp_path / f"probe_{page.stem}_{size[0]}.html"
-    text = page.read_text(encoding="utf-8")
-    probe.write_text(text.replace("</body>", MEASURE + "</body>", 1) if "</body>" in text else text + MEASURE,
-                     encoding="utf-8")
+    probe.write_text(MEASURE % {"src": page.as_uri(), "w": size[0], "h": size[1]}, encoding="utf-8")
+    window = f"--window-size={max(size[0], 500) + 16},{size[1] + 200}"
     browser = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-               f"--window-size={size[0]},{size[1]}", "--virtual-time-budget=15000"]
+               "--allow-file-access-from-files", window, "--virtual-time-budget=15000"]
     dom = subprocess.run(browser + ["--dump-dom", probe.as_uri()], capture_output=True, text=True,
                          timeout=HANG_GUARD_S).stdout
-    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, flags=re.S)
-    assert found, f"the measuring script did not run in {page}: {dom[-2000:]}"
+    found = re.search(r'<pre id="measured">(.+?)</pre>', dom, flags=re.S)
+    assert found, f"the measuring page found nothing in {page}: {dom[-2000:]}"
+    result = json.loads(html.unescape(found.group(1)))
+    assert result["viewport"] == list(size), result["viewport"]
     if shot is not None:
-        subprocess.run(browser + [f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=HANG_GUARD_S)
-    return json.loads(html.unescape(found.group(1)))
+        subprocess.run(browser + [f"--screenshot={shot}", probe.as_uri()], capture_output=True, timeout=HANG_GUARD_S)
+    return result
 
 
 def headline_numbers(result: dict) -> list[dict]:

@@ -66,18 +66,21 @@ def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str]:
     return versions
 
 
-def model_rows(config: Mapping[str, Any], local_slots: Iterable[str] = ()) -> list[tuple[str, str, str]]:
-    """Every mapping in the config that names a Hub model: (section path, field, value). For the
-    slots in ``local_slots`` (those that ran a local directory, :func:`what_ran_rows`) the Hub id
-    and revision are left out: that model did not run (its ``ran`` row names what stood in)."""
+def model_rows(config: Mapping[str, Any], ran: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """Every mapping in the config that names a Hub model: (section path, field, value). ``ran``:
+    slot -> what ran (:func:`what_ran_rows`); where a slot ran a local directory its Hub id and
+    revision are left out (that model did not run; the ``ran`` row names what stood in), and so
+    is a configured ``local_dir`` that is not the directory that ran."""
     rows = []
-    local = set(local_slots)
+    ran = ran or {}
 
     def walk(node, path):
         if isinstance(node, Mapping):
             if "hub_id" in node:
-                hub_fields = () if path in local else ("hub_id", "revision")
-                for field in (*hub_fields, "local_dir", "dtype", "quantization"):
+                text = ran.get(path, "")
+                hub_fields = () if text.startswith("local ") else ("hub_id", "revision")
+                local = ("local_dir",) if not text.startswith("local ") or f" {node.get('local_dir')}" in text else ()
+                for field in (*hub_fields, *local, "dtype", "quantization"):
                     if field in node:
                         rows.append(("model", f"{path}.{field}", str(node[field])))
             for key in sorted(node):
@@ -202,7 +205,7 @@ def provenance_rows(config: Mapping[str, Any], repo: Path, verifier_base_dir=Non
     rows += [("package", name, version) for name, version in package_versions().items()]
     ran = what_ran_rows(config, verifier_base_dir)
     rows += ran
-    rows += model_rows(config, [key for _, key, text in ran if text.startswith("local ")])
+    rows += model_rows(config, {key: text for _, key, text in ran})
     generation = config.get("generation", {}) or {}
     for key in sorted(generation):
         if key in ("backend", "enable_prefix_caching", "tensor_parallel_size", "dtype", "seeds",
