@@ -4,7 +4,8 @@
 summary page byte for byte; in headless Chromium the headline numbers are on the first screen at
 1280 x 800 and fit, in readable type, a 390 px wide screen - in the report's landing view and on
 the stand-alone summary page (positions measured by a script the test adds to a copy of each
-page); the report lists the GPU-fit table and provenance names what each stand-in stands in for.
+page); the report lists the GPU-fit table. Each check keeps its screenshots of the first screen
+in its temporary directory (docs/screenshots/ holds those of the rehearsal).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from support.hang_guard import HANG_GUARD_S
 from support.rehearsal import rehearsal_args, snakemake
@@ -114,8 +116,9 @@ def measured(page: Path, size: tuple[int, int], tmp_path: Path, shot: Path | Non
     assert found, f"the measuring page found nothing in {page}: {dom[-2000:]}"
     result = json.loads(html.unescape(found.group(1)))
     assert result["viewport"] == list(size), result["viewport"]
-    if shot is not None:
+    if shot is not None:  # the screen alone, as docs/screenshots/ keeps it
         subprocess.run(browser + [f"--screenshot={shot}", probe.as_uri()], capture_output=True, timeout=HANG_GUARD_S)
+        Image.open(shot).convert("RGB").crop((0, 0, *size)).save(shot)
     return result
 
 
