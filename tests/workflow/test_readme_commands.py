@@ -205,6 +205,13 @@ def test_every_document_has_shell_blocks_and_only_known_skip_reasons():
             f"{block.where}: 'not run here: {block.skip}' is not one of {SKIP_REASONS}")
 
 
+def test_the_readme_sets_up_with_make_demo_and_make_test_first():
+    """The Quick start block is the README's two set-up commands; activation comes after it."""
+    first, second = shell_blocks("README.md")[:2]
+    assert [c.text.split("#")[0].split() for c in first.commands] == [["make", "demo"], ["make", "test"]]
+    assert second.commands[0].text == "source .venv/bin/activate"
+
+
 def test_the_dry_run_forms():
     assert as_run("snakemake --cores 2 --until x") == "snakemake --dry-run --cores 2 --until x"
     assert as_run("snakemake --configfile a.yaml --config data_root=DATA --report report.html") == (
