@@ -31,7 +31,7 @@ from .sources import read_source_table
 from .summary import (answer_accuracy_section, controls_section, crossed_section, decision_section, diffgr_section,
                       endpoints_section, eq4_section, headline_section, invalid_rates_section, partition_section,
                       provenance_section, render_page, run_kind_section, study1_bars, study1_population_section,
-                      study1_section, whole_table_section, wikicontradict_section)
+                      study1_section, substitutes_section, whole_table_section, wikicontradict_section)
 from .traces import TRACE_COLUMNS, build_trace_rows, select_traces, trace_unit_ids
 
 log = logging.getLogger(__name__)
@@ -136,10 +136,11 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
     label = _table(decision_label)
     provenance_table = _table(provenance)
     primary = _table(study2_primary)
-    banner = run_kind_section(provenance_table)
+    banner, substituted = run_kind_section(provenance_table), substitutes_section(provenance_table)
     sections = [banner] if banner is not None else []
+    sections.append(headline_section(s1_intervals, label, provenance_table))
+    sections += [substituted] if substituted is not None else []
     sections += [
-        headline_section(s1_intervals, label, provenance_table),
         study1_section(s1_estimates, s1_intervals, decomposition_png, study1_family_size, study1_alpha),
         study1_population_section(_table(study1_unresolved), s1_intervals, unresolved_scope),
         eq4_section(s1_estimates),

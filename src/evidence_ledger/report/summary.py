@@ -586,30 +586,33 @@ def substitutes_paragraph(provenance: SourceTable) -> Paragraph | None:
 
 def run_kind_section(provenance: SourceTable | None) -> Section | None:
     """A banner for the top of the page when the provenance table's ``run kind`` is the demo or
-    the rehearsal (why, from ``kind_reason``), or when the run replaced author-held inputs by
-    public substitutes (``substitute`` rows, each with what ran instead); None for a paper run
-    on the paper's own inputs or without a provenance table. What ran in each model slot is in
-    the provenance section (:func:`provenance_section`)."""
+    the rehearsal (why, from ``kind_reason``), or when a paper run replaced author-held inputs by
+    public substitutes (``substitute`` rows; listed by :func:`substitutes_section`); None for a
+    paper run on the paper's own inputs or without a provenance table. What ran in each model
+    slot is in the provenance section (:func:`provenance_section`)."""
     if provenance is None:
         return None
     kind_row = find_row(provenance, section="run", key="kind")
     kind = None if kind_row is None else provenance.rows[kind_row]["value"]
-    substituted = substitutes_paragraph(provenance)
-    if kind not in RUN_KIND_NOTES and substituted is None:
-        return None
-    blocks = []
     if kind in RUN_KIND_NOTES:
         lead, tail = RUN_KIND_NOTES[kind]
         reason = find_row(provenance, section="run", key="kind_reason")
-        blocks.append(Paragraph((lead,) + ((value(provenance, reason, "value", "text"),) if reason is not None else ())
-                                + (tail,)))
-        title = f"Not a paper run: the {kind}"
-    else:
-        blocks.append(Paragraph((PUBLIC_ROUTE_NOTE,)))
-        title = "The paper's design on public files"
-    if substituted is not None:
-        blocks.append(substituted)
-    return Section("run-kind", title, nav="Run kind", blocks=tuple(blocks))
+        banner = Paragraph((lead,) + ((value(provenance, reason, "value", "text"),) if reason is not None else ())
+                           + (tail,))
+        return Section("run-kind", f"Not a paper run: the {kind}", nav="Run kind", blocks=(banner,))
+    if substitutes_paragraph(provenance) is not None:
+        return Section("run-kind", "The paper's design on public files", nav="Run kind",
+                       blocks=(Paragraph((PUBLIC_ROUTE_NOTE,)),))
+    return None
+
+
+def substitutes_section(provenance: SourceTable | None) -> Section | None:
+    """The public substitutes that ran for author-held inputs (:func:`substitutes_paragraph`),
+    right after the headline; None when the run has none."""
+    paragraph = None if provenance is None else substitutes_paragraph(provenance)
+    if paragraph is None:
+        return None
+    return Section("substitutes", "Public substitutes for author-held inputs", nav="Substitutes", blocks=(paragraph,))
 
 
 def provenance_section(provenance: SourceTable | None) -> Section:
@@ -711,9 +714,10 @@ def render_block(block) -> str:
     raise TypeError(f"unknown block {type(block).__name__}")
 
 
-# The landing part of the page (the run-kind banner and the headline): written between these
+# The landing part of the page (the run-kind banner, the headline and the substitutes of author-held
+# inputs): written between these
 # two markers so that the report's landing text (workflow/report/workflow.rst) can show it.
-LANDING_KEYS = ("run-kind", "headline")
+LANDING_KEYS = ("run-kind", "headline", "substitutes")
 LANDING_START, LANDING_END = '<div id="landing">', "</div><!--/landing-->"
 
 

@@ -135,3 +135,17 @@ def test_a_paper_run_has_no_banner_and_keeps_its_departure_line(tmp_path):
     assert not any(h.startswith("Not a paper run") for h in parsed.headings)
     assert ("Departure from the paper: quantization fp8 on models.llama3_70b: the paper ran bfloat16."
             in parsed.paragraphs)
+
+
+def test_a_public_paper_run_opens_with_its_route_and_lists_the_substitutes_after_the_headline(tmp_path):
+    """A paper run on public files: a banner saying so, the headline, then each author-held input
+    with what ran instead (the provenance table's substitute rows)."""
+    public = _config("config/paper.yaml", "config/public.yaml")
+    rows = [r for r in provenance_rows(public, REPO_ROOT) if r[0] in ("run", "substitute")]
+    parsed = _page(tmp_path, rows)
+    assert parsed.headings[:3] == ["The paper's design on public files", "At a glance",
+                                   "Public substitutes for author-held inputs"]
+    listed = next(p for p in parsed.paragraphs if p.startswith("Author-held inputs and the public substitutes"))
+    assert "the Study 2 FEVEROUS candidate pool (data.feverous.claims.pool) → the Study 2 FEVEROUS sample is " \
+           "2000 claims drawn by hash sampling" in listed
+    assert listed.count(" → ") == 5
