@@ -33,6 +33,7 @@ import pytest
 
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
+from support.rehearsal import paper_data_tree
 
 pytestmark = pytest.mark.workflow
 
@@ -186,10 +187,16 @@ def activated_env() -> dict[str, str]:
     return env
 
 
+@pytest.fixture(scope="module")
+def paper_tree(tmp_path_factory) -> Path:
+    """``DATA``: the paper's layout, with the converted-verifier directory the paper config names."""
+    return paper_data_tree(tmp_path_factory.mktemp("readme_data"))
+
+
 @pytest.fixture
-def scratch(tmp_path, rehearsal_data) -> Path:
+def scratch(tmp_path, paper_tree) -> Path:
     work = scratch_checkout(tmp_path / "checkout")
-    write_reader_files(work, rehearsal_data)
+    write_reader_files(work, paper_tree)
     return work
 
 
