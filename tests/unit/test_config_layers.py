@@ -17,6 +17,7 @@ from support.paths import REPO_ROOT
 
 PAPER = REPO_ROOT / "config" / "paper.yaml"
 REHEARSAL = REPO_ROOT / "config" / "rehearsal.yaml"
+PUBLIC = REPO_ROOT / "config" / "public.yaml"
 
 
 def _keys(node, prefix=""):
@@ -198,9 +199,9 @@ def test_paper_file_holds_only_values_that_differ_from_the_defaults():
                 out.append(prefix + k)
         return out
 
-    for path in (PAPER, REPO_ROOT / "config" / "demo.yaml", REHEARSAL):
+    for path in (PAPER, REPO_ROOT / "config" / "demo.yaml", REHEARSAL, PUBLIC):
         layer = yaml.safe_load(path.read_text())
-        base = defaults if path != REHEARSAL else layered_config(REPO_ROOT, [PAPER])
+        base = defaults if path not in (REHEARSAL, PUBLIC) else layered_config(REPO_ROOT, [PAPER])
         repeated = [k for k in same(layer, base)
                     # a model entry is read whole: its fields stay together even where a default matches
                     if not k.startswith("models.")]
@@ -210,6 +211,7 @@ def test_paper_file_holds_only_values_that_differ_from_the_defaults():
 def test_tracked_configs_never_set_data_root_for_the_paper():
     assert "data_root" not in yaml.safe_load(PAPER.read_text())
     assert "data_root" not in yaml.safe_load(REHEARSAL.read_text())
+    assert "data_root" not in yaml.safe_load(PUBLIC.read_text())
 
 
 @pytest.mark.parametrize("flags", [[], ["--replace-workflow-config"]])

@@ -7,10 +7,11 @@ README = (REPO_ROOT / "README.md").read_text()
 
 
 def test_readme_unlocks_before_rerun_incomplete_and_gives_until_only_the_last_rule():
-    assert README.index("snakemake --unlock") < README.index("snakemake --rerun-incomplete")
+    assert README.index("snakemake --unlock") < README.index("snakemake --cores 2 --rerun-incomplete")
     # every `snakemake ... --until` recipe names one rule: two rules where one feeds the other make
-    # Snakemake stop with "BUG: Out of jobs ready" (the README shows that form only as a warning)
-    recipes = re.findall(r"`(snakemake [^`]*--until\s[^`]*)`", README)
+    # Snakemake stop with "BUG: Out of jobs ready" (the README shows that form only as a warning,
+    # inline: the recipes are the lines of its shell blocks)
+    recipes = [line for block in _bash_blocks(README) for line in re.findall(r"snakemake [^\n]*--until\s[^\n]*", block)]
     assert len(recipes) >= 2
     for recipe in recipes:
         rules_after_until = [w for w in recipe.split("--until", 1)[1].split() if not w.startswith("-")]
@@ -18,9 +19,11 @@ def test_readme_unlocks_before_rerun_incomplete_and_gives_until_only_the_last_ru
 
 
 def _bash_blocks(text: str) -> list[str]:
-    """The README's ```bash blocks, continuation lines joined and whitespace collapsed."""
+    """The README's ```bash blocks, one line per command (continuation lines joined, whitespace
+    collapsed)."""
     blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
-    return [" ".join(b.replace("\\\n", " ").split()) for b in blocks]
+    return ["\n".join(" ".join(line.split()) for line in b.replace("\\\n", " ").splitlines() if line.strip())
+            for b in blocks]
 
 
 def test_readme_paper_recipe_is_the_command_the_rehearsal_test_runs():
@@ -36,7 +39,7 @@ def test_readme_paper_recipe_is_the_command_the_rehearsal_test_runs():
     paper = f"snakemake --profile {profile} {as_text(paper_args('DATA'))}"
     rehearsal = f"snakemake --profile {profile} {as_text(rehearsal_args('rehearsal-data'))}"
     check = f"python -m evidence_ledger check {as_text(rehearsal_args('rehearsal-data'))}"
-    text = " ".join(_bash_blocks(README))
+    text = " ".join(" ".join(block.split()) for block in _bash_blocks(README))
     assert paper in text
     assert f"python -m evidence_ledger check --profile {profile} {as_text(paper_args('DATA'))}" in text
     assert f"python -m evidence_ledger rehearsal-data --out rehearsal-data {check} {rehearsal}" in text
@@ -55,4 +58,4 @@ def test_readme_slurm_resume_cancels_unlocks_then_reruns_and_has_no_real_account
     section = README[README.index("## Running on SLURM"):README.index("## Re-running parts")]
     steps = [section.index("scancel --name <run id>"), section.index("--unlock"), section.index("--rerun-incomplete")]
     assert steps == sorted(steps)
-    assert "slurm_account=<your account>" in section and "my_lab" not in section
+    assert "slurm_account=ACCOUNT" in section and "my_lab" not in section

@@ -13,7 +13,9 @@ from evidence_ledger.config_layers import layered_config
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 # every run the repository ships, as the layers it is built from (config_layers)
 RUNS = {"demo": [], "paper": ["config/paper.yaml"], "rehearsal": ["config/paper.yaml", "config/rehearsal.yaml"],
-        "served": ["config/paper.yaml", "config/served.yaml"]}
+        "served": ["config/paper.yaml", "config/served.yaml"],
+        "public": ["config/paper.yaml", "config/public.yaml"],
+        "public rehearsal": ["config/paper.yaml", "config/rehearsal.yaml", "config/public.yaml"]}
 
 
 def schema_keys(node, prefix=""):

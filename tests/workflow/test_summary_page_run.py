@@ -69,7 +69,7 @@ def _rendered_text(dom: str) -> str:
 def test_report_opens_on_the_summary_headline(tmp_path):
     """`snakemake --report` on hand-built report TSVs (only summary_page runs), loaded in
     headless Chromium: the landing view's rendered DOM holds the demo banner, the run kind and
-    the Study 1 headline, and the summary page is embedded (an iframe of the page); a
+    the Study 1 headline, and the summary page is embedded (an iframe whose srcdoc is the page); a
     screenshot of the first view is saved next to the report."""
     write_summary_inputs(tmp_path)
     proc = _snakemake(tmp_path, TARGET)
@@ -85,7 +85,7 @@ def test_report_opens_on_the_summary_headline(tmp_path):
     assert landing.index("Not a paper run: the demo") < landing.index("At a glance")
     assert "Run kind: demo (data_root is resources/demo)." in landing
     assert "Study 1 gain T11 − T00: 9.61 [8.77, 10.43] points; paper: 9.61 [8.77, 10.43]." in landing
-    assert re.search(r'<iframe title="Evidence Ledger summary page"[^>]*src="data:text/html', dom.stdout)
+    assert re.search(r'<iframe title="Evidence Ledger summary page"[^>]*srcdoc="&lt;!DOCTYPE html&gt;', dom.stdout)
     shot = tmp_path / "first_view.png"
     subprocess.run(browser + [f"--screenshot={shot}", report.as_uri()], capture_output=True, timeout=HANG_GUARD_S)
     assert shot.stat().st_size > 10_000

@@ -40,7 +40,8 @@ def evidence_providers(dataset):
     """Provider evidence sources of a dataset (config ``evidence.providers.<dataset>``), Study 1 only."""
     if not enabled("study1"):
         return {}
-    return dict(config["evidence"]["providers"].get(dataset) or {})
+    # a provider set to null by a later config layer is not part of the run (config/public.yaml)
+    return {name: spec for name, spec in (config["evidence"]["providers"].get(dataset) or {}).items() if spec}
 
 
 def provider_claim_inputs(dataset):

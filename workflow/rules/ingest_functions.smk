@@ -8,9 +8,15 @@ CONFLICT_QA_DATASETS = ("nqcc", "tqacc")
 CORPUS_KEY = {b.name: b.corpus_key for b in benchmarks()}
 
 
+def ingest_claim_files(dataset):
+    """Split -> claims file of a dataset (config ``data.<dataset>.claims``, config order); a split
+    set to null by a later config layer is not read (config/public.yaml)."""
+    return {split: path for split, path in config["data"].get(dataset, {}).get("claims", {}).items() if path}
+
+
 def ingest_splits(dataset):
-    """Configured claim splits of a dataset (config ``data.<dataset>.claims`` keys, config order)."""
-    return list(config["data"].get(dataset, {}).get("claims", {}))
+    """Configured claim splits of a dataset (:func:`ingest_claim_files`)."""
+    return list(ingest_claim_files(dataset))
 
 
 def ingest_claims_outputs(dataset):
@@ -25,7 +31,7 @@ def ingest_inputs(dataset):
     """Named inputs of ingest_<dataset>: ``claims`` (split order) and ``corpus`` (config
     ``data.<dataset>.<the registry's corpus key>``) when configured."""
     section = config["data"][dataset]
-    inputs = {"claims": [data_path(p) for p in section["claims"].values()]}
+    inputs = {"claims": [data_path(p) for p in ingest_claim_files(dataset).values()]}
     corpus = section.get(CORPUS_KEY[dataset])
     if corpus:
         inputs["corpus"] = data_path(corpus)

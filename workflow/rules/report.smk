@@ -6,10 +6,17 @@ include: "report_functions.smk"
 
 
 rule provenance:
+    input:
+        models=lambda wc: gpu_fit_model_inputs(),
     output:
         tsv=report(
             "results/report/provenance.tsv",
             caption="../report/provenance.rst",
+            category="Provenance",
+        ),
+        gpu_fit=report(
+            "results/report/gpu_fit.tsv",
+            caption="../report/gpu_fit.rst",
             category="Provenance",
         ),
     log:
@@ -20,6 +27,7 @@ rule provenance:
         config=config,
         repo=workflow.basedir,
         verifier_base_dir=lambda wc: verifier_base_local_dir(),
+        device_memory_gb=lambda wc: config_device_memory_gb(config),
     threads: 1
     resources:
         mem_mb=500,

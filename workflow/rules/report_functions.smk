@@ -2,6 +2,18 @@
 # report.smk, which includes this file first (Snakemake's linter keeps functions and
 # rules in separate files).
 
+from evidence_ledger.gpu_fit import generation_jobs
+
+
+def gpu_fit_model_inputs():
+    """The local model directories the GPU-fit table reads its model facts from: those of the
+    generation jobs' models, the built reranker and the verifier's base model (built or local)."""
+    models = dict.fromkeys(m for _, m in generation_jobs(config) if m in config["models"])
+    dirs = [d for m in models for d in model_dir_inputs(m)]
+    dirs += list(reranker_inputs().values()) + list(verifier_base_inputs().values())
+    return list(dict.fromkeys(dirs))
+
+
 def trace_datasets():
     """Study 2 datasets whose evidence-only credit changes are traced in the report."""
     return list(STUDY2_DATASETS)

@@ -9,8 +9,7 @@ def verifier_evidence_path(source):
     """Provider EVIDENCE table of a Study 1 source: ``provider_{name}.parquet`` where ``name`` is
     the key under ``evidence.providers.<dataset>`` whose ``source`` (else key) is ``source``."""
     d = config["verifier"]["dataset"]
-    providers = config["evidence"]["providers"].get(d, {})
-    names = [n for n, spec in providers.items() if (spec or {}).get("source", n) == source]
+    names = [n for n, spec in evidence_providers(d).items() if spec.get("source", n) == source]
     if len(names) != 1:
         raise ValueError(f"verifier source {source!r}: expected one provider under evidence.providers.{d} "
                          f"with that source name, found {names}")

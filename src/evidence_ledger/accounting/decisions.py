@@ -100,6 +100,7 @@ def forest_plot(intervals: pd.DataFrame, bound: float, png_path, svg_path, title
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.patches
     import matplotlib.pyplot as plt
 
     plt.rcParams["svg.hashsalt"] = "evidence-ledger"  # stable SVG element ids across reruns
@@ -119,7 +120,9 @@ def forest_plot(intervals: pd.DataFrame, bound: float, png_path, svg_path, title
     ax.set_xlabel("effect on E0 (points), Bonferroni-adjusted interval")
     if title:
         ax.set_title(title, fontsize=9)
-    handles = [plt.Line2D([], [], color=v, marker="o", lw=2, label=k) for k, v in colors.items()]
+    handles = [plt.Line2D([], [], color=v, marker="o", lw=2, label=f"{k} effect") for k, v in colors.items()]
+    # the band is the decision rule's bounded-stability region (decision.bound), not an interval
+    handles.append(matplotlib.patches.Patch(color="0.9", label=f"stability bound: within ±{bound:g} points"))
     ax.legend(handles=handles, loc="best", fontsize=7, framealpha=0.9)
     fig.tight_layout()
     with atomic_file(png_path) as tmp:

@@ -9,9 +9,13 @@ model id + revision / local directory named in the config, the generation backen
 settings and engine options (``engine`` rows), and one ``departure`` row per setting of this run the paper did not use (a
 quantized model: ``models.<name>.quantization``, shown on the summary page).
 ``ran`` rows say what actually ran for each model slot (:func:`what_ran_rows`): the Hub id
-at its revision, ``local build <dir>`` with the sha256 of its build settings, or ``local
-directory <dir>`` (with the source its ``conversion.json`` records); a ``run kind`` row
-(:func:`run_kind`) says whether this is the demo, the rehearsal or a paper run, and why.
+at its revision, ``local build <dir>`` with the sha256 of its build settings and the Hub model
+it stands in for, or ``local directory <dir>`` (with the source its ``conversion.json``
+records, or else which local build it is and what it stands in for); ``model`` rows give a
+slot's Hub id and revision only where the slot loaded from the Hub. A ``run kind`` row
+(:func:`run_kind`) says whether this is the demo, the rehearsal or a paper run, and why, from
+the resolved ``data_root``; ``substitute`` rows (:func:`substitute_rows`) name each
+author-held input of the paper's design that the run replaced, and what ran instead.
 ``provenance_rows`` is pure apart from reading git and package metadata.
 """
 from __future__ import annotations
@@ -28,6 +32,7 @@ from ..errors import InputError
 from ..gpu_fit import generation_jobs
 from ..model_files import read_model_json
 from ..safe_files import check_inside, write_text_atomic
+from ..paper_inputs import substitutes
 
 PACKAGES = (
     "evidence-ledger", "snakemake", "torch", "transformers", "tokenizers", "FlagEmbedding",
@@ -64,14 +69,21 @@ def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str]:
     return versions
 
 
-def model_rows(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    """Every mapping in the config that names a Hub model: (section path, field, value)."""
+def model_rows(config: Mapping[str, Any], ran: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """Every mapping in the config that names a Hub model: (section path, field, value). ``ran``:
+    slot -> what ran (:func:`what_ran_rows`); where a slot ran a local directory its Hub id and
+    revision are left out (that model did not run; the ``ran`` row names what stood in), and so
+    is a configured ``local_dir`` that is not the directory that ran."""
     rows = []
+    ran = ran or {}
 
     def walk(node, path):
         if isinstance(node, Mapping):
             if "hub_id" in node:
-                for field in ("hub_id", "revision", "local_dir", "dtype", "quantization", "backend", "server"):
+                text = ran.get(path, "")
+                hub_fields = () if text.startswith("local ") else ("hub_id", "revision")
+                local = ("local_dir",) if not text.startswith("local ") or f" {node.get('local_dir')}" in text else ()
+                for field in (*hub_fields, *local, "dtype", "quantization", "backend", "server"):
                     if field in node:  # server: its URL, served name, the key's variable name (never a key)
                         value = node[field]
                         rows.append(("model", f"{path}.{field}",
@@ -100,14 +112,23 @@ def quantization_departures(config: Mapping[str, Any]) -> list[tuple[str, str, s
 DEMO_DATA_ROOT = "resources/demo"
 
 
-def _model_slot(hub_id, revision, local_dir, build_settings, conversion: Mapping | None = None) -> str:
-    """What ran in one model slot, as one line (see the module docstring)."""
+def _hub_name(hub_id, revision) -> str:
+    return f"{hub_id}@{revision}" if revision else f"{hub_id} (no revision pinned)"
+
+
+def _model_slot(hub_id, revision, local_dir, build_settings, conversion: Mapping | None = None,
+                built_by: str | None = None) -> str:
+    """What ran in one model slot, as one line (see the module docstring). ``built_by``: the
+    slot whose local build ``local_dir`` is, when this slot reuses another slot's build."""
     if build_settings is not None:
         return f"local build {local_dir} (build settings sha256 {config_hash(build_settings)[:12]}; stand-in for {hub_id})"
+    if local_dir and conversion:
+        return f"local directory {local_dir}; converted from {conversion.get('source')}"
+    if local_dir and built_by:
+        return f"local directory {local_dir} (the local build of {built_by}; stand-in for {hub_id})"
     if local_dir:
-        source = f"; converted from {conversion.get('source')}" if conversion else ""
-        return f"local directory {local_dir}{source}"
-    return f"{hub_id}@{revision}" if revision else f"{hub_id} (no revision pinned)"
+        return f"local directory {local_dir} (in place of {_hub_name(hub_id, revision)})"
+    return _hub_name(hub_id, revision)
 
 
 def read_conversion_record(model_dir) -> dict | None:
@@ -131,10 +152,14 @@ def what_ran_rows(config: Mapping[str, Any], verifier_base_dir=None) -> list[tup
     ``generation.demo_models``; ``retrieval.reranker.build``; ``verifier.demo_model``."""
     rows = []
     demo_models = (config.get("generation") or {}).get("demo_models")
-    for name in sorted(config.get("models") or {}):
-        m = config["models"][name] or {}
+    models = config.get("models") or {}
+    builds = {models[n]["local_dir"]: f"models.{n}" for n in sorted(models)
+              if (models[n] or {}).get("build") and models[n].get("local_dir")}
+    for name in sorted(models):
+        m = models[name] or {}
         build = {"build": m["build"], "demo_models": demo_models} if m.get("build") else None
-        rows.append(("ran", f"models.{name}", _model_slot(m.get("hub_id"), m.get("revision"), m.get("local_dir"), build)))
+        rows.append(("ran", f"models.{name}", _model_slot(m.get("hub_id"), m.get("revision"), m.get("local_dir"), build,
+                                                          built_by=builds.get(m.get("local_dir")))))
     rr = (config.get("retrieval") or {}).get("reranker") or {}
     if rr.get("hub_id"):
         build = rr.get("build") or None
@@ -152,11 +177,21 @@ def what_ran_rows(config: Mapping[str, Any], verifier_base_dir=None) -> list[tup
     return rows
 
 
-def run_kind(config: Mapping[str, Any]) -> tuple[str, str]:
-    """``(kind, why)``: ``demo`` when ``data_root`` is the embedded demo data, ``rehearsal``
-    when any model is built locally on other data, else ``paper``."""
+def resolved_data_root(config: Mapping[str, Any], repo: Path) -> Path | None:
+    """``data_root`` as the workflow resolves it (relative to the repository), None when unset."""
+    root = config.get("data_root")
+    if not root:
+        return None
+    path = Path(root)
+    return (path if path.is_absolute() else Path(repo) / path).resolve()
+
+
+def run_kind(config: Mapping[str, Any], repo: Path) -> tuple[str, str]:
+    """``(kind, why)``: ``demo`` when ``data_root`` resolves to the embedded demo data of the
+    repository ``repo`` (however it is spelled), ``rehearsal`` when any model is built locally
+    on other data, else ``paper``."""
     built = [key for _, key, text in what_ran_rows(config) if text.startswith("local build")]
-    if str(config.get("data_root", "")).rstrip("/") == DEMO_DATA_ROOT:
+    if resolved_data_root(config, repo) == (Path(repo) / DEMO_DATA_ROOT).resolve():
         return "demo", (f"data_root is {DEMO_DATA_ROOT} (small generated data); locally built stand-in models: "
                         f"{', '.join(built) or 'none'}; reduced sizes")
     if built:
@@ -168,7 +203,7 @@ def run_kind(config: Mapping[str, Any]) -> tuple[str, str]:
 def provenance_rows(config: Mapping[str, Any], repo: Path, verifier_base_dir=None) -> list[tuple[str, str, str]]:
     """All provenance rows, in a fixed order."""
     sha, dirty = git_state(repo)
-    kind, why = run_kind(config)
+    kind, why = run_kind(config, repo)
     rows = [
         ("run", "kind", kind),
         ("run", "kind_reason", why),
@@ -179,14 +214,24 @@ def provenance_rows(config: Mapping[str, Any], repo: Path, verifier_base_dir=Non
         ("run", "platform", platform.platform()),
     ]
     rows += [("package", name, version) for name, version in package_versions().items()]
-    rows += what_ran_rows(config, verifier_base_dir)
-    rows += model_rows(config)
+    ran = what_ran_rows(config, verifier_base_dir)
+    rows += ran
+    rows += model_rows(config, {key: text for _, key, text in ran})
     generation = config.get("generation", {}) or {}
     for key in sorted(generation):
         if key in ("backend", "enable_prefix_caching", "tensor_parallel_size", "dtype", "seeds",
                    "temperature", "top_p", "top_k", "repetition_penalty", "max_new_tokens"):
             rows.append(("generation", key, json.dumps(generation[key], default=str)))
-    return rows + engine_option_rows(config) + quantization_departures(config)
+    rows += engine_option_rows(config) + quantization_departures(config)
+    return rows + ([] if kind == "demo" else substitute_rows(config))
+
+
+def substitute_rows(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """One ``substitute`` row per author-held input of the paper's design that this run does not
+    read: (``substitute``, what the input is, what ran instead); see
+    :mod:`evidence_ledger.paper_inputs`. Not written for the demo, whose files are all the
+    project's own."""
+    return [("substitute", held, instead) for held, instead in substitutes(config)]
 
 
 def engine_option_rows(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:

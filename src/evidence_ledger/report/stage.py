@@ -1,6 +1,7 @@
 """Rule functions of the report stage (one per rule of ``workflow/rules/report.smk``).
 
-  provenance    the resolved config + the repository -> provenance TSV (section, key, value)
+  provenance    the resolved config + the repository -> provenance TSV (section, key, value) and
+                the GPU-fit TSV (one row per GPU rule x model)
   claim_traces  PATTERN_TRACES + per dataset the Study 2 sample (CLAIMS), EVIDENCE and UNITS
                 -> claim_traces TSV (one row per selected trace)
   summary_page  the report TSVs of the studies (+ Figure 1 PNG) and the provenance TSV -> summary
@@ -17,6 +18,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from ..gpu_fit import gpu_fit_rows
 from ..report_tsv import write_report_tsv
 from ..safe_files import write_text_atomic
 from ..tables import read_filtered, read_frame
@@ -30,20 +32,35 @@ from .sources import read_source_table
 from .summary import (answer_accuracy_section, controls_section, crossed_section, decision_section, diffgr_section,
                       endpoints_section, eq4_section, headline_section, invalid_rates_section, partition_section,
                       provenance_section, render_page, run_kind_section, study1_bars, study1_population_section,
-                      study1_section, whole_table_section, wikicontradict_section)
+                      study1_section, substitutes_section, whole_table_section, wikicontradict_section)
 from .traces import TRACE_COLUMNS, build_trace_rows, select_traces, trace_unit_ids
 
 log = logging.getLogger(__name__)
 
 
-def provenance(*, config: Mapping, repo, verifier_base_dir=None, out) -> None:
-    """Config hash, git commit, package versions, what ran in each model slot, model revisions
-    and backend settings of a run. ``repo``: the workflow directory (its git state is
-    recorded); ``verifier_base_dir``: ``verifier.base_model.local_dir`` resolved in
-    ``data_root`` (None when unset)."""
+GPU_FIT_COLUMNS = ("rule", "key", "precision", "engine", "params", "source", "tp", "weights_gb", "kv_room_gb",
+                   "kv_tokens", "max_model_len", "utilization", "gpus_needed", "fits", "device_memory_gb")
+
+
+def provenance(*, config: Mapping, repo, verifier_base_dir=None, out, device_memory_gb: float | None = None,
+               gpu_fit_out=None) -> None:
+    """Config hash, git commit, package versions, what ran in each model slot, model revisions,
+    backend settings and substitutes for author-held inputs of a run. ``repo``: the workflow
+    directory (its git state is recorded); ``verifier_base_dir``: ``verifier.base_model.local_dir``
+    resolved in ``data_root`` (None when unset). ``gpu_fit_out``: also the GPU-fit table
+    (:func:`evidence_ledger.gpu_fit.gpu_fit_rows`, GPUs of ``device_memory_gb``) of every GPU
+    job the config runs, with the facts of the local model directories as built (the table
+    ``python -m evidence_ledger plan`` prints; computed for the configured GPU whether or not
+    this run used one)."""
     rows = provenance_rows(config, Path(repo), verifier_base_dir)
     write_provenance_tsv(rows, out)
     log.info("wrote %d provenance rows to %s", len(rows), out)
+    if gpu_fit_out is not None:
+        fit = gpu_fit_rows(config, ".", device_memory_gb)
+        frame = pd.DataFrame([{**row, "device_memory_gb": device_memory_gb} for row in fit],
+                             columns=list(GPU_FIT_COLUMNS))
+        write_report_tsv(frame, gpu_fit_out)
+        log.info("wrote the GPU fit of %d jobs to %s", len(frame), gpu_fit_out)
 
 
 def claim_traces(*, traces, claims: Mapping, evidence: Mapping, units: Mapping, datasets: Sequence[str],
@@ -120,10 +137,11 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
     label = _table(decision_label)
     provenance_table = _table(provenance)
     primary = _table(study2_primary)
-    banner = run_kind_section(provenance_table)
+    banner, substituted = run_kind_section(provenance_table), substitutes_section(provenance_table)
     sections = [banner] if banner is not None else []
+    sections.append(headline_section(s1_intervals, label, provenance_table))
+    sections += [substituted] if substituted is not None else []
     sections += [
-        headline_section(s1_intervals, label, provenance_table),
         study1_section(s1_estimates, s1_intervals, decomposition_png, study1_family_size, study1_alpha),
         study1_population_section(_table(study1_unresolved), s1_intervals, unresolved_scope),
         eq4_section(s1_estimates),

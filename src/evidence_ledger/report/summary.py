@@ -568,41 +568,71 @@ RUN_KIND_NOTES = {
 }
 
 
+PUBLIC_ROUTE_NOTE = ("This run follows the paper's design on public files only: each input only the study's authors "
+                     "hold was replaced by a public substitute, so its numbers are not expected to equal the paper's.")
+
+
+def substitutes_paragraph(provenance: SourceTable) -> Paragraph | None:
+    """The provenance table's ``substitute`` rows as one paragraph, a line per author-held input
+    and what ran instead; None when the run has none."""
+    rows = [i for i, row in enumerate(provenance.rows) if row["section"] == "substitute"]
+    if not rows:
+        return None
+    fragments: list = ["Author-held inputs and the public substitutes that ran instead:"]
+    for i in rows:
+        fragments += ["\n", value(provenance, i, "key", "text"), " → ", value(provenance, i, "value", "text"), "."]
+    return Paragraph(tuple(fragments))
+
+
 def run_kind_section(provenance: SourceTable | None) -> Section | None:
     """A banner for the top of the page when the provenance table's ``run kind`` is the demo or
-    the rehearsal (why, from ``kind_reason``, and what ran in each model slot); None for a
-    paper run or without a provenance table."""
+    the rehearsal (why, from ``kind_reason``), or when a paper run replaced author-held inputs by
+    public substitutes (``substitute`` rows; listed by :func:`substitutes_section`); None for a
+    paper run on the paper's own inputs or without a provenance table. What ran in each model
+    slot is in the provenance section (:func:`provenance_section`)."""
     if provenance is None:
         return None
     kind_row = find_row(provenance, section="run", key="kind")
-    if kind_row is None or provenance.rows[kind_row]["value"] not in RUN_KIND_NOTES:
+    kind = None if kind_row is None else provenance.rows[kind_row]["value"]
+    if kind in RUN_KIND_NOTES:
+        lead, tail = RUN_KIND_NOTES[kind]
+        reason = find_row(provenance, section="run", key="kind_reason")
+        banner = Paragraph((lead,) + ((value(provenance, reason, "value", "text"),) if reason is not None else ())
+                           + (tail,))
+        return Section("run-kind", f"Not a paper run: the {kind}", nav="Run kind", blocks=(banner,))
+    if substitutes_paragraph(provenance) is not None:
+        return Section("run-kind", "The paper's design on public files", nav="Run kind",
+                       blocks=(Paragraph((PUBLIC_ROUTE_NOTE,)),))
+    return None
+
+
+def substitutes_section(provenance: SourceTable | None) -> Section | None:
+    """The public substitutes that ran for author-held inputs (:func:`substitutes_paragraph`),
+    right after the headline; None when the run has none."""
+    paragraph = None if provenance is None else substitutes_paragraph(provenance)
+    if paragraph is None:
         return None
-    lead, tail = RUN_KIND_NOTES[provenance.rows[kind_row]["value"]]
-    reason = find_row(provenance, section="run", key="kind_reason")
-    blocks = [Paragraph((lead,) + ((value(provenance, reason, "value", "text"),) if reason is not None else ())
-                        + (tail,))]
-    ran = [((value(provenance, i, "key", "text"),), (value(provenance, i, "value", "text"),))
-           for i, row in enumerate(provenance.rows) if row["section"] == "ran"]
-    if ran:
-        blocks.append(Table(("Model slot", "What ran"), tuple(ran), (False, False),
-                            caption="From the provenance table: what ran in place of each configured model."))
-    return Section("run-kind", f"Not a paper run: the {provenance.rows[kind_row]['value']}", nav="Run kind",
-                   blocks=tuple(blocks))
+    return Section("substitutes", "Public substitutes for author-held inputs", nav="Substitutes", blocks=(paragraph,))
 
 
 def provenance_section(provenance: SourceTable | None) -> Section:
-    """Departures from the paper (e.g. a quantized judge), then config hash, commit (and dirty
-    flag) and every model id with its revision."""
+    """Departures from the paper (e.g. a quantized judge), what ran in each model slot (a local
+    build or directory says which Hub model it stands in for), then config hash, commit (and
+    dirty flag), every model id with its revision and the substitutes of author-held inputs."""
     title = "Provenance of this run"
     if provenance is None:
         return Section("provenance", title, nav="Provenance", absent="no provenance table")
     departures = tuple(Paragraph(("Departure from the paper: ", value(provenance, i, "value", "text"), "."))
                        for i, row in enumerate(provenance.rows) if row["section"] == "departure")
+    ran = tuple(((value(provenance, i, "key", "text"),), (value(provenance, i, "value", "text"),))
+                for i, row in enumerate(provenance.rows) if row["section"] == "ran")
+    slots = (Table(("Model slot", "What ran"), ran, (False, False),
+                   caption="From the provenance table: what ran in each configured model slot."),) if ran else ()
     rows = [((value(provenance, i, "key", "text"),), (value(provenance, i, "value", "text"),))
-            for i, row in enumerate(provenance.rows) if row["section"] in ("run", "ran", "model")]
+            for i, row in enumerate(provenance.rows) if row["section"] in ("run", "model", "substitute")]
     table = Table(("Item", "Value"), tuple(rows), (False, False),
                   caption="From the provenance table (package versions and backend settings are listed there too).")
-    return Section("provenance", title, nav="Provenance", blocks=departures + (table,))
+    return Section("provenance", title, nav="Provenance", blocks=departures + slots + (table,))
 
 
 def whole_table_section(key: str, title: str, table: SourceTable) -> Section:
@@ -664,7 +694,10 @@ def render_table(table: Table) -> str:
                       for c, num in zip(row, table.numeric))
         body.append(f"<tr>{tds}</tr>")
     caption = f"<caption>{html.escape(table.caption)}</caption>" if table.caption else ""
-    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    # a row a line: the report's landing text embeds the page, and reStructuredText refuses lines
+    # over 10,000 characters
+    rows = "\n".join(body)
+    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody></table>"
 
 
 def render_block(block) -> str:
@@ -673,15 +706,18 @@ def render_block(block) -> str:
     if isinstance(block, Paragraph):
         return f'<p class="headline">{render_fragments(block.fragments)}</p>'
     if isinstance(block, Figure):
-        data = base64.b64encode(block.png).decode("ascii")
+        # lines of 76 characters (base64.encodebytes): a browser drops the newlines of a URL, and
+        # the report's landing text (reStructuredText) refuses lines over 10,000 characters
+        data = base64.encodebytes(block.png).decode("ascii").rstrip("\n")
         return (f'<figure><img alt="{html.escape(block.alt)}" src="data:image/png;base64,{data}">'
                 f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
     raise TypeError(f"unknown block {type(block).__name__}")
 
 
-# The landing part of the page (the run-kind banner and the headline): written between these
+# The landing part of the page (the run-kind banner, the headline and the substitutes of author-held
+# inputs): written between these
 # two markers so that the report's landing text (workflow/report/workflow.rst) can show it.
-LANDING_KEYS = ("run-kind", "headline")
+LANDING_KEYS = ("run-kind", "headline", "substitutes")
 LANDING_START, LANDING_END = '<div id="landing">', "</div><!--/landing-->"
 
 

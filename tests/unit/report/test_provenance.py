@@ -23,7 +23,7 @@ def test_the_demo_records_its_local_builds_not_the_hub_models():
     assert ran["retrieval.reranker"].startswith("local build results/models/reranker ")
     assert ran["verifier.base_model"].startswith("local build results/models/verifier_base ")
     assert not any("@" in text for text in ran.values())
-    assert run_kind(_config())[0] == "demo"
+    assert run_kind(_config(), REPO_ROOT)[0] == "demo"
 
 
 def test_the_build_settings_hash_follows_the_build_settings():
@@ -42,9 +42,67 @@ def test_the_paper_run_records_hub_ids_at_revisions_and_a_converted_directory(tm
     assert ran["models.qwen3"] == f"Qwen/Qwen3-8B@{cfg['models']['qwen3']['revision']}"
     assert ran["verifier.base_model"] == ("local directory models/deberta-large-mnli; converted from "
                                           "microsoft/deberta-large-mnli@abc123")
-    assert run_kind(cfg)[0] == "paper"
+    assert run_kind(cfg, REPO_ROOT)[0] == "paper"
     rehearsal = _config("config/paper.yaml", "config/rehearsal.yaml")
-    assert run_kind(rehearsal)[0] == "rehearsal"
+    assert run_kind(rehearsal, REPO_ROOT)[0] == "rehearsal"
+
+
+def test_the_run_kind_follows_the_resolved_data_root_not_its_spelling(tmp_path):
+    """Any spelling of the demo's own data directory is the demo; the same files copied
+    elsewhere are not."""
+    cfg = _config()
+    for spelling in ("resources/demo", "./resources/demo", "resources/demo/", str(REPO_ROOT / "resources" / "demo"),
+                     "resources/../resources/demo"):
+        assert run_kind(dict(cfg, data_root=spelling), REPO_ROOT)[0] == "demo", spelling
+    (tmp_path / "demo").mkdir()
+    assert run_kind(dict(cfg, data_root=str(tmp_path / "demo")), REPO_ROOT)[0] == "rehearsal"
+
+
+def test_a_slot_reusing_a_local_build_names_the_build_and_what_it_stands_in_for():
+    """The rehearsal's judge runs the qwen3 stand-in's directory: its row says which build that
+    is and which Hub model it stands in for, and no model row gives a Hub id or revision for a
+    slot that ran a local directory."""
+    cfg = _config("config/paper.yaml", "config/rehearsal.yaml")
+    ran = dict((key, text) for _, key, text in what_ran_rows(cfg))
+    assert ran["models.llama3_70b"] == ("local directory results/models/qwen3 (the local build of models.qwen3; "
+                                        "stand-in for meta-llama/Meta-Llama-3-70B-Instruct)")
+    model = {key for section, key, _ in provenance_rows(cfg, REPO_ROOT) if section == "model"}
+    assert "models.qwen3.local_dir" in model and "models.llama3_70b.local_dir" in model
+    assert not [k for k in model if k.endswith((".hub_id", ".revision")) and k.startswith("models.")]
+    paper_model = {key for section, key, _ in provenance_rows(_config("config/paper.yaml"), REPO_ROOT)
+                   if section == "model"}
+    assert {"models.qwen3.hub_id", "models.qwen3.revision"} <= paper_model
+
+
+def test_a_local_directory_that_is_no_build_says_what_it_replaces():
+    cfg = _config("config/paper.yaml")
+    cfg["models"]["qwen3"]["local_dir"] = "/models/qwen3-8b"
+    text = dict((key, t) for _, key, t in what_ran_rows(cfg))["models.qwen3"]
+    assert text == f"local directory /models/qwen3-8b (in place of Qwen/Qwen3-8B@{cfg['models']['qwen3']['revision']})"
+
+
+def test_the_public_route_names_each_author_held_input_and_what_ran_instead():
+    """config/public.yaml: one substitute row per author-held input; the paper run and its
+    rehearsal read every author-held input (no row), and the demo, whose files are the
+    project's own, has none either."""
+    public = _config("config/paper.yaml", "config/rehearsal.yaml", "config/public.yaml")
+    rows = {key: value for section, key, value in provenance_rows(public, REPO_ROOT) if section == "substitute"}
+    assert list(rows) == [
+        "the Study 2 FEVEROUS candidate pool (data.feverous.claims.pool)",
+        "the reserved FEVEROUS claim ids (their families are left out of the Study 2 sample) "
+        "(data.feverous.reserved_ids)",
+        "the DCUF evidence submission (Study 1 evidence source 0) (evidence.providers.feverous.dcuf)",
+        "the UnifEE evidence submission (Study 1 evidence source 1) (evidence.providers.feverous.unifee)",
+        "human judgements of model responses (judge agreement) (data.wikicontradict.human_judgements)",
+    ]
+    values = list(rows.values())
+    assert values[0] == ("the Study 2 FEVEROUS sample is 24 claims drawn by hash sampling (salt "
+                         "evidence-ledger-paper-feverous) from the public dev split")
+    assert values[2] == ("source 0 is retrieval_bm25: the pipeline's own bm25 ordering, exported as a submission "
+                         "(evidence.providers.feverous.bm25)")
+    assert values[3].startswith("source 1 is retrieval_bge: the pipeline's own bge ordering")
+    for files in (("config/paper.yaml",), ("config/paper.yaml", "config/rehearsal.yaml"), ()):
+        assert not [r for r in provenance_rows(_config(*files), REPO_ROOT) if r[0] == "substitute"], files
 
 
 def _page(tmp_path, rows):
@@ -114,3 +172,17 @@ def test_report_files_replace_a_link_at_their_path_and_never_write_through_it(tm
     assert not out.is_symlink() and "<html" in out.read_text()
     assert paths["provenance"].read_text() == "section\tkey\tvalue\nrun\tkind\tdemo\n"
     assert not [p for p in tmp_path.rglob(".*.tmp*")]  # no temporaries left
+
+
+def test_a_public_paper_run_opens_with_its_route_and_lists_the_substitutes_after_the_headline(tmp_path):
+    """A paper run on public files: a banner saying so, the headline, then each author-held input
+    with what ran instead (the provenance table's substitute rows)."""
+    public = _config("config/paper.yaml", "config/public.yaml")
+    rows = [r for r in provenance_rows(public, REPO_ROOT) if r[0] in ("run", "substitute")]
+    parsed = _page(tmp_path, rows)
+    assert parsed.headings[:3] == ["The paper's design on public files", "At a glance",
+                                   "Public substitutes for author-held inputs"]
+    listed = next(p for p in parsed.paragraphs if p.startswith("Author-held inputs and the public substitutes"))
+    assert "the Study 2 FEVEROUS candidate pool (data.feverous.claims.pool) → the Study 2 FEVEROUS sample is " \
+           "2000 claims drawn by hash sampling" in listed
+    assert listed.count(" → ") == 5
