@@ -16,7 +16,7 @@ from evidence_ledger.benchmark_registry import benchmark_names, benchmarks
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
 from evidence_ledger import gpu_slots, job_env, rule_resources
 from evidence_ledger.config_layers import ConfigError, resolve_path
-from evidence_ledger.gpu_fit import SERVED_BACKENDS, model_backend, model_job_gpus
+from evidence_ledger.gpu_fit import SERVED_BACKENDS, config_device_memory_gb, model_backend, model_job_gpus
 from evidence_ledger.gpu_fit import tensor_parallel_size
 from evidence_ledger.preflight import workflow_preflight
 
@@ -190,6 +190,6 @@ def generation_backend_options(model=None):
 
 def model_gpus(model):
     """GPUs one generation job of ``model`` occupies: its vLLM tensor-parallel size (else 1);
-    the same count ``check_gpu_fit`` above compares with ``--resources gpu``, so no job asks for
+    the same count the preflight's GPU fit compares with ``--resources gpu``, so no job asks for
     more GPUs than the run grants (Snakemake would silently lower the request)."""
     return model_job_gpus(config, model)
