@@ -2,6 +2,7 @@
 
 Commands:
   score {fever,feverous,scifact,diffgr}   score official submission files (prints JSON)
+  account {fever,feverous,scifact}         account a system's source-0 / source-1 prediction files
   plan --configfile CONFIG                 count generation requests and estimate GPU time
   call RULE key=value ...                  run one rule's stage function outside Snakemake
   call --rule RULE wildcard=value ...      ... with what the workflow passes to that job
@@ -27,6 +28,7 @@ from .errors import ExpectedError
 
 COMMAND_MODULES = (
     "evidence_ledger.scoring.cli",
+    "evidence_ledger.account.cli",
     "evidence_ledger.generation.planner",
     "evidence_ledger.stage_call",
     "evidence_ledger.rehearsal_data",

@@ -31,7 +31,7 @@ from evidence_ledger.vocabulary import FEVEROUS_CELL_LIKE_TYPES as CELL_LIKE_TYP
 from evidence_ledger.vocabulary import split_feverous_element_id as split_element_id
 
 from .fever import ClaimScore, CorpusScore, FileScore, corpus_score, is_correct_label
-from .records import read_jsonl, require, submission_pairs
+from .records import ScoredLine, Submission, gold_claim_id, read_jsonl, require, submission_pairs
 
 NEI = FEVEROUS.nei_label
 LABELS = FEVEROUS.labels
@@ -177,6 +177,19 @@ def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVID
     ``src/feverous/evaluation/evaluate.py`` does with the baseline's output (first line
     ``{"header": ""}``, ids = line index).
     """
+    submission, lines = scored_lines(gold_path, predictions_path, max_evidence, max_evidence_cell, match=match,
+                                     self_contained_gold=self_contained_gold)
+    return FileScore.of(corpus_score(line.score for line in lines), submission)
+
+
+def scored_lines(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE,
+                 max_evidence_cell: int | None = MAX_EVIDENCE_CELL, *, match: str = "auto",
+                 self_contained_gold: bool = False) -> tuple[Submission, list[ScoredLine]]:
+    """Every line of a FEVEROUS predictions JSONL scored against the official dev/train JSONL
+    (header lines skipped), in gold order: how the lines were paired and one
+    ``records.ScoredLine`` per claim (truncation included). Labels outside FEVEROUS's set, a
+    malformed evidence item and a line without ``predicted_label`` are InputErrors naming the
+    file and line."""
     gold = None
     if gold_path is not None:
         gold = read_jsonl(gold_path)
@@ -184,14 +197,16 @@ def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVID
             gold = gold[1:]
     submission = submission_pairs(gold, gold_path, predictions_path, match=match, is_header=is_prediction_header,
                                   self_contained_gold=self_contained_gold)
-    scores = []
+    lines = []
     for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
         gold_label = _label(g_rec, "label", g_path, g_line)
         sets = parse_gold_sets(require(g_rec, "evidence", g_path, g_line), g_path, g_line)
         predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
         predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
-        scores.append(score_claim(gold_label, sets, predicted_label, predicted, max_evidence, max_evidence_cell))
-    return FileScore.of(corpus_score(scores), submission)
+        lines.append(ScoredLine(gold_claim_id(g_rec, g_line), g_line, p_line, gold_label, predicted_label,
+                                score_claim(gold_label, sets, predicted_label, predicted, max_evidence,
+                                            max_evidence_cell)))
+    return submission, lines
 
 
 def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequence[str], *,
@@ -206,5 +221,5 @@ def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequenc
 __all__ = [
     "CELL_LIKE_TYPES", "ClaimScore", "CorpusScore", "evidence_eligible", "evidence_macro_precision",
     "evidence_macro_recall", "feverous_score", "is_correct_label", "is_strictly_correct", "score_claim",
-    "score_files", "split_element_id", "truncate_evidence", "unit_evidence_eligible",
+    "score_files", "scored_lines", "split_element_id", "truncate_evidence", "unit_evidence_eligible",
 ]

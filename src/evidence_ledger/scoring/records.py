@@ -181,3 +181,23 @@ def submission_pairs(gold: list[tuple[int, dict]] | None, gold_path, predictions
                       f"'own_gold_ignored')", stacklevel=2)
     pairs = [((gold_path, g_line, g_rec), (p_line, p_rec)) for (g_line, g_rec), (p_line, p_rec) in matched]
     return Submission(mode, pairs, disagreements, own)
+
+
+@dataclass(frozen=True)
+class ScoredLine:
+    """One prediction line of a FEVER/FEVEROUS submission scored against its gold record:
+    ``claim_id`` (the gold record's id as text, else its line number), the gold and the
+    prediction file's line numbers, the gold label and the predicted label as written, and the
+    per-claim scores (``scoring.fever.ClaimScore``: ``label_correct``, ``evidence_eligible``, ...)."""
+
+    claim_id: str
+    gold_line: int
+    line: int
+    gold_label: str
+    predicted_label: str
+    score: object
+
+
+def gold_claim_id(record: dict, line: int) -> str:
+    """The claim id of a gold record as text (its line number when it has none: self-contained gold)."""
+    return str(record["id"]) if "id" in record else str(line)

@@ -1,0 +1,90 @@
+"""Summary-page sections of a system accounted from its prediction files (``account``).
+
+In:  the report TSVs of one accounted system (the Study 1 tables of ``evidence_ledger.account``:
+     ``estimates.tsv``, ``intervals.tsv`` and, for FEVER / FEVEROUS, ``answer_metrics.tsv``) read
+     by ``sources.read_source_table``, and the PNG of its decomposition figure.
+Out: :class:`~.summary.Section` objects built from the summary page's own cells and blocks: the
+     cells T00..T11, the components with their intervals, the decomposition figure, accuracy /
+     macro-F1 / eligibility (with the answer-metric intervals) and the Eq. 4 terms; and the
+     headline paragraph of the page the ``account`` command writes.
+
+Both the pipeline's summary page (one section per system under config ``external``) and the
+``account`` command's one-page summary call :func:`accounted_system_section`, so the two show
+the same numbers the same way. Every number is a cell of a source TSV (``sources.Value``).
+"""
+from __future__ import annotations
+
+from .sources import MISSING_TEXT, SourceTable, find_row
+from .summary import (EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, STUDY1_RATES, Figure, Paragraph, Section, Table,
+                      cell, interval_cell)
+
+
+def estimate_or_interval(estimates: SourceTable | None, *interval_tables: SourceTable | None,
+                         quantity: str) -> tuple:
+    """``estimate [lower, upper]`` of ``quantity`` (population ``all``) from the first interval
+    table with a row for it, else its replicate-averaged estimate, else ``–``."""
+    for table in interval_tables:
+        r = find_row(table, population="all", quantity=quantity) if table is not None else None
+        if r is not None:
+            return interval_cell(table, r, "estimate", "lower", "upper")
+    if estimates is None:
+        return (MISSING_TEXT,)
+    return cell(estimates, find_row(estimates, population="all", quantity=quantity, part="", replicate="-1"),
+                "value", "points")
+
+
+def interval_caption(family_size: int, alpha: float, resample_runs: bool = False, clusters: str = "claims") -> str:
+    """What the intervals of an accounted system are (settings of its bootstrap)."""
+    level = f"{100 * (1 - alpha):g}%"
+    adjusted = ("pointwise" if int(family_size) == 1 else
+                f"Bonferroni-adjusted over {int(family_size)} comparisons (each at {100 * (1 - alpha / family_size):g}%)")
+    runs = "runs drawn with replacement in every draw" if resample_runs else "runs averaged, not resampled"
+    return f"{level} percentile intervals, {adjusted}; paired bootstrap of {clusters}, {runs}"
+
+
+def accounted_system_section(key: str, title: str, estimates: SourceTable | None, intervals: SourceTable | None,
+                             metrics: SourceTable | None = None, decomposition_png: bytes | None = None, *,
+                             intro: str = "", caption: str = "") -> Section:
+    """One accounted system: cells and components with intervals, its decomposition figure,
+    accuracy / macro-F1 / eligibility and Eq. 4 (the last two only where the benchmark has
+    per-claim factorised indicators, FEVER / FEVEROUS). ``caption``: what the intervals are
+    (:func:`interval_caption`)."""
+    nav = title.split(":")[0]
+    if estimates is None:
+        return Section(key, title, nav=nav, absent="no estimates for this system")
+    rows = [((q,), (meaning,), estimate_or_interval(estimates, intervals, quantity=q))
+            for q, meaning in STUDY1_CELLS + STUDY1_COMPONENTS]
+    blocks = [Table(("Quantity", "Definition", "Estimate [interval]"), tuple(rows), (False, False, True),
+                    caption="Points (score × 100), each run's official score averaged over the runs; intervals: "
+                            + (caption or "percentile intervals of the paired claim bootstrap") + ".")]
+    if decomposition_png is not None:
+        blocks.append(Figure(decomposition_png, f"{title}: gain, E0 + A1, A0 + E1",
+                             "The gain split both ways: E0 + A1 (change the evidence first) and A0 + E1 (change the "
+                             "answers first); black: interval."))
+    if find_row(estimates, population="all", quantity="accuracy_0", part="", replicate="-1") is not None:
+        blocks.append(Table(("Quantity", "Definition", "Estimate [interval]"),
+                            tuple(((q,), (meaning,), estimate_or_interval(estimates, metrics, quantity=q))
+                                  for q, meaning in STUDY1_RATES), (False, False, True),
+                            caption="Accuracy and macro-F1 of each source's answers (over the gold label set), and "
+                                    "the claims whose cited evidence is eligible (points)."))
+        eq4 = tuple(((term,), (meaning,)) + tuple(estimate_or_interval(estimates, metrics,
+                                                                         quantity=f"eq4_{term}_{source}")
+                                                    for source in ("0", "1"))
+                    for term, meaning in EQ4_TERMS)
+        blocks.append(Table(("Term", "Meaning", "a = 0", "a = 1"), eq4, (False, False, True, True),
+                            caption="Eq. 4: the evidence gain E_a = c̄_a × ΔĒ + cov(c_a, ΔE) (points; intervals "
+                                    "of the product and covariance terms from the same claim draws)."))
+    return Section(key, title, nav=nav, intro=intro, blocks=tuple(blocks))
+
+
+def accounted_headline_section(title: str, intervals: SourceTable | None) -> Section:
+    """The page's headline: the gain and its split E0 + A1 with their intervals."""
+    fragments: tuple = ()
+    for quantity, label in (("gain", "Gain T11 − T00: "), ("E0", "; evidence part E0: "),
+                            ("A1", "; answer part A1: ")):
+        r = find_row(intervals, population="all", quantity=quantity)
+        if r is not None:
+            fragments += (label,) + interval_cell(intervals, r, "estimate", "lower", "upper")
+    if not fragments:
+        return Section("headline", title, absent="no intervals")
+    return Section("headline", title, blocks=(Paragraph(fragments + (" points.",)),))
