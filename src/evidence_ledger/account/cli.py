@@ -20,6 +20,7 @@ the file and line, exit 2, and nothing is written.
 from __future__ import annotations
 
 import argparse
+from decimal import Decimal
 from pathlib import Path
 
 from ..config_layers import DEFAULTS_FILE, read_layer, repo_root
@@ -54,11 +55,17 @@ def level(text: str) -> float:
     return value
 
 
+def alpha_of(level_value: float) -> float:
+    """``1 - level`` in decimal arithmetic (``--level 0.95`` gives exactly the alpha 0.05 that
+    config/defaults.yaml writes, so the same tail and the same interval bounds)."""
+    return float(Decimal(1) - Decimal(repr(level_value)))
+
+
 def draw_settings(args) -> DrawSettings:
     defaults = study1_draw_defaults()
     return DrawSettings(draws=args.draws if args.draws is not None else defaults["draws"],
                         seed=args.seed if args.seed is not None else defaults["seed"],
-                        alpha=1 - args.level if args.level is not None else defaults["alpha"],
+                        alpha=alpha_of(args.level) if args.level is not None else defaults["alpha"],
                         family_size=args.family_size if args.family_size is not None else defaults["family_size"],
                         batch_size=defaults["batch_size"], resample_runs=args.resample_runs)
 
@@ -105,7 +112,7 @@ def run_account(args) -> int:
         inputs.append(("families", args.families))
     record = {"benchmark": args.benchmark, "system": args.system, "source0": sources[0], "source1": sources[1],
               "runs_per_source": runs.n_runs, "draws": settings.draws, "seed": settings.seed,
-              "level": round(1 - settings.alpha, 12), "family_size": settings.family_size,
+              "level": float(Decimal(1) - Decimal(repr(settings.alpha))), "family_size": settings.family_size,
               "batch_size": settings.batch_size, "resample_runs": settings.resample_runs,
               "clusters": clusters, **{f"scoring.{k}": v for k, v in options.of(args.benchmark).items()}}
     written = write_account_dir(accounted, out, title=title, intro=intro, caption=caption, inputs=inputs,

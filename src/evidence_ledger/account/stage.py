@@ -33,7 +33,7 @@ def account_system(*, gold, source0: Sequence[str], source1: Sequence[str], fami
     settings = DrawSettings(draws=draws, seed=seed, alpha=alpha, family_size=family_size, batch_size=batch_size,
                             resample_runs=resample_runs)
     accounted = account_runs(runs, system=system, sources=tuple(sources), settings=settings, families=family_frame,
-                             families_path=str(families))
+                             families_path=str(families), log=log)
     write_tables(accounted, outputs)
     log.info("%s on %s: %d claims, %d runs per source, %d draws", system, benchmark, len(runs.units), runs.n_runs,
              draws)

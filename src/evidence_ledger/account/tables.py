@@ -29,7 +29,7 @@ import pandas as pd
 from .. import tables
 from ..accounting.accuracy import study1_metric_rows
 from ..accounting.estimates import sort_estimates, study1_cell_rows, study1_rows
-from ..accounting.intervals import interval_table, panel_intervals
+from ..accounting.intervals import draw_progress_logger, interval_table, panel_intervals
 from ..accounting.panel import (ClaimIndicators, CountPanel, aggregate_to_families, check_unique_keys,
                                 panel_to_frame, sort_claims)
 from ..accounting.reference import attach_reference
@@ -138,8 +138,9 @@ def answer_frame(runs: Runs, *, system: str, sources: tuple[str, str]) -> pd.Dat
 
 
 def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings: DrawSettings,
-                 families: pd.DataFrame | None = None, families_path: str = "families") -> Accounted:
-    """Every Study 1 quantity of the runs with its interval (see the module doc)."""
+                 families: pd.DataFrame | None = None, families_path: str = "families", log=None) -> Accounted:
+    """Every Study 1 quantity of the runs with its interval (see the module doc); ``log``: a
+    logger for the draws' progress (a tqdm bar on stderr and a line at every 10%)."""
     if len(sources) != 2 or sources[0] == sources[1]:
         raise ValueError(f"two different source names are needed, got {list(sources)}")
     panel = claim_panel(runs, system=system, sources=sources)
@@ -164,7 +165,8 @@ def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings:
             {f: i for i, f in enumerate(fam_ids)}).to_numpy(dtype=np.int64)
     interval_rows = panel_intervals(boot_panel, "study1", replicates=reps, resample_seeds=settings.resample_runs,
                                     n_draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
-                                    tail=settings.tail)
+                                    tail=settings.tail,
+                                    progress=draw_progress_logger(log, f"{system}/components", settings.draws))
     intervals = interval_table(interval_rows, study="study1", family="study1", population_of="all",
                                family_size=settings.family_size, reference=None)
 

@@ -113,7 +113,8 @@ QUANTITY_ROWS = (
     ("eligibility_0", "claims whose source-0 evidence is eligible"),
     ("eligibility_1", "claims whose source-1 evidence is eligible"),
     ("eligibility_diff", "eligibility, source 1 - source 0"),
-    ("eq4_covariance_0", "Eq. 4 cov(c_0, dE): the part of E0 from answers right where evidence improved"),
+    ("eq4_covariance_0", "Eq. 4 covariance term of E0: cov(c_0, dE)"),
+    ("eq4_covariance_1", "Eq. 4 covariance term of E1: cov(c_1, dE)"),
 )
 
 

@@ -295,3 +295,44 @@ def test_scoring_options_apply_as_in_the_score_command(tmp_path):
     assert narrow.eligible.sum() < wide.eligible.sum()
     assert narrow.num[:, 0, 0, 0].sum() / len(narrow.units) == pytest.approx(
         fever.score_files(gold, files["s0"][0], 1).strict_score, abs=1e-15)
+
+
+def readme_account_section() -> str:
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    return text[text.index("## Account your own system"):text.index("## Extending")]
+
+
+def test_the_readme_example_prints_what_the_readme_shows(tmp_path, capsys):
+    section = readme_account_section()
+    command = section[section.index("```bash\n") + 8:section.index("```\nprints")]
+    argv = command.replace("\\\n", " ").split()
+    assert argv[:3] == ["python", "-m", "evidence_ledger"]
+    argv = argv[3:]
+    argv[argv.index("--out") + 1] = str(tmp_path / "example")
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    shown = section[section.index("```text\n") + 8:section.index("```\nRead:")].splitlines()
+    assert printed[:-1] == shown[:-1]
+    assert shown[-1].startswith("wrote results/account-example/: ") and printed[-1].endswith(shown[-1].split(": ")[1])
+
+
+def test_the_pipeline_summary_page_shows_an_accounted_system_with_the_command_s_section(example_out, tmp_path):
+    from evidence_ledger.report.stage import summary_page
+    from support.summary_tables import write_summary_inputs
+
+    paths = write_summary_inputs(tmp_path)
+    page = tmp_path / "summary.html"
+    summary_page(provenance=paths["provenance"], accounted_estimates=[example_out / "estimates.tsv"],
+                 accounted_intervals=[example_out / "intervals.tsv"],
+                 accounted_metrics=[example_out / "answer_metrics.tsv"],
+                 accounted_titles=["example on feverous: baseline → improved"], html_out=page,
+                 decomposition_out=tmp_path / "d.png")
+    parsed = parse(page)
+    assert "example on feverous: baseline → improved" in parsed.headings
+    count, sources = check_values_against_sources(parsed)
+    assert {str(example_out / "intervals.tsv"), str(example_out / "answer_metrics.tsv")} <= sources
+    command_page = parse(example_out / "summary.html")
+    for table in ("estimates.tsv", "intervals.tsv", "answer_metrics.tsv"):
+        cells = [{(v["data-line"], v["data-col"], v["shown"]) for v in p.values if v["data-src"].endswith(table)}
+                 for p in (parsed, command_page)]
+        assert cells[0] == cells[1], table  # the same cells shown the same way (the command's headline repeats some)
