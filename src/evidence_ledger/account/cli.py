@@ -27,7 +27,7 @@ from ..config_layers import DEFAULTS_FILE, read_layer, repo_root
 from ..errors import ExpectedError
 from ..report.accounted import interval_caption
 from ..scoring import fever, feverous, scifact
-from ..scoring.cli import MATCH_CHOICES, count_at_least
+from ..scoring.cli import MATCH_CHOICES, add_scorer_options, count_at_least
 from .runs import ScoringOptions, read_runs
 from .tables import DrawSettings, account_runs, read_families
 from .write import PAGE_FILES, terminal_table, write_account_dir
@@ -162,25 +162,10 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Recombine each run's answers with the other source's evidence through the official scoring "
                     "semantics and report every Study 1 quantity with its paired-bootstrap interval.")
     sub = account.add_subparsers(dest="benchmark", required=True)
-    p = sub.add_parser("fever", help="FEVER predictions {id, predicted_label, predicted_evidence: [[page, line]]}")
-    add_common(p, "fever")
-    p.add_argument("--max-evidence", type=count_at_least(0), default=fever.MAX_EVIDENCE,
-                   help="predicted evidence items scored, >= 0 (default %(default)s)")
-    p.add_argument("--match", choices=sorted(MATCH_CHOICES), default="auto",
-                   help="pair predictions with gold claims by id (auto) or by line position")
-    p = sub.add_parser("feverous", help="FEVEROUS predictions {id, predicted_label, predicted_evidence: [ids]}")
-    add_common(p, "feverous")
-    p.add_argument("--max-evidence", type=count_at_least(0), default=feverous.MAX_EVIDENCE,
-                   help="non-cell items scored, >= 0 (default %(default)s)")
-    p.add_argument("--max-evidence-cell", type=count_at_least(0), default=feverous.MAX_EVIDENCE_CELL,
-                   help="cell / item / table_caption / header_cell items scored, >= 0 (default %(default)s)")
-    p.add_argument("--match", choices=sorted(MATCH_CHOICES), default="auto",
-                   help="pair predictions with gold claims by id (auto) or by line position")
-    p = sub.add_parser("scifact", help="SciFact predictions {id, evidence: {doc_id: {sentences, label}}}")
-    add_common(p, "scifact")
-    p.add_argument("--max-sentences", type=count_at_least(1), default=scifact.MAX_ABSTRACT_SENTS,
-                   help="rationale sentences per abstract, >= 1 (default %(default)s)")
-    p.add_argument("--sentence-cap", choices=scifact.SENTENCE_CAPS, default="fixed",
-                   help="fixed: the first --max-sentences; leaderboard: max(--max-sentences, shortest gold "
-                        "rationale) per abstract")
+    for benchmark, formats in (("fever", "{id, predicted_label, predicted_evidence: [[page, line]]}"),
+                               ("feverous", "{id, predicted_label, predicted_evidence: [ids]}"),
+                               ("scifact", "{id, evidence: {doc_id: {sentences, label}}}")):
+        p = sub.add_parser(benchmark, help=f"{BENCHMARK_TITLES[benchmark]} predictions {formats}")
+        add_common(p, benchmark)
+        add_scorer_options(p, benchmark)
     return account
