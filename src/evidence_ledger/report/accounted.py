@@ -4,9 +4,10 @@ In:  the report TSVs of one accounted system (the Study 1 tables of ``evidence_l
      ``estimates.tsv``, ``intervals.tsv`` and, for FEVER / FEVEROUS, ``answer_metrics.tsv``) read
      by ``sources.read_source_table``, and the PNG of its decomposition figure.
 Out: :class:`~.summary.Section` objects built from the summary page's own cells and blocks: the
-     cells T00..T11, the components with their intervals, the decomposition figure, accuracy /
-     macro-F1 / eligibility (with the answer-metric intervals) and the Eq. 4 terms; and the
-     headline paragraph of the page the ``account`` command writes.
+     cells T00..T11 and the components with their intervals, the decomposition figure, the
+     per-gold-class contributions, accuracy / macro-F1 / eligibility and the Eq. 4 terms (with
+     the answer-metric intervals); and the headline paragraph of the page the ``account``
+     command writes.
 
 Both the pipeline's summary page (one section per system under config ``external``) and the
 ``account`` command's one-page summary call :func:`accounted_system_section`, so the two show
@@ -42,6 +43,24 @@ def interval_caption(family_size: int, alpha: float, resample_runs: bool = False
     return f"{level} percentile intervals, {adjusted}; paired bootstrap of {clusters}, {runs}"
 
 
+#: the quantity whose interval an Eq. 4 term has (``{a}`` = the answer source): the direct form
+#: and the sum are E_a itself, the mean correctness is the accuracy of those answers
+EQ4_INTERVAL_OF = {"direct": "E{a}", "sum": "E{a}", "accuracy": "accuracy_{a}", "eligibility_diff": "eligibility_diff",
+                   "product": "eq4_product_{a}", "covariance": "eq4_covariance_{a}"}
+
+
+def eq4_cell(estimates: SourceTable, intervals: SourceTable | None, metrics: SourceTable | None, term: str,
+             source: str) -> tuple:
+    """An Eq. 4 term of answer source ``source`` with the interval of the quantity it equals
+    (:data:`EQ4_INTERVAL_OF`), else its estimate."""
+    quantity = EQ4_INTERVAL_OF[term].format(a=source)
+    for table in (intervals, metrics):
+        r = find_row(table, population="all", quantity=quantity) if table is not None else None
+        if r is not None:
+            return interval_cell(table, r, "estimate", "lower", "upper")
+    return estimate_or_interval(estimates, quantity=f"eq4_{term}_{source}")
+
+
 def accounted_system_section(key: str, title: str, estimates: SourceTable | None, intervals: SourceTable | None,
                              metrics: SourceTable | None = None, decomposition_png: bytes | None = None, *,
                              intro: str = "", caption: str = "") -> Section:
@@ -61,19 +80,28 @@ def accounted_system_section(key: str, title: str, estimates: SourceTable | None
         blocks.append(Figure(decomposition_png, f"{title}: gain, E0 + A1, A0 + E1",
                              "The gain split both ways: E0 + A1 (change the evidence first) and A0 + E1 (change the "
                              "answers first); black: interval."))
+    classes = [row["part"] for row in estimates.rows if row["quantity"] == "gain" and row["part"]
+               and row["replicate"] == "-1"]
+    if classes:
+        parts = ("gain", "E0", "A1", "A0", "E1")
+        blocks.append(Table(("Gold class",) + parts, tuple(
+            ((label,),) + tuple(cell(estimates, find_row(estimates, population="all", quantity=q, part=label,
+                                                         replicate="-1"), "value", "points") for q in parts)
+            for label in classes), (False,) + (True,) * len(parts),
+            caption="Contributions of each gold class (points on the full denominator: the classes add up to the "
+                    "column's quantity)."))
     if find_row(estimates, population="all", quantity="accuracy_0", part="", replicate="-1") is not None:
         blocks.append(Table(("Quantity", "Definition", "Estimate [interval]"),
                             tuple(((q,), (meaning,), estimate_or_interval(estimates, metrics, quantity=q))
                                   for q, meaning in STUDY1_RATES), (False, False, True),
                             caption="Accuracy and macro-F1 of each source's answers (over the gold label set), and "
                                     "the claims whose cited evidence is eligible (points)."))
-        eq4 = tuple(((term,), (meaning,)) + tuple(estimate_or_interval(estimates, metrics,
-                                                                         quantity=f"eq4_{term}_{source}")
+        eq4 = tuple(((term,), (meaning,)) + tuple(eq4_cell(estimates, intervals, metrics, term, source)
                                                     for source in ("0", "1"))
                     for term, meaning in EQ4_TERMS)
         blocks.append(Table(("Term", "Meaning", "a = 0", "a = 1"), eq4, (False, False, True, True),
-                            caption="Eq. 4: the evidence gain E_a = c̄_a × ΔĒ + cov(c_a, ΔE) (points; intervals "
-                                    "of the product and covariance terms from the same claim draws)."))
+                            caption="Eq. 4: the evidence gain E_a = c̄_a × ΔĒ + cov(c_a, ΔE) (points; every "
+                                    "interval from the same claim draws)."))
     return Section(key, title, nav=nav, intro=intro, blocks=tuple(blocks))
 
 

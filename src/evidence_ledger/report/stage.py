@@ -199,7 +199,9 @@ def accounted_summary_page(*, title: str, estimates, intervals, metrics=None, pr
     if provenance:
         sections.append(whole_table_section("inputs", "Inputs and settings", beside_page(provenance)))
     Path(html_out).parent.mkdir(parents=True, exist_ok=True)
-    Path(html_out).write_text(render_page(sections, title=f"Evidence Ledger: {title}"), encoding="utf-8")
+    lede = ("Every number is read from a table beside this page (hover over it for the file, line and column); "
+            "ledger.json holds the same numbers with the sha256 of every input file.")
+    Path(html_out).write_text(render_page(sections, title=f"Evidence Ledger: {title}", lede=lede), encoding="utf-8")
     log.info("accounted summary page -> %s", html_out)
 
 

@@ -336,3 +336,33 @@ def test_the_pipeline_summary_page_shows_an_accounted_system_with_the_command_s_
         cells = [{(v["data-line"], v["data-col"], v["shown"]) for v in p.values if v["data-src"].endswith(table)}
                  for p in (parsed, command_page)]
         assert cells[0] == cells[1], table  # the same cells shown the same way (the command's headline repeats some)
+
+
+def test_files_without_ids_are_paired_by_line_and_counted(tmp_path):
+    gold, files = fever_world(tmp_path, runs=1)
+    bare = {}
+    for source, paths in files.items():
+        lines = [{k: v for k, v in json.loads(x).items() if k != "id"} for x in paths[0].read_text().splitlines()]
+        bare[source] = [write_jsonl(tmp_path / f"bare_{source}.jsonl", lines)]
+    by_line = account_runs(read_runs("fever", gold, bare["s0"], bare["s1"]), system="s", sources=("a", "b"),
+                           settings=SETTINGS)
+    by_id = account_runs(read_runs("fever", gold, files["s0"][:1], files["s1"][:1]), system="s", sources=("a", "b"),
+                         settings=SETTINGS)
+    np.testing.assert_array_equal(by_line.estimates["value"], by_id.estimates["value"])
+    coverage = by_line.coverage.set_index("item")["count"]
+    assert coverage["files_matched_by_position"] == 2 and coverage["runs_per_source"] == 1
+
+
+def test_scifact_through_the_command(tmp_path, capsys):
+    gold, files = scifact_world(tmp_path)
+    out = tmp_path / "out"
+    argv = ["account", "scifact", "--gold", str(gold), "--source0", *map(str, files["s0"]), "--source1",
+            *map(str, files["s1"]), "--draws", "200", "--sentence-cap", "leaderboard", "--out", str(out)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "system on SciFact: source0 → source1; 30 claims, 2 run(s) per source" in printed
+    assert "accuracy_diff" not in printed  # no per-claim answers: the cells and components only
+    assert (out / "answer_metrics.tsv").read_text().count("\n") == 1
+    ledger = json.loads((out / "ledger.json").read_text())
+    validate_ledger(ledger)
+    assert ledger["settings"]["scoring.sentence_cap"] == "leaderboard"
