@@ -26,7 +26,7 @@ import pandas as pd
 from .. import tables
 from ..report.ledger import LedgerSource, build_ledger, file_sha256, write_ledger
 from ..report.provenance import package_versions, write_provenance_tsv
-from ..report.stage import accounted_summary_page
+from ..report.accounted import accounted_summary_page
 from ..report_tsv import write_report_tsv
 from ..tables.accounting import CLUSTER_COUNTS, COVERAGE, ESTIMATES, INTERVALS
 from .tables import Accounted

@@ -13,10 +13,7 @@ Each takes paths and plain values (keyword-only).
 """
 from __future__ import annotations
 
-import io
 import logging
-import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -28,7 +25,7 @@ from ..tables.accounting import PATTERN_TRACES
 from ..tables.evidence import EVIDENCE
 from ..tables.ingest import CLAIMS
 from ..tables.ingest_readers import read_units
-from .accounted import accounted_headline_section, accounted_system_section
+from .accounted import accounted_sections
 from .decomposition import decomposition_figure
 from .ledger import LedgerSource, build_ledger, read_provenance_rows, write_ledger
 from .provenance import provenance_rows, write_provenance_tsv
@@ -155,54 +152,6 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
     Path(html_out).write_text(render_page(sections), encoding="utf-8")
     log.info("summary page: %d sections (%d absent) -> %s", len(sections), sum(bool(s.absent) for s in sections),
              html_out)
-
-
-def decomposition_png(estimates, intervals, title: str) -> bytes:
-    """The decomposition figure of one set of Study 1 tables as PNG bytes."""
-    buffer = io.BytesIO()
-    decomposition_figure(study1_bars(estimates, intervals), buffer, title=title)
-    return buffer.getvalue()
-
-
-def accounted_sections(estimates: Sequence, intervals: Sequence, metrics: Sequence, titles: Sequence[str]) -> list:
-    """One summary-page section per accounted system (aligned lists of its report TSVs and titles)."""
-    if not len(estimates) == len(intervals) == len(metrics) == len(titles):
-        raise ValueError(f"accounted systems: {len(estimates)} estimates, {len(intervals)} intervals, "
-                         f"{len(metrics)} metrics tables but {len(titles)} titles")
-    sections = []
-    for i, (est, iv, met, title) in enumerate(zip(estimates, intervals, metrics, titles), start=1):
-        est, iv, met = read_source_table(est), read_source_table(iv), read_source_table(met)
-        sections.append(accounted_system_section(f"accounted{i}", title, est, iv, met,
-                                                 decomposition_png(est, iv, f"{title}: gain = E0 + A1 = A0 + E1")))
-    return sections
-
-
-def accounted_summary_page(*, title: str, estimates, intervals, metrics=None, provenance=None, intro: str = "",
-                           caption: str = "", html_out, decomposition_out) -> None:
-    """The one-page summary of one accounted system (the ``account`` command's): headline
-    (gain, E0, A1 with intervals), the system's section (:func:`accounted_system_section`,
-    the pipeline page's own for systems under ``external``), and the inputs and settings
-    (``provenance``, a ``section, key, value`` TSV) shown whole; the decomposition figure is
-    also written to ``decomposition_out``. Values name their tables relative to the page's
-    directory (the page travels with its tables)."""
-    page_dir = Path(html_out).parent
-
-    def beside_page(path):
-        return None if not path else replace(read_source_table(path), path=os.path.relpath(path, page_dir))
-
-    est, iv, met = beside_page(estimates), beside_page(intervals), beside_page(metrics)
-    Path(decomposition_out).parent.mkdir(parents=True, exist_ok=True)
-    decomposition_figure(study1_bars(est, iv), decomposition_out, title=f"{title}: gain = E0 + A1 = A0 + E1")
-    png = Path(decomposition_out).read_bytes()
-    sections = [accounted_headline_section("At a glance", iv),
-                accounted_system_section("system", title, est, iv, met, png, intro=intro, caption=caption)]
-    if provenance:
-        sections.append(whole_table_section("inputs", "Inputs and settings", beside_page(provenance)))
-    Path(html_out).parent.mkdir(parents=True, exist_ok=True)
-    lede = ("Every number is read from a table beside this page (hover over it for the file, line and column); "
-            "ledger.json holds the same numbers with the sha256 of every input file.")
-    Path(html_out).write_text(render_page(sections, title=f"Evidence Ledger: {title}", lede=lede), encoding="utf-8")
-    log.info("accounted summary page -> %s", html_out)
 
 
 def ledger(*, sources: Mapping[str, Mapping], provenance, settings: Mapping, ledger_out) -> None:
