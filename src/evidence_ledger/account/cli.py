@@ -2,7 +2,7 @@
 
   account BENCHMARK --gold GOLD --source0 RUN [RUN ...] --source1 RUN [RUN ...] --out DIR
           [--names NAME0 NAME1] [--system NAME] [--draws N] [--seed N] [--level L] [--family-size M]
-          [--families FILE] [--resample-runs]
+          [--families FILE] [--resample-runs] [--jobs N]
           + the benchmark's scorer options (as ``score``): FEVER --max-evidence, --match;
           FEVEROUS also --max-evidence-cell; SciFact --max-sentences, --sentence-cap
 
@@ -20,6 +20,7 @@ the file and line, exit 2, and nothing is written.
 from __future__ import annotations
 
 import argparse
+import os
 from decimal import Decimal
 from pathlib import Path
 
@@ -93,7 +94,7 @@ def run_account(args) -> int:
     check_out_dir(out)
     settings = draw_settings(args)
     options = scoring_options(args)
-    runs = read_runs(args.benchmark, args.gold, args.source0, args.source1, options)
+    runs = read_runs(args.benchmark, args.gold, args.source0, args.source1, options, jobs=args.jobs)
     families = read_families(args.families, runs.benchmark, runs.units) if args.families else None
     sources = tuple(args.names)
     if sources[0] == sources[1]:
@@ -152,6 +153,8 @@ def add_common(parser: argparse.ArgumentParser, benchmark: str) -> None:
     parser.add_argument("--resample-runs", action="store_true",
                         help="draw the runs with replacement in every draw (sampled seeds, as Study 2 does); "
                              "default: runs are averaged as they are (checkpoints, as Study 1 does)")
+    parser.add_argument("--jobs", type=count_at_least(1), default=min(2, len(os.sched_getaffinity(0))),
+                        help="processes that read and score the files (default: 2, or 1 on one CPU)")
     parser.set_defaults(func=run_account, benchmark=benchmark)
 
 

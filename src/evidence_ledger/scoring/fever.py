@@ -264,19 +264,31 @@ class FileScore(CorpusScore):
                    own_gold_ignored=submission.own_gold_ignored)
 
 
+def read_gold(gold_path) -> list[tuple[int, dict]]:
+    """The records of a FEVER gold JSONL."""
+    return read_jsonl(gold_path)
+
+
 def scored_lines(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE, *, match: str = "auto",
-                 self_contained_gold: bool = False) -> tuple[Submission, list[ScoredLine]]:
+                 self_contained_gold: bool = False, gold: list | None = None,
+                 parsed_gold: dict | None = None) -> tuple[Submission, list[ScoredLine]]:
     """Every line of an official FEVER predictions JSONL scored against a gold JSONL, in gold
     order: how the lines were paired (``records.submission_pairs``) and one
     ``records.ScoredLine`` per claim. Labels outside FEVER's set, a malformed evidence item and
-    a line without ``predicted_label`` are InputErrors naming the file and line."""
-    gold = read_jsonl(gold_path) if gold_path is not None else None
+    a line without ``predicted_label`` are InputErrors naming the file and line. Scoring
+    several files against one gold file: ``gold`` its records (:func:`read_gold`) and
+    ``parsed_gold`` a dict kept across the calls, so the gold file is read and parsed once."""
+    if gold is None and gold_path is not None:
+        gold = read_gold(gold_path)
     submission = submission_pairs(gold, gold_path, predictions_path, match=match,
                                   self_contained_gold=self_contained_gold)
+    parsed = {} if parsed_gold is None else parsed_gold
     lines = []
     for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
-        gold_label = _label(g_rec, "label", g_path, g_line)
-        groups = parse_gold_evidence(require(g_rec, "evidence", g_path, g_line), g_path, g_line)
+        if (g_path, g_line) not in parsed:
+            parsed[g_path, g_line] = (_label(g_rec, "label", g_path, g_line),
+                                      parse_gold_evidence(require(g_rec, "evidence", g_path, g_line), g_path, g_line))
+        gold_label, groups = parsed[g_path, g_line]
         predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
         predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
         lines.append(ScoredLine(gold_claim_id(g_rec, g_line), g_line, p_line, gold_label, predicted_label,

@@ -66,7 +66,7 @@ def truncate_evidence(predicted: Sequence[Element], max_evidence: int | None = M
 
 def evidence_eligible(gold_sets: Sequence[Sequence[Element]], kept: Sequence[Element]) -> bool:
     """Some gold set entirely inside the kept predictions (no NEI exemption)."""
-    kept = [tuple(e) for e in kept]
+    kept = {tuple(e) for e in kept}
     return any(all(tuple(e) in kept for e in gold_set) for gold_set in gold_sets)
 
 
@@ -182,25 +182,34 @@ def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVID
     return FileScore.of(corpus_score(line.score for line in lines), submission)
 
 
+def read_gold(gold_path) -> list[tuple[int, dict]]:
+    """The records of an official dev/train JSONL, its empty header record skipped."""
+    gold = read_jsonl(gold_path)
+    return gold[1:] if gold and is_header_record(gold[0][1]) else gold
+
+
 def scored_lines(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE,
                  max_evidence_cell: int | None = MAX_EVIDENCE_CELL, *, match: str = "auto",
-                 self_contained_gold: bool = False) -> tuple[Submission, list[ScoredLine]]:
+                 self_contained_gold: bool = False, gold: list | None = None,
+                 parsed_gold: dict | None = None) -> tuple[Submission, list[ScoredLine]]:
     """Every line of a FEVEROUS predictions JSONL scored against the official dev/train JSONL
     (header lines skipped), in gold order: how the lines were paired and one
     ``records.ScoredLine`` per claim (truncation included). Labels outside FEVEROUS's set, a
     malformed evidence item and a line without ``predicted_label`` are InputErrors naming the
-    file and line."""
-    gold = None
-    if gold_path is not None:
-        gold = read_jsonl(gold_path)
-        if gold and is_header_record(gold[0][1]):
-            gold = gold[1:]
+    file and line. Scoring several files against one gold file: ``gold`` its records
+    (:func:`read_gold`) and ``parsed_gold`` a dict kept across the calls, so the gold file is
+    read and parsed once."""
+    if gold is None and gold_path is not None:
+        gold = read_gold(gold_path)
     submission = submission_pairs(gold, gold_path, predictions_path, match=match, is_header=is_prediction_header,
                                   self_contained_gold=self_contained_gold)
+    parsed = {} if parsed_gold is None else parsed_gold
     lines = []
     for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
-        gold_label = _label(g_rec, "label", g_path, g_line)
-        sets = parse_gold_sets(require(g_rec, "evidence", g_path, g_line), g_path, g_line)
+        if (g_path, g_line) not in parsed:
+            parsed[g_path, g_line] = (_label(g_rec, "label", g_path, g_line),
+                                      parse_gold_sets(require(g_rec, "evidence", g_path, g_line), g_path, g_line))
+        gold_label, sets = parsed[g_path, g_line]
         predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
         predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
         lines.append(ScoredLine(gold_claim_id(g_rec, g_line), g_line, p_line, gold_label, predicted_label,

@@ -366,3 +366,12 @@ def test_scifact_through_the_command(tmp_path, capsys):
     ledger = json.loads((out / "ledger.json").read_text())
     validate_ledger(ledger)
     assert ledger["settings"]["scoring.sentence_cap"] == "leaderboard"
+
+
+def test_files_scored_in_two_processes_give_the_same_runs(tmp_path):
+    gold, files = fever_world(tmp_path, runs=2)
+    one = read_runs("fever", gold, files["s0"], files["s1"], jobs=1)
+    two = read_runs("fever", gold, files["s0"], files["s1"], jobs=2)
+    assert one.units == two.units
+    for name in ("num", "den", "correct", "eligible", "predicted", "gold"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
