@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .account.runs import BENCHMARKS as ACCOUNTED_BENCHMARKS
 from .accounting.estimands import family_size
 from .vocabulary import STUDY2_FAMILIES
 
@@ -206,10 +207,6 @@ def converted_verifier_errors(config: Mapping, repo_root=None) -> list[str]:
     return [f"verifier.base_model.local_dir = {local!r}: {path} does not exist; convert the pickle-only base "
             f"model once: python -m evidence_ledger convert-weights {base.get('hub_id')} --revision "
             f"{base.get('revision')} --out {path} (README, 'Reproducing the paper', step 2)"]
-
-
-#: benchmarks whose official prediction files ``account`` reads (``account.runs.BENCHMARKS``)
-ACCOUNTED_BENCHMARKS = ("fever", "feverous", "scifact")
 
 
 def external_errors(config: Mapping) -> list[str]:

@@ -36,8 +36,8 @@ from ..accounting.panel import sort_claims
 from ..errors import ExpectedError, InputError
 from ..scoring import fever, feverous, scifact
 
+#: the benchmarks whose official prediction files are read (the ``score`` command's)
 BENCHMARKS = ("fever", "feverous", "scifact")
-METRIC = {"fever": "strict", "feverous": "strict", "scifact": "f1"}
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ def ledger_sources(paths: Mapping[str, str], rule: str, inputs: Sequence[str]) -
             "answer_metrics": LedgerSource(paths["metrics_tsv"], "intervals", "study1", rule, tuple(inputs))}
 
 
-def provenance_rows(inputs: Sequence[tuple[str, str]], settings: Mapping) -> list[tuple[str, str, str]]:
+def account_provenance_rows(inputs: Sequence[tuple[str, str]], settings: Mapping) -> list[tuple[str, str, str]]:
     """Rows ``(section, key, value)`` of an account run: run kind and Python, each input file
     (role -> path and sha256), each setting, the package versions."""
     rows = [("run", "kind", "account"), ("run", "python", platform.python_version())]
@@ -90,7 +90,7 @@ def write_account_dir(accounted: Accounted, out: Path, *, title: str, intro: str
     names = {**TABLE_FILES, **PAGE_FILES}
     paths = {key: str(out / name) for key, name in names.items()}
     write_tables(accounted, paths)
-    provenance = provenance_rows(inputs, settings)
+    provenance = account_provenance_rows(inputs, settings)
     write_provenance_tsv(provenance, paths["provenance"])
     accounted_summary_page(title=title, intro=intro, caption=caption, estimates=paths["estimates_tsv"],
                            intervals=paths["intervals_tsv"], metrics=paths["metrics_tsv"],
