@@ -132,11 +132,25 @@ def phases(gold: Path, files: dict, draws: int, families: Path | None, resample_
     return timing
 
 
+def cpu_pressure() -> float | None:
+    """The share of the last 60 s in which some runnable task waited for a CPU (Linux PSI,
+    ``/proc/pressure/cpu`` ``some avg60``, percent); None where the kernel has no PSI. Near 0 on an
+    idle machine: above that, other work shared the cores and wall times are longer than the
+    command's own."""
+    try:
+        text = Path("/proc/pressure/cpu").read_text()
+    except OSError:
+        return None
+    return float(text.split("avg60=")[1].split()[0])
+
+
 def markdown(result: dict) -> str:
     lines = ["# `account` benchmark", "",
              f"Machine: {result['machine']['cpus']} CPUs, Python {result['machine']['python']}, "
              f"{result['machine']['platform']}; OMP_NUM_THREADS={result['machine']['omp_num_threads']}; load "
-             f"average {result['load_average_before']:.2f} before, {result['load_average_after']:.2f} after.", "",
+             f"average {result['load_average_before']:.2f} before, {result['load_average_after']:.2f} after; CPU "
+             f"pressure (PSI some avg60) {result.get('cpu_pressure_before')}% before, "
+             f"{result.get('cpu_pressure_after')}% after (0 on an idle machine).", "",
              "| case | claims | runs / source | clusters | draws | wall s | CPU s | peak RSS MiB | target |",
              "|---|---|---|---|---|---|---|---|---|"]
     for name, case in result["cases"].items():
@@ -165,7 +179,7 @@ def main(argv=None) -> dict:
             case.update(claims=200, draws=500)
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                           "omp_num_threads": os.environ.get("OMP_NUM_THREADS")},
-              "load_average_before": os.getloadavg()[0], "cases": {}}
+              "load_average_before": os.getloadavg()[0], "cpu_pressure_before": cpu_pressure(), "cases": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for name, case in cases.items():
             root = Path(tmp) / name
@@ -179,6 +193,7 @@ def main(argv=None) -> dict:
             result["cases"][name] = dict(case, end_to_end=e2e, phases=timing, met=met)
             print(name, json.dumps(result["cases"][name]), flush=True)
     result["load_average_after"] = os.getloadavg()[0]
+    result["cpu_pressure_after"] = cpu_pressure()
     if not args.quick:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
         Path(args.out).with_suffix(".md").write_text(markdown(result))
