@@ -30,5 +30,6 @@ def test_markdown_names_each_case_and_whether_its_target_was_met():
               "load_average_before": 0.1, "load_average_after": 1.9,
               "cases": {"study1_size": case, "study2_protocol": dict(case, met=False, claims=1000, runs=6)}}
     table = bench.markdown(result)
-    assert "| study1_size | 7,890 | 4 | 7,890 | 10,000 | 6.1 | 6.0 | 300.0 | wall_s <= 10, peak_rss_mib <= 1024 (met) |" in table
+    assert ("| study1_size | 7,890 | 4 | 7,890 | 10,000 | 6.1 (6.1) | 6.0 | 300.0 | wall_s <= 10, peak_rss_mib <= 1024 (met) |"
+            in table)
     assert "wall_s <= 30 (missed)" in table

@@ -27,14 +27,14 @@ import numpy as np
 import pandas as pd
 
 from .. import tables
-from ..accounting.accuracy import study1_metric_rows
+from ..accounting.accuracy import study1_metric_job
 from ..accounting.estimates import sort_estimates, study1_cell_rows, study1_rows
-from ..accounting.intervals import draw_progress_logger, interval_table, panel_intervals
+from ..accounting.intervals import draw_progress_logger, interval_table, panel_interval_job
 from ..accounting.panel import (ClaimIndicators, CountPanel, aggregate_to_families, check_unique_keys,
                                 panel_to_frame, sort_claims)
 from ..accounting.reference import attach_reference
 from ..errors import InputError
-from ..resampling.bootstrap import bonferroni_tail
+from ..resampling.bootstrap import bonferroni_tail, run_jobs
 from ..tables.accounting import ESTIMATES
 from ..tables.sampling import FAMILIES
 from .runs import Runs
@@ -163,21 +163,23 @@ def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings:
         fam_ids = boot_panel.units
         cluster_of = families.set_index("claim_id")["family_id"].reindex(panel.units).map(
             {f: i for i, f in enumerate(fam_ids)}).to_numpy(dtype=np.int64)
-    interval_rows = panel_intervals(boot_panel, "study1", replicates=reps, resample_seeds=settings.resample_runs,
-                                    n_draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
-                                    tail=settings.tail,
-                                    progress=draw_progress_logger(log, f"{system}/components", settings.draws))
-    intervals = interval_table(interval_rows, study="study1", family="study1", population_of="all",
-                               family_size=settings.family_size, reference=None)
-
-    metrics = None
+    # every interval from one set of claim (family) draws: the components' and the answer metrics'
+    jobs = [panel_interval_job(boot_panel, "study1", replicates=reps, resample_seeds=settings.resample_runs,
+                               n_draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
+                               tail=settings.tail)]
     if runs.metric == "strict":
-        metric_rows = study1_metric_rows(
+        jobs.append(study1_metric_job(
             answer_frame(runs, system=system, sources=sources), runs.units, dataset=runs.benchmark, system=system,
             parser=PARSER, sources=sources, replicates=reps, classes=sort_claims(runs.gold), n_draws=settings.draws,
-            seed=settings.seed, batch_size=settings.batch_size, tail=settings.tail, eligible=runs.eligible,
-            cluster_of=cluster_of, resample_seeds=settings.resample_runs)
-        metrics = attach_reference(pd.DataFrame(metric_rows).assign(study="study1", population="all"), None)
+            seed=settings.seed, tail=settings.tail, eligible=runs.eligible, cluster_of=cluster_of))
+    results = run_jobs(jobs, n_draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
+                       resample_seeds=settings.resample_runs,
+                       progress=draw_progress_logger(log, f"{system}/intervals", settings.draws))
+    intervals = interval_table(results[0], study="study1", family="study1", population_of="all",
+                               family_size=settings.family_size, reference=None)
+    metrics = None
+    if runs.metric == "strict":
+        metrics = attach_reference(pd.DataFrame(results[1]).assign(study="study1", population="all"), None)
 
     coverage = {"population_claims": len(runs.units), "runs_per_source": runs.n_runs,
                 "clusters": len(boot_panel.units), **runs.facts}

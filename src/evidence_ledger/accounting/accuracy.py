@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..resampling.bootstrap import bootstrap_draws, percentile_interval
+from ..resampling.bootstrap import BootstrapJob, bootstrap_draws, percentile_interval, run_jobs
 from .panel import sort_claims
 
 
@@ -228,6 +228,18 @@ def study1_metric_rows(answers: pd.DataFrame, units: Sequence[str], *, dataset: 
     families); the claims' counts are summed per cluster and clusters are resampled instead of
     claims. ``resample_seeds``: replicates are drawn with replacement in each draw (sampled
     seeds, Study 2's protocol) instead of averaged as they are (checkpoints)."""
+    job = study1_metric_job(answers, units, dataset=dataset, system=system, parser=parser, sources=sources,
+                            replicates=replicates, classes=classes, n_draws=n_draws, seed=seed, tail=tail,
+                            eligible=eligible, cluster_of=cluster_of)
+    return run_jobs([job], n_draws=n_draws, seed=seed, batch_size=batch_size, resample_seeds=resample_seeds)[0]
+
+
+def study1_metric_job(answers: pd.DataFrame, units: Sequence[str], *, dataset: str, system: str, parser: str,
+                      sources: Sequence[str], replicates: Sequence[int], classes: Sequence[str], n_draws: int,
+                      seed: int, tail: float, eligible: np.ndarray | None = None,
+                      cluster_of: np.ndarray | None = None) -> BootstrapJob:
+    """The counts, statistic and row builder of :func:`study1_metric_rows` (to draw with the
+    other Study 1 intervals: ``resampling.bootstrap.run_jobs``)."""
     if len(sources) != 2:
         raise ValueError("Study 1 answer metrics need exactly two sources")
     counts = study1_metric_counts(answers, units, dataset=dataset, system=system, parser=parser, sources=sources,
@@ -246,8 +258,10 @@ def study1_metric_rows(answers: pd.DataFrame, units: Sequence[str], *, dataset: 
         counts = clustered
     stat = study1_metric_statistic(len(sources), len(classes), evidence=eligible is not None)
     est = stat(counts.sum(axis=0)[None].astype(np.float64))[0]
-    draws = bootstrap_draws(counts, stat, n_draws=n_draws, seed=seed, batch_size=batch_size,
-                            resample_seeds=resample_seeds)
-    return [{"dataset": dataset, "system": system, "parser": parser, "quantity": q, "classes": "|".join(classes),
-             **iv, "tail": tail, "n_draws": n_draws, "seed": seed, "n_clusters": counts.shape[0]}
-            for q, iv in zip(names, interval_rows(draws, est, tail))]
+
+    def finish(draws: np.ndarray) -> list[dict]:
+        return [{"dataset": dataset, "system": system, "parser": parser, "quantity": q, "classes": "|".join(classes),
+                 **iv, "tail": tail, "n_draws": n_draws, "seed": seed, "n_clusters": counts.shape[0]}
+                for q, iv in zip(names, interval_rows(draws, est, tail))]
+
+    return BootstrapJob(counts, stat, finish)
