@@ -28,7 +28,7 @@ from evidence_ledger.benchmark_registry import FEVER
 from evidence_ledger.errors import InputError
 from evidence_ledger.vocabulary import split_fever_unit_id as unit_id_to_sentence
 
-from .records import ScoredLine, Submission, gold_claim_id, read_jsonl, require, submission_pairs
+from .records import ScoredLine, Submission, read_jsonl, require, scored_pairs, submission_pairs
 
 NEI = FEVER.nei_label
 LABELS = FEVER.labels
@@ -282,17 +282,14 @@ def scored_lines(gold_path, predictions_path, max_evidence: int | None = MAX_EVI
         gold = read_gold(gold_path)
     submission = submission_pairs(gold, gold_path, predictions_path, match=match,
                                   self_contained_gold=self_contained_gold)
-    parsed = {} if parsed_gold is None else parsed_gold
-    lines = []
-    for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
-        if (g_path, g_line) not in parsed:
-            parsed[g_path, g_line] = (_label(g_rec, "label", g_path, g_line),
-                                      parse_gold_evidence(require(g_rec, "evidence", g_path, g_line), g_path, g_line))
-        gold_label, groups = parsed[g_path, g_line]
-        predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
-        predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
-        lines.append(ScoredLine(gold_claim_id(g_rec, g_line), g_line, p_line, gold_label, predicted_label,
-                                score_claim(gold_label, groups, predicted_label, predicted, max_evidence)))
+    lines = scored_pairs(
+        submission, predictions_path, parsed_gold=parsed_gold,
+        parse_gold=lambda rec, path, line: (_label(rec, "label", path, line),
+                                            parse_gold_evidence(require(rec, "evidence", path, line), path, line)),
+        parse_prediction=lambda rec, path, line: (_label(rec, "predicted_label", path, line),
+                                                  parse_predicted_evidence(rec["predicted_evidence"], path, line)),
+        score=lambda gold_label, groups, label, predicted: score_claim(gold_label, groups, label, predicted,
+                                                                      max_evidence))
     return submission, lines
 
 

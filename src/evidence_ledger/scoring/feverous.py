@@ -31,7 +31,7 @@ from evidence_ledger.vocabulary import FEVEROUS_CELL_LIKE_TYPES as CELL_LIKE_TYP
 from evidence_ledger.vocabulary import split_feverous_element_id as split_element_id
 
 from .fever import ClaimScore, CorpusScore, FileScore, corpus_score, is_correct_label
-from .records import ScoredLine, Submission, gold_claim_id, read_jsonl, require, submission_pairs
+from .records import ScoredLine, Submission, read_jsonl, require, scored_pairs, submission_pairs
 
 NEI = FEVEROUS.nei_label
 LABELS = FEVEROUS.labels
@@ -203,18 +203,14 @@ def scored_lines(gold_path, predictions_path, max_evidence: int | None = MAX_EVI
         gold = read_gold(gold_path)
     submission = submission_pairs(gold, gold_path, predictions_path, match=match, is_header=is_prediction_header,
                                   self_contained_gold=self_contained_gold)
-    parsed = {} if parsed_gold is None else parsed_gold
-    lines = []
-    for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
-        if (g_path, g_line) not in parsed:
-            parsed[g_path, g_line] = (_label(g_rec, "label", g_path, g_line),
-                                      parse_gold_sets(require(g_rec, "evidence", g_path, g_line), g_path, g_line))
-        gold_label, sets = parsed[g_path, g_line]
-        predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
-        predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
-        lines.append(ScoredLine(gold_claim_id(g_rec, g_line), g_line, p_line, gold_label, predicted_label,
-                                score_claim(gold_label, sets, predicted_label, predicted, max_evidence,
-                                            max_evidence_cell)))
+    lines = scored_pairs(
+        submission, predictions_path, parsed_gold=parsed_gold,
+        parse_gold=lambda rec, path, line: (_label(rec, "label", path, line),
+                                            parse_gold_sets(require(rec, "evidence", path, line), path, line)),
+        parse_prediction=lambda rec, path, line: (_label(rec, "predicted_label", path, line),
+                                                  parse_predicted_evidence(rec["predicted_evidence"], path, line)),
+        score=lambda gold_label, sets, label, predicted: score_claim(gold_label, sets, label, predicted,
+                                                                    max_evidence, max_evidence_cell))
     return submission, lines
 
 

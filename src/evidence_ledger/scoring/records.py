@@ -201,3 +201,23 @@ class ScoredLine:
 def gold_claim_id(record: dict, line: int) -> str:
     """The claim id of a gold record as text (its line number when it has none: self-contained gold)."""
     return str(record["id"]) if "id" in record else str(line)
+
+
+def scored_pairs(submission: Submission, predictions_path, *, parse_gold, parse_prediction, score,
+                 parsed_gold: dict | None = None) -> list[ScoredLine]:
+    """One :class:`ScoredLine` per pair of ``submission`` (gold order). ``parse_gold(record, path,
+    line)`` -> ``(gold label, gold evidence)``, memoised per gold line in ``parsed_gold`` (a dict
+    kept across the files scored against one gold file); ``parse_prediction(record, path, line)``
+    -> ``(predicted label, predicted evidence)``; ``score(gold label, gold evidence, predicted
+    label, predicted evidence)`` -> the claim's scores. The parsers raise InputError naming the
+    file and line."""
+    parsed = {} if parsed_gold is None else parsed_gold
+    lines = []
+    for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
+        if (g_path, g_line) not in parsed:
+            parsed[g_path, g_line] = parse_gold(g_rec, g_path, g_line)
+        gold_label, gold_evidence = parsed[g_path, g_line]
+        predicted_label, predicted = parse_prediction(p_rec, predictions_path, p_line)
+        lines.append(ScoredLine(gold_claim_id(g_rec, g_line), g_line, p_line, gold_label, predicted_label,
+                                score(gold_label, gold_evidence, predicted_label, predicted)))
+    return lines
