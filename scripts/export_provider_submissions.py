@@ -1,5 +1,5 @@
 """Rule export_provider_submissions: an ORDERING and the provider split's claims ->
-results/evidence/{dataset}/submissions/provider_{name}.jsonl in the FEVEROUS submission format
+results/evidence/{dataset}/submissions/external_{name}.jsonl in the FEVEROUS submission format
 ({"id": claim_id, "predicted_evidence": [unit ids]})."""
 from evidence_ledger.rule_log import log_to_rule_log
 from evidence_ledger.evidence.stage import export_provider_submissions

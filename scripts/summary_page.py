@@ -3,8 +3,10 @@
 Reads:  the report TSVs of the enabled studies (Study 1 estimates, intervals, unresolved counts;
         Study 2 primary, exploratory and crossed intervals, decision label and criteria, Figure 1's
         PNG, endpoints, controls, control generations, answer accuracy, partition, INVALID rates;
-        WikiContradict rates and detection; DiffGR tables), results/report/provenance.tsv and
-        input.extra (tables shown whole, titled by params.extra_titles). Absent inputs: None.
+        WikiContradict rates and detection; DiffGR tables), results/report/provenance.tsv,
+        input.accounted_* (the tables of each system under config `external`, titled by
+        params.accounted_titles) and input.extra (tables shown whole, titled by
+        params.extra_titles). Absent inputs: None.
 Params: the Study 1 bootstrap's family size and alpha, the unresolved scope, the Study 2 parser
         and sources (config values, see evidence_ledger.report.stage.summary_page).
 Writes: output.html (self-contained summary page, figures embedded), output.decomposition (PNG).
@@ -41,6 +43,10 @@ summary_page(
     study2_sources=list(snakemake.params.study2_sources),
     extra_tables=list(snakemake.input.extra),
     extra_titles=list(snakemake.params.extra_titles),
+    accounted_estimates=list(snakemake.input.accounted_estimates),
+    accounted_intervals=list(snakemake.input.accounted_intervals),
+    accounted_metrics=list(snakemake.input.accounted_answer_metrics),
+    accounted_titles=list(snakemake.params.accounted_titles),
     html_out=snakemake.output.html,
     decomposition_out=snakemake.output.decomposition,
 )

@@ -4,6 +4,7 @@ Commands:
   score {fever,feverous,scifact,diffgr}   score official submission files (prints JSON)
   check [--configfile CONFIG ...] [--config KEY=VALUE ...]   refuse at start: config, data, models, machine
   plan --configfile CONFIG [--config ...]  count generation requests and estimate GPU time
+  account {fever,feverous,scifact}         account a system's source-0 / source-1 prediction files
   call RULE key=value ...                  run one rule's stage function outside Snakemake
   call --rule RULE wildcard=value ...      ... with what the workflow passes to that job
   rehearsal-data --out DIR [--force]       write a small data tree in the paper's file layout
@@ -29,6 +30,7 @@ COMMAND_MODULES = (
     "evidence_ledger.scoring.cli",
     "evidence_ledger.preflight",
     "evidence_ledger.plan_command",
+    "evidence_ledger.account.cli",
     "evidence_ledger.stage_call",
     "evidence_ledger.rehearsal_data",
     "evidence_ledger.convert_weights",

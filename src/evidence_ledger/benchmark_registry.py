@@ -214,7 +214,7 @@ def config_benchmark_references(config: dict) -> dict[str, list[str]]:
         "retrieval.reranker.build.datasets": list(((retrieval.get("reranker") or {}).get("build") or {}).get("datasets") or {}),
         "evidence.scored_prefix": list(evidence.get("scored_prefix") or {}),
         "evidence.needs_no_evidence": list(evidence.get("needs_no_evidence") or {}),
-        "evidence.providers": list(evidence.get("providers") or {}),
+        "external": list(config.get("external") or {}),
         "generation.datasets": list(generation.get("datasets") or []),
         "generation.demo_models.train_datasets": list((generation.get("demo_models") or {}).get("train_datasets") or []),
     }

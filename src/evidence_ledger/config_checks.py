@@ -13,7 +13,8 @@ a stated Study 2 Bonferroni ``family_size`` equals the one the comparison famili
 (:func:`study2_family_size`); every model a run loads has a real revision pin (no ``PIN:``
 placeholder); ``generation.controls.design: one_per_unit`` names one control format and budget;
 the budget tokenizers cover every generation model (:func:`budget_tokenizer_models`: derived
-from ``generation.models`` when ``evidence.budget_tokenizers`` is null).
+from ``generation.models`` when ``evidence.budget_tokenizers`` is null); the ``external`` entries are
+consistent (:func:`external_errors`).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .account.runs import BENCHMARKS as ACCOUNTED_BENCHMARKS
 from .accounting.estimands import family_size
 from .errors import ExpectedError
 from .vocabulary import STUDY2_FAMILIES
@@ -292,7 +294,63 @@ def revision_pin_errors(config: Mapping) -> list[str]:
 def config_errors(config: Mapping) -> list[str]:
     """Every start-of-run problem of ``config`` the schema cannot express (files and models are
     the preflight's: :mod:`evidence_ledger.preflight`)."""
-    return data_root_errors(config) + agreement_errors(config) + family_size_errors(config) + revision_pin_errors(config)
+    return (data_root_errors(config) + agreement_errors(config) + family_size_errors(config)
+            + revision_pin_errors(config) + external_errors(config))
+
+
+def external_errors(config: Mapping) -> list[str]:
+    """``external.<benchmark>.<system>`` entries: a system accounted from its own files
+    (``answers: files``) names a gold split of ``data.<benchmark>.claims``, gives both sources the
+    same number of run files and is named once across benchmarks; Study 1's evidence sources
+    (``answers: verifier``) are one entry under ``verifier.dataset`` with one file (or an
+    ``export``) per source, and ``verifier.sources`` lists its sources in order."""
+    errors: list[str] = []
+    seen: dict[str, str] = {}
+    verifier_entries = []
+    for benchmark, systems in (config.get("external") or {}).items():
+        for system, spec in (systems or {}).items():
+            if spec is None:  # set to null by a later layer: not part of this run
+                continue
+            key = f"external.{benchmark}.{system}"
+            sources = spec.get("sources") or {}
+            if spec.get("answers", "files") == "verifier":
+                verifier_entries.append((benchmark, system, list(sources)))
+                for source, files in sources.items():
+                    if isinstance(files, list) and len(files) != 1:
+                        errors.append(f"{key}.sources.{source} lists {len(files)} files: the Study 1 verifier "
+                                      f"reads one evidence list per source (answers: verifier)")
+                continue
+            if system in seen:
+                errors.append(f"{key}: system name {system!r} is also used under external.{seen[system]} "
+                              f"(results/account/<system>/ holds one system)")
+            seen[system] = benchmark
+            if benchmark not in ACCOUNTED_BENCHMARKS:
+                errors.append(f"{key}: official prediction files are accounted for {list(ACCOUNTED_BENCHMARKS)}")
+                continue
+            split = spec.get("gold", "dev")
+            claims = _get(config, f"data.{benchmark}.claims") or {}
+            if split not in claims:
+                errors.append(f"{key}.gold = {split!r} is not a split of data.{benchmark}.claims "
+                              f"({sorted(claims)}): the gold file of the accounted claims")
+            runs = {source: files for source, files in sources.items()}
+            exported = [source for source, files in runs.items() if not isinstance(files, list)]
+            if exported:
+                errors.append(f"{key}.sources.{exported[0]}: export writes evidence only; a system accounted "
+                              f"from its own labels (answers: files) names prediction files")
+            elif len({len(files) for files in runs.values()}) > 1:
+                counts = ", ".join(f"{source}: {len(files)}" for source, files in runs.items())
+                errors.append(f"{key}.sources give {counts} run files: runs are matched by position, so both "
+                              f"sources need the same number")
+    if _get(config, "studies.study1"):
+        dataset, wanted = _get(config, "verifier.dataset"), list(_get(config, "verifier.sources") or [])
+        mine = [(b, s, src) for b, s, src in verifier_entries if b == dataset]
+        if len(mine) != 1:
+            errors.append(f"Study 1 needs one external.{dataset} entry with answers: verifier (its evidence "
+                          f"sources); found {len(mine)}: {[f'external.{b}.{s}' for b, s, _ in mine]}")
+        elif mine[0][2] != wanted:
+            errors.append(f"verifier.sources = {wanted} and external.{dataset}.{mine[0][1]}.sources = {mine[0][2]} "
+                          f"must list the same sources in the same order (source 0 trains the verifier)")
+    return errors
 
 
 def check_run_config(config: Mapping) -> None:

@@ -43,3 +43,7 @@ class InputError(ExpectedError, ValueError):
             where = f"{self.path}:{line}"
         what = f"field {field!r}: " if field else ""
         super().__init__(f"{where}: {what}{message}")
+
+    def __reduce__(self):
+        # rebuilt from its parts (an error raised in a worker process reaches the parent as it is)
+        return type(self), (self.path, self.line, self.field, self.message)

@@ -42,9 +42,9 @@ PAPER_INPUTS = (
     PaperInput("feverous/reserved_ids.txt", "data.feverous.reserved_ids", AUTHOR_HELD,
                "the reserved FEVEROUS claim ids (their families are left out of the Study 2 sample)"),
     PaperInput("feverous/feverous_wikiv1.db", "data.feverous.wiki", PUBLIC, "FEVEROUS 1.0 wiki database"),
-    PaperInput("feverous/providers/dcuf.jsonl", "evidence.providers.feverous.dcuf", AUTHOR_HELD,
+    PaperInput("feverous/providers/dcuf.jsonl", "external.feverous.providers.sources.dcuf", AUTHOR_HELD,
                "the DCUF evidence submission (Study 1 evidence source 0)"),
-    PaperInput("feverous/providers/unifee.jsonl", "evidence.providers.feverous.unifee", AUTHOR_HELD,
+    PaperInput("feverous/providers/unifee.jsonl", "external.feverous.providers.sources.unifee", AUTHOR_HELD,
                "the UnifEE evidence submission (Study 1 evidence source 1)"),
     PaperInput("scifact/claims_dev.jsonl", "data.scifact.claims.dev", PUBLIC, "SciFact dev claims"),
     PaperInput("scifact/corpus.jsonl", "data.scifact.corpus", PUBLIC, "SciFact corpus"),
@@ -78,13 +78,15 @@ def _study1_source(config: Mapping[str, Any], position: int) -> str:
     if position >= len(sources):
         return "no such source in this run (verifier.sources)"
     name = sources[position]
-    providers = config_value(config, f"evidence.providers.{dataset}") or {}
-    for key, spec in providers.items():
-        if spec and spec.get("source", key) == name:
-            if spec.get("export"):
-                return (f"source {position} is {name}: the pipeline's own {spec['export']} ordering, exported as a "
-                        f"submission (evidence.providers.{dataset}.{key})")
-            return f"source {position} is {name}: the submission file {spec['file']} (evidence.providers.{dataset}.{key})"
+    for system, spec in (config_value(config, f"external.{dataset}") or {}).items():
+        if not spec or spec.get("answers", "files") != "verifier" or name not in spec["sources"]:
+            continue
+        where = f"external.{dataset}.{system}.sources.{name}"
+        files = spec["sources"][name]
+        if isinstance(files, Mapping):
+            return (f"source {position} is {name}: the pipeline's own {files['export']} ordering, exported as a "
+                    f"submission ({where})")
+        return f"source {position} is {name}: the submission file {', '.join(files)} ({where})"
     return f"source {position} is {name}"
 
 
@@ -97,7 +99,7 @@ def _substitute(config: Mapping[str, Any], item: PaperInput) -> str:
                 f"(salt {s.get('salt')}) from the public {s.get('split')} split")
     if item.key == "data.feverous.reserved_ids":
         return "no claim families left out of the Study 2 sample (sampling.feverous.exclude_reserved_families: false)"
-    if item.key.startswith("evidence.providers."):
+    if item.key.startswith("external.feverous.providers."):
         return _study1_source(config, STUDY1_PROVIDERS.index(item.key.rsplit(".", 1)[1]))
     if item.key == "data.wikicontradict.human_judgements":
         return "no human labels: the judge-agreement tables are not made"

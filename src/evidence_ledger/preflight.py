@@ -245,6 +245,11 @@ HUMAN_JUDGEMENTS_FORMAT = RecordFormat("jsonl", ("response", "human_label"))
 FEWSHOT_FORMAT = RecordFormat("jsonl", ("question", "response", "judgement"))
 PROVIDER_FORMAT = RecordFormat("jsonl", ("id", "predicted_evidence"))
 READER_RUN_FORMAT = RecordFormat("jsonl")
+# an outside system's official prediction files (`account`), by benchmark
+PREDICTION_FORMATS = {"fever": RecordFormat("jsonl", ("id", "predicted_label", "predicted_evidence")),
+                      "feverous": RecordFormat("jsonl", ("id", "predicted_label", "predicted_evidence")),
+                      "scifact": RecordFormat("jsonl", ("id", "evidence"))}
+FAMILIES_FORMAT = RecordFormat("lines")
 
 
 @dataclass(frozen=True)
@@ -302,12 +307,17 @@ def planned_data_files(config: Mapping[str, Any]) -> list[DataFile]:
         for i, files in enumerate((config.get("diffgr") or {}).get("reader_run_files") or []):
             for run in ("hybrid", "generated", "retrieved", "closed_book"):
                 out.append(DataFile(f"diffgr.reader_run_files.{i}.{run}", files[run], READER_RUN_FORMAT))
-    if studies.get("study1"):
-        providers = (config.get("evidence") or {}).get("providers") or {}
-        for dataset in (config.get("retrieval") or {}).get("datasets") or []:
-            for name, spec in (providers.get(dataset) or {}).items():
-                if (spec or {}).get("file"):
-                    out.append(DataFile(f"evidence.providers.{dataset}.{name}.file", spec["file"], PROVIDER_FORMAT))
+    for benchmark, systems in (config.get("external") or {}).items():
+        for system, spec in (systems or {}).items():
+            verifier = (spec or {}).get("answers", "files") == "verifier"
+            if not spec or (verifier and not studies.get("study1")):
+                continue
+            fmt = PROVIDER_FORMAT if verifier else PREDICTION_FORMATS.get(benchmark, RecordFormat("jsonl", ("id",)))
+            for source, files in spec["sources"].items():
+                for i, path in enumerate(files if isinstance(files, list) else []):
+                    out.append(DataFile(f"external.{benchmark}.{system}.sources.{source}.{i}", path, fmt))
+            if spec.get("families"):
+                out.append(DataFile(f"external.{benchmark}.{system}.families", spec["families"], FAMILIES_FORMAT))
     return out
 
 

@@ -16,6 +16,8 @@ Benchmark facts (labels, metric, unit of evaluation, scorer, prompts) are not he
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Iterable
 
 #: the label of a response that no parser can read (never correct, never submitted)
@@ -136,6 +138,7 @@ def feverous_element_id(page: str, element: str) -> str:
     return f"{page}_{element}"
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the same ids recur across the runs of a system and across gold sets
 def split_feverous_element_id(element_id: str) -> tuple[str, str, str]:
     """Released id -> ``(page, type, position)`` exactly as the official evaluate.py splits it.
 

@@ -149,3 +149,36 @@ def test_budget_tokenizers_are_derived_from_the_generation_models_or_must_cover_
     errors = config_errors(cfg)
     assert any(e.startswith("evidence.budget_tokenizers = ['qwen3'] leaves out generation.models "
                             "['llama31', 'llama3_70b']") for e in errors), errors
+
+
+@pytest.fixture()
+def demo():
+    return copy.deepcopy(DEMO)
+
+
+def test_external_systems_need_equal_run_counts_a_gold_split_and_unique_names(demo):
+    config = demo
+    example = config["external"]["feverous"]["example"]
+    example["sources"]["improved"] = example["sources"]["improved"][:1]
+    example["gold"] = "test"
+    config["external"]["fever"] = {"example": {"sources": {"a": ["x.jsonl"], "b": ["y.jsonl"]}}}
+    errors = config_errors(config)
+    assert any("external.feverous.example.sources give baseline: 2, improved: 1 run files" in e for e in errors)
+    assert any("external.feverous.example.gold = 'test' is not a split of data.feverous.claims" in e for e in errors)
+    assert any("external.fever.example: system name 'example' is also used under external.feverous" in e
+               for e in errors)
+
+
+def test_study1_sources_are_the_verifier_entry_of_external(demo):
+    config = demo
+    config["verifier"]["sources"] = list(reversed(config["verifier"]["sources"]))
+    assert any("verifier.sources = ['provider_bge', 'provider_bm25'] and external.feverous.providers.sources" in e
+               for e in config_errors(config))
+    del config["external"]["feverous"]["providers"]
+    assert any("Study 1 needs one external.feverous entry with answers: verifier" in e for e in config_errors(config))
+
+
+def test_an_exported_source_cannot_be_accounted_from_its_labels(demo):
+    config = demo
+    config["external"]["feverous"]["example"]["sources"]["improved"] = {"export": "bge"}
+    assert any("export writes evidence only" in e for e in config_errors(config))

@@ -50,7 +50,8 @@ def test_paper_run_sees_no_key_that_only_the_demo_sets():
     assert "train" not in paper["data"]["fever"]["claims"]
     assert "train" not in paper["data"]["scifact"]["claims"]
     assert paper["retrieval"]["extra_claim_splits"] == {}
-    assert set(paper["evidence"]["providers"]["feverous"]) == {"dcuf", "unifee"}
+    assert set(paper["external"]["feverous"]["providers"]["sources"]) == {"dcuf", "unifee"}
+    assert set(paper["external"]["feverous"]) == {"providers"}  # the demo's example system stays in the demo
     assert paper["data_root"] is None
 
 

@@ -35,7 +35,7 @@ def test_every_file_the_paper_config_reads_is_listed_with_its_key():
     for item in PAPER_INPUTS:
         assert item.holder in (PUBLIC, AUTHOR_HELD)
         named = config_value(paper, item.key)
-        named = named.get("file") if isinstance(named, dict) else named
+        named = named[0] if isinstance(named, list) and len(named) == 1 else named  # one run file per source
         assert named == item.path, f"{item.key}: paper.yaml names {named!r}, the list {item.path!r}"
     listed = {i.path for i in PAPER_INPUTS}
     read = set(config_data_paths(paper)) | {paper["verifier"]["base_model"]["local_dir"]}

@@ -235,7 +235,7 @@ def _no_jsonl(path):
     ("data.feverous.wiki", "feverous/feverous_wikiv1.db", _not_sqlite, "not a readable SQLite database"),
     ("data.feverous.reserved_ids", "feverous/reserved_ids.txt", _only_comments, "holds no record"),
     ("data.fever.wiki", "fever/wiki-pages", _no_jsonl, "holds no *.jsonl file"),
-    ("evidence.providers.feverous.unifee.file", "feverous/providers/unifee.jsonl", _drop_field("predicted_evidence"),
+    ("external.feverous.providers.sources.unifee.0", "feverous/providers/unifee.jsonl", _drop_field("predicted_evidence"),
      "the first record lacks predicted_evidence"),
 ])
 def test_a_bad_data_file_is_named_by_its_key_and_path(data, key, relpath, change, message):

@@ -44,8 +44,9 @@ def config_data_paths(cfg: dict) -> list[str]:
             yield node
 
     paths = list(strings(cfg["data"]))
-    for providers in (cfg.get("evidence", {}).get("providers") or {}).values():
-        paths += [spec["file"] for spec in providers.values() if spec.get("file")]
+    for systems in (cfg.get("external") or {}).values():
+        paths += [f for spec in systems.values() if spec for files in spec["sources"].values() if isinstance(files, list)
+                  for f in files]
     return paths
 
 

@@ -8,12 +8,15 @@ EVIDENCE_LEDGER_DEMO_RUN=<dir> checks an existing run's work directory instead o
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -21,7 +24,10 @@ from support.summary_page import check_values_against_sources
 from support.summary_page import parse as parse_summary_page
 
 from evidence_ledger.config_layers import layered_config
-from evidence_ledger.tables import read_table
+from evidence_ledger.report.ledger import validate_ledger
+from evidence_ledger.tables import read_frame, read_table
+from evidence_ledger.tables.accounting import DECISION_LABEL, ESTIMATES, INTERVALS
+from evidence_ledger.tables.evidence import EVIDENCE
 from evidence_ledger.tables.ingest import CLAIMS
 from evidence_ledger.tables.verifier import VERIFIER_ANSWERS
 from support.hang_guard import HANG_GUARD_S
@@ -188,11 +194,121 @@ def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp
     assert "study2_bootstrap" in rules
     # the post-hoc Study 2 analyses draw their intervals with the primary protocol's settings, so they follow it
     assert rules <= {"study2_bootstrap", "decision_labels", "study2_forest_plot", "summary_page", "provenance",
-                     "study2_controls", "study2_endpoints", "study2_answer_accuracy", "study2_parser_sensitivity",
-                     "all"}, rules
+                     "ledger", "study2_controls", "study2_endpoints", "study2_answer_accuracy",
+                     "study2_parser_sensitivity", "all"}, rules
 
 
 def test_lint_is_clean():
     proc = subprocess.run(SNAKEMAKE + ["--lint", "--snakefile", str(REPO / "Snakefile")],
                           capture_output=True, text=True, cwd=REPO, timeout=HANG_GUARD_S)
     assert "Congratulations" in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-4000:]
+
+
+# --- the two routes of the accounting: the pipeline and `account` on official files -------------------
+
+
+def export_study1_predictions(workdir: Path, config: dict, out: Path) -> dict[str, list[Path]]:
+    """The demo's Study 1 predictions as official FEVEROUS prediction files, one per source and
+    checkpoint: each dev claim's verifier label, and the evidence source's submitted list as
+    written (repeats and unresolved ids included; the scorer truncates it)."""
+    dev_ids = {r["claim_id"] for r in read_table(workdir / "results/ingest/feverous/claims_dev.parquet", CLAIMS,
+                                                  columns=["claim_id"]).to_pylist()}
+    answers = read_table(workdir / "results/verifier/answers.parquet", VERIFIER_ANSWERS).to_pylist()
+    files = {}
+    for source in config["verifier"]["sources"]:
+        evidence = {r["claim_id"]: list(r["submitted_unit_ids"]) for r in read_table(
+            workdir / f"results/evidence/feverous/external_{source}.parquet", EVIDENCE).to_pylist()}
+        files[source] = []
+        for k in range(1, len(config["verifier"]["checkpoint_seeds"]) + 1):
+            lines = [{"id": int(a["claim_id"]), "predicted_label": a["predicted_label"],
+                      "predicted_evidence": evidence[a["claim_id"]]}
+                     for a in answers if a["source"] == source and a["checkpoint"] == k and a["claim_id"] in dev_ids]
+            assert len(lines) == len(dev_ids)
+            path = out / f"{source}_ckpt{k}.jsonl"
+            path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+            files[source].append(path)
+    return files
+
+
+def account_argv(gold, files: dict, names, system: str, bootstrap: dict, out: Path) -> list[str]:
+    (s0, runs0), (s1, runs1) = files.items()
+    return ["account", "feverous", "--gold", str(gold), "--source0", *map(str, runs0), "--source1", *map(str, runs1),
+            "--names", *names, "--system", system, "--draws", str(bootstrap["draws"]), "--seed", str(bootstrap["seed"]),
+            "--level", repr(1 - bootstrap["alpha"]), "--family-size", str(bootstrap["family_size"]), "--out", str(out)]
+
+
+def assert_same_accounting(pipeline: Path, command: Path, population: str = "all") -> int:
+    """The pipeline's Study 1 tables (``estimates``, ``intervals``, ``answer_metrics``) of one
+    population and the command's: every estimate to 1e-12, every interval bound identical."""
+    est_p = read_frame(pipeline / "estimates.parquet", ESTIMATES)
+    est_p = est_p[est_p["population"] == population].set_index(["quantity", "part", "replicate"])["value"]
+    est_c = read_frame(command / "estimates.parquet", ESTIMATES).set_index(["quantity", "part", "replicate"])["value"]
+    assert set(est_p.index) <= set(est_c.index), set(est_p.index) - set(est_c.index)
+    assert (est_p - est_c.reindex(est_p.index)).abs().max() <= 1e-12
+    iv_p = read_frame(pipeline / "intervals.parquet", INTERVALS)
+    iv_p = iv_p[iv_p["population"] == population].set_index("quantity")
+    iv_c = read_frame(command / "intervals.parquet", INTERVALS).set_index("quantity").reindex(iv_p.index)
+    assert (iv_p["estimate"] - iv_c["estimate"]).abs().max() <= 1e-12
+    for column in ("lower", "upper", "boot_mean", "boot_sd", "tail", "n_draws", "seed", "n_clusters"):
+        assert iv_p[column].tolist() == iv_c[column].tolist(), column
+    # the metric rows' text, but for names (system) and the paper's values the pipeline joins
+    metrics = [pd.read_csv(path / "answer_metrics.tsv", sep="\t", dtype=str, keep_default_na=False)
+               .drop(columns=["system", "reference", "reference_lower", "reference_upper"]) for path in (pipeline, command)]
+    pd.testing.assert_frame_equal(metrics[0], metrics[1])
+    return len(est_p) + len(iv_p) + len(metrics[0])
+
+
+def test_demo_study1_is_reproduced_by_account_from_official_prediction_files(demo_run, tmp_path):
+    """The pipeline's own Study 1 predictions (verifier labels per checkpoint, the providers'
+    evidence as submitted), exported as official FEVEROUS prediction files and fed to `account`,
+    give the pipeline's Study 1 estimates to 1e-12 and identical intervals (population all; the
+    official files know no unresolved ids, and the demo's exported submissions have none)."""
+    config = layered_config(REPO)
+    files = export_study1_predictions(demo_run, config, tmp_path)
+    gold = REPO / config["data_root"] / config["data"]["feverous"]["claims"]["dev"]
+    out = tmp_path / "account"
+    argv = account_argv(gold, files, config["verifier"]["sources"], config["verifier"]["name"],
+                        config["accounting"]["study1"]["bootstrap"], out)
+    proc = subprocess.run([sys.executable, "-m", "evidence_ledger", *argv], capture_output=True, text=True, cwd=REPO,
+                          env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=HANG_GUARD_S)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    compared = assert_same_accounting(demo_run / "results/accounting/study1", out)
+    assert compared > 100
+    unresolved = (demo_run / "results/study1/unresolved.tsv").read_text()
+    assert "claims_with_unresolved_in_window\t0" in unresolved
+
+
+def test_demo_accounts_the_external_system_as_the_command_does(demo_run, tmp_path):
+    """The demo's `external` system (rule account_system) equals `account` on the same files with
+    the same settings, has a section on the summary page and its numbers in ledger.json."""
+    config = layered_config(REPO)
+    spec = config["external"]["feverous"]["example"]
+    files = {source: [REPO / config["data_root"] / f for f in runs] for source, runs in spec["sources"].items()}
+    out = tmp_path / "account"
+    argv = account_argv(REPO / config["data_root"] / config["data"]["feverous"]["claims"]["dev"], files,
+                        list(spec["sources"]), "example", config["accounting"]["study1"]["bootstrap"], out)
+    proc = subprocess.run([sys.executable, "-m", "evidence_ledger", *argv], capture_output=True, text=True, cwd=REPO,
+                          env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=HANG_GUARD_S)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert_same_accounting(demo_run / "results/account/example", out)
+    page = parse_summary_page(demo_run / "results/report/summary.html")
+    assert "example on feverous: baseline → improved" in page.headings
+    ledger = json.loads((demo_run / "results/report/ledger.json").read_text())
+    validate_ledger(ledger)
+    assert ledger["sources"]["account_example_intervals"]["rule"] == "account_system"
+    systems = {n["keys"].get("system") for n in ledger["numbers"] if n["study"] == "study1"}
+    assert {"example", config["verifier"]["name"]} <= systems
+
+
+def test_demo_ledger_holds_every_headline_table_with_its_provenance(demo_run):
+    ledger = json.loads((demo_run / "results/report/ledger.json").read_text())
+    validate_ledger(ledger)
+    assert ledger["kind"] == "pipeline" and ledger["run"]["kind"] == "demo"
+    assert {n["study"] for n in ledger["numbers"]} == {"study1", "study2", "wikicontradict", "diffgr"}
+    assert [label["label"] for label in ledger["labels"]] == [
+        read_table(demo_run / "results/accounting/study2/decision_label.parquet", DECISION_LABEL)["label"][0].as_py()]
+    for key, source in ledger["sources"].items():
+        assert source["sha256"] == hashlib.sha256((demo_run / source["table"]).read_bytes()).hexdigest(), key
+        assert source["inputs"], key
+    assert ledger["settings"]["accounting"]["study1"]["bootstrap"]["draws"] == 2000
+    assert any(m["slot"] == "models.qwen3" and "local build" in m["ran"] for m in ledger["models"])

@@ -98,9 +98,10 @@ def expected_job_counts(cfg: dict) -> Counter:
         n["generation_plan"] = 1
     if on["study1"]:
         ver = cfg["verifier"]
-        providers = cfg["evidence"]["providers"][ver["dataset"]]
+        providers = {source: files for spec in cfg["external"][ver["dataset"]].values()
+                     if spec.get("answers", "files") == "verifier" for source, files in spec["sources"].items()}
         n["import_evidence_source"] = len(providers)
-        n["export_provider_submissions"] = sum(1 for p in providers.values() if p.get("export"))
+        n["export_provider_submissions"] = sum(1 for p in providers.values() if isinstance(p, dict))
         n["build_demo_verifier"] = 1 if ver.get("demo_model") else 0
         n["serialise_verifier_inputs"] = 2  # train (source 0) and dev (both sources)
         n["train_verifier"] = len(ver["checkpoint_seeds"])
@@ -118,8 +119,11 @@ def expected_job_counts(cfg: dict) -> Counter:
         n["diffgr_generate"] = len(dg["models"]) * len(dg["datasets"])
         n["diffgr_score"] = 1
         n["diffgr_score_files"] = 1 if dg.get("reader_run_files") else 0
+    n["account_system"] = sum(1 for systems in cfg["external"].values() for spec in systems.values()
+                              if spec.get("answers", "files") == "files")
     n["provenance"] = 1
     n["summary_page"] = 1
+    n["ledger"] = 1
     n["all"] = 1
     return Counter({rule: count for rule, count in n.items() if count})
 
@@ -209,8 +213,8 @@ def test_dry_run_job_counts_by_hand(dry_run):
     assert not {"build_demo_models", "build_demo_reranker", "build_demo_verifier"} & set(counts)
     # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 6 + 6 + 6,
     # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8 + 7 post-hoc analyses, WikiContradict 8,
-    # DiffGR 5, report 3, all 1
-    assert counts["total"] == 110
+    # DiffGR 5, report 4 (provenance, traces, summary page, ledger), all 1
+    assert counts["total"] == 111
 
 
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):

@@ -74,9 +74,9 @@ def test_rehearsal_run_makes_every_final_output(rehearsal_run, rehearsal_data):
 def test_rehearsal_study1_reads_the_provider_submissions(rehearsal_run):
     """Study 1 evidence comes from the DCUF / UnifEE files in the data tree, not from our retrieval."""
     evidence = rehearsal_run / "results" / "evidence" / "feverous"
-    assert (evidence / "provider_dcuf.parquet").exists() and (evidence / "provider_unifee.parquet").exists()
+    assert (evidence / "external_dcuf.parquet").exists() and (evidence / "external_unifee.parquet").exists()
     assert not (evidence / "submissions").exists()
-    summary = json.loads((evidence / "provider_unifee.summary.json").read_text())
+    summary = json.loads((evidence / "external_unifee.summary.json").read_text())
     assert summary  # unresolved and repeated ids are counted, not dropped
 
 

@@ -23,12 +23,13 @@ def _snakemake(workdir, *args):
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(REPO / "config/demo.yaml"), "--cores", "1", *args, "--allowed-rules",
-           "summary_page"]
+           "summary_page", "account_system"]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
 
 
 def test_summary_page_rule_and_report(tmp_path):
-    """The rule reads the demo config's inputs (all four studies on, reader files set) and cites them by their workflow paths;
+    """The rule reads the demo config's inputs (all four studies on, reader files set, the example
+    system of `external` accounted by account_system from its files) and cites them by their workflow paths;
     the report lists the page and the decomposition figure under '1 Summary (start here)',
     which sorts before every other category name (they start with a letter)."""
     write_summary_inputs(tmp_path)
@@ -43,7 +44,9 @@ def test_summary_page_rule_and_report(tmp_path):
         "wikicontradict/detection.tsv", "diffgr/diffgr.tsv", "diffgr/reader_files.tsv", "report/provenance.tsv",
         "study1/unresolved.tsv", "accounting/study2/intervals_exploratory.tsv", "accounting/study2/endpoints.tsv",
         "accounting/study2/controls.tsv", "accounting/study2/control_generations.tsv",
-        "accounting/study2/answer_accuracy.tsv", "accounting/study2/partition.tsv")}
+        "accounting/study2/answer_accuracy.tsv", "accounting/study2/partition.tsv", "account/example/estimates.tsv",
+        "account/example/intervals.tsv", "account/example/answer_metrics.tsv")}
+    assert "example on feverous: baseline → improved" in page
     assert "Study 2: observations with an INVALID response" in page
     assert "pointwise 95% intervals" in page  # the demo config's accounting.study1.bootstrap.family_size 1
     assert (tmp_path / "results/report/study1_decomposition.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

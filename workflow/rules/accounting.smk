@@ -290,6 +290,7 @@ rule study1_answer_metrics:
     input:
         answers="results/study1/answer_indicators.parquet",
         relevant="results/study1/relevant.parquet",
+        evidence="results/study1/evidence_indicators.parquet",
         **accounting_reference_inputs(),
     output:
         metrics=accounting_report("study1", "answer_metrics.tsv", "accounting_study1_answer_metrics"),

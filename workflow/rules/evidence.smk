@@ -48,7 +48,7 @@ rule export_provider_submissions:
         ordering=lambda wc: f"results/retrieval/{wc.dataset}/ordering_{provider_export_source(wc)}.parquet",
         claims=lambda wc: provider_claim_inputs(wc.dataset),
     output:
-        submission="results/evidence/{dataset}/submissions/provider_{name,[A-Za-z0-9_-]+}.jsonl",
+        submission="results/evidence/{dataset}/submissions/external_{name,[A-Za-z0-9_-]+}.jsonl",
     log:
         rule_log("evidence", "export_provider_submissions", "{dataset}_{name}"),
     benchmark:
@@ -73,15 +73,15 @@ rule import_evidence_source:
         claims=lambda wc: provider_claim_inputs(wc.dataset),
         units="results/ingest/{dataset}/units.parquet",
     output:
-        evidence="results/evidence/{dataset}/provider_{name,[A-Za-z0-9_-]+}.parquet",
-        summary="results/evidence/{dataset}/provider_{name}.summary.json",
+        evidence="results/evidence/{dataset}/external_{name,[A-Za-z0-9_-]+}.parquet",
+        summary="results/evidence/{dataset}/external_{name}.summary.json",
     log:
         rule_log("evidence", "import_evidence_source", "{dataset}_{name}"),
     benchmark:
         rule_benchmark("evidence", "import_evidence_source", "{dataset}_{name}")
     params:
         dataset=lambda wc: wc.dataset,
-        source=provider_source_name,
+        source=lambda wc: wc.name,
         tokenizers=budget_tokenizer_specs(),
         prefix_non_cell=lambda wc: scored_prefix_non_cell(wc.dataset),
         prefix_cell=lambda wc: scored_prefix_cell(wc.dataset),

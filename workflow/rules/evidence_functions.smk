@@ -37,11 +37,21 @@ def scored_prefix_cell(dataset):
 
 
 def evidence_providers(dataset):
-    """Provider evidence sources of a dataset (config ``evidence.providers.<dataset>``), Study 1 only."""
+    """Study 1 evidence sources of a dataset: source -> its prediction files (or ``{export:
+    ordering}``) of the ``external.<dataset>`` entries with ``answers: verifier`` (Study 1 only)."""
     if not enabled("study1"):
         return {}
-    # a provider set to null by a later config layer is not part of the run (config/public.yaml)
-    return {name: spec for name, spec in (config["evidence"]["providers"].get(dataset) or {}).items() if spec}
+    sources = {}
+    # a system set to null by a later config layer is not part of the run (config/public.yaml)
+    for spec in (config["external"].get(dataset) or {}).values():
+        if spec and spec.get("answers", "files") == "verifier":
+            sources.update(spec["sources"])
+    return sources
+
+
+def provider_evidence_path(dataset, source):
+    """The EVIDENCE table of one Study 1 evidence source (``import_evidence_source``)."""
+    return f"results/evidence/{dataset}/external_{source}.parquet"
 
 
 def provider_claim_inputs(dataset):
@@ -53,21 +63,16 @@ def provider_claim_inputs(dataset):
 
 
 def provider_submission_input(wildcards):
-    """The submission file of a provider: exported from our ordering, or a file under data_root."""
+    """The submission file of a Study 1 evidence source: its one prediction file under data_root,
+    or our ordering exported as a submission (``export``)."""
     spec = evidence_providers(wildcards.dataset)[wildcards.name]
-    if spec.get("export"):
-        return f"results/evidence/{wildcards.dataset}/submissions/provider_{wildcards.name}.jsonl"
-    return data_path(spec["file"])
+    if isinstance(spec, dict):
+        return f"results/evidence/{wildcards.dataset}/submissions/external_{wildcards.name}.jsonl"
+    return data_path(spec[0])
 
 
 def provider_export_source(wildcards):
     return evidence_providers(wildcards.dataset)[wildcards.name]["export"]
-
-
-def provider_source_name(wildcards):
-    """The EVIDENCE ``source`` of a provider: its ``source`` setting, else its config key."""
-    spec = evidence_providers(wildcards.dataset)[wildcards.name]
-    return spec.get("source") or wildcards.name
 
 
 def evidence_diagnostics_inputs(wildcards):
@@ -75,7 +80,7 @@ def evidence_diagnostics_inputs(wildcards):
     return {"claims": retrieval_claim_inputs(d), "retrieved": f"results/retrieval/{d}/retrieved.parquet",
             "pools": f"results/retrieval/{d}/pools.parquet",
             "evidence": [f"results/evidence/{d}/evidence.parquet"]
-            + [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]}
+            + [provider_evidence_path(d, n) for n in evidence_providers(d)]}
 
 
 def retrieval_datasets():
@@ -95,7 +100,7 @@ def evidence_final_outputs():
     for d in retrieval_datasets():
         if retrieval_has_claims(d):
             targets += [f"results/evidence/{d}/evidence.parquet", f"results/evidence/{d}/diagnostics.tsv"]
-        targets += [f"results/evidence/{d}/provider_{n}.parquet" for n in evidence_providers(d)]
+        targets += [provider_evidence_path(d, n) for n in evidence_providers(d)]
     return targets
 
 

@@ -91,6 +91,7 @@ rule summary_page:
         study2_parser=lambda wc: config["accounting"]["study2"]["parser"],
         study2_sources=lambda wc: config["accounting"]["study2"]["sources"],
         extra_titles=[title for title, _ in summary_extra_tables()],
+        accounted_titles=[account_title(s) for s in ACCOUNTED_SYSTEMS],
     threads: 1
     resources:
         mem_mb=1000,
@@ -99,3 +100,25 @@ rule summary_page:
         "../../envs/cpu.yaml"
     script:
         "../../scripts/summary_page.py"
+
+
+rule ledger:
+    input:
+        unpack(ledger_inputs),
+    output:
+        "results/report/ledger.json",
+    log:
+        rule_log("report", "ledger"),
+    benchmark:
+        rule_benchmark("report", "ledger")
+    params:
+        sources=lambda wc: ledger_sources(),
+        settings=config,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/ledger.py"

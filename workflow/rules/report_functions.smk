@@ -71,11 +71,71 @@ def summary_page_inputs(wildcards):
         inputs["diffgr"] = "results/diffgr/diffgr.tsv"
         if config["diffgr"]["reader_run_files"]:
             inputs["diffgr_files"] = "results/diffgr/reader_files.tsv"
+    for name in ("estimates", "intervals", "answer_metrics"):
+        inputs[f"accounted_{name}"] = [f"results/account/{s}/{name}.tsv" for s in ACCOUNTED_SYSTEMS]
     return inputs
 
 
+# The report tables whose numbers go into results/report/ledger.json: one line per table,
+# (study switch, key, path, kind of table (report.ledger), study, rule that writes it).
+LEDGER_TABLES = (
+    ("study1", "study1_estimates", "results/accounting/study1/estimates.tsv", "estimates", "study1",
+     "study1_accounting"),
+    ("study1", "study1_intervals", "results/accounting/study1/intervals.tsv", "intervals", "study1",
+     "study1_bootstrap"),
+    ("study1", "study1_answer_metrics", "results/accounting/study1/answer_metrics.tsv", "intervals", "study1",
+     "study1_answer_metrics"),
+    ("study2", "study2_primary", "results/accounting/study2/intervals_primary.tsv", "intervals", "study2",
+     "study2_bootstrap"),
+    ("study2", "study2_exploratory", "results/accounting/study2/intervals_exploratory.tsv", "intervals", "study2",
+     "study2_bootstrap"),
+    ("study2", "study2_crossed", "results/accounting/study2/intervals_crossed.tsv", "intervals", "study2",
+     "study2_bootstrap"),
+    ("study2", "decision_criteria", "results/accounting/study2/decision_criteria.tsv", "criteria", "study2",
+     "decision_labels"),
+    ("study2", "decision_label", "results/accounting/study2/decision_label.tsv", "label", "study2",
+     "decision_labels"),
+    ("wikicontradict", "wikicontradict_rates", "results/wikicontradict/rates.tsv", "wikicontradict_rates",
+     "wikicontradict", "wikicontradict_metrics"),
+    ("wikicontradict", "wikicontradict_detection", "results/wikicontradict/detection.tsv",
+     "wikicontradict_detection", "wikicontradict", "wikicontradict_metrics"),
+    ("diffgr", "diffgr", "results/diffgr/diffgr.tsv", "diffgr", "diffgr", "diffgr_score"),
+)
+ACCOUNTED_TABLES = (("estimates", "estimates"), ("intervals", "intervals"), ("answer_metrics", "intervals"))
+
+
+def rule_input_files(rule_name):
+    """The input files of a rule whose inputs do not depend on wildcards (flattened, as given)."""
+    files = []
+    for item in getattr(rules, rule_name).input:
+        files += [str(item)] if isinstance(item, str) else [str(x) for x in item]
+    return files
+
+
+def ledger_sources():
+    """key -> {path, kind, study, rule, inputs} of every table the ledger reads (LEDGER_TABLES of
+    the enabled studies, then each accounted system's tables, written by account_system)."""
+    sources = {key: {"path": path, "kind": kind, "study": study, "rule": rule, "inputs": rule_input_files(rule)}
+               for switch, key, path, kind, study, rule in LEDGER_TABLES if enabled(switch)}
+    for system in ACCOUNTED_SYSTEMS:
+        inputs = account_inputs(type("Wildcards", (), {"system": system}))
+        files = [inputs["gold"], *inputs["source0"], *inputs["source1"]] + ([inputs["families"]] if "families" in inputs
+                                                                           else [])
+        for name, kind in ACCOUNTED_TABLES:
+            sources[f"account_{system}_{name}"] = {"path": f"results/account/{system}/{name}.tsv", "kind": kind,
+                                                   "study": "study1", "rule": "account_system", "inputs": files}
+    return sources
+
+
+def ledger_inputs(wildcards):
+    """The ledger's tables, the provenance table and every file the tables' rules read."""
+    sources = ledger_sources()
+    return {"tables": [s["path"] for s in sources.values()], "provenance": "results/report/provenance.tsv",
+            "upstream": sorted({f for s in sources.values() for f in s["inputs"]})}
+
+
 def report_final_outputs():
-    targets = ["results/report/provenance.tsv", "results/report/summary.html"]
+    targets = ["results/report/provenance.tsv", "results/report/summary.html", "results/report/ledger.json"]
     if enabled("study2"):
         targets.append("results/report/claim_traces.tsv")
     return targets

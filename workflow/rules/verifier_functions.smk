@@ -6,14 +6,13 @@ VERIFIER_CFG = config["verifier"]
 
 
 def verifier_evidence_path(source):
-    """Provider EVIDENCE table of a Study 1 source: ``provider_{name}.parquet`` where ``name`` is
-    the key under ``evidence.providers.<dataset>`` whose ``source`` (else key) is ``source``."""
+    """EVIDENCE table of a Study 1 source: one of the sources of the ``external.<dataset>`` entry
+    with ``answers: verifier`` (``results/evidence/<dataset>/external_<source>.parquet``)."""
     d = config["verifier"]["dataset"]
-    names = [n for n, spec in evidence_providers(d).items() if spec.get("source", n) == source]
-    if len(names) != 1:
-        raise ValueError(f"verifier source {source!r}: expected one provider under evidence.providers.{d} "
-                         f"with that source name, found {names}")
-    return f"results/evidence/{d}/provider_{names[0]}.parquet"
+    if source not in evidence_providers(d):
+        raise ValueError(f"verifier.sources names {source!r}, which no external.{d} entry with answers: verifier "
+                         f"lists (its sources: {list(evidence_providers(d))})")
+    return provider_evidence_path(d, source)
 
 
 def verifier_split_sources(split):

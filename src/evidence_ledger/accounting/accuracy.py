@@ -10,10 +10,11 @@ Out: rows ``{dataset, system, quantity, format, budget, answer_source, estimate,
   claim x retrieved abstract), then averaged over the seeds, as every Study 2 metric. Drawn
   by the Study 2 primary protocol (families and seed indices resampled). ``n_answers`` is the
   cell's own count of answers in one seed (seed-mean rows) or in the greedy run.
-* Study 1 accuracy and macro-F1 per source and their source-1 minus source-0 differences,
-  averaged over checkpoints, drawn by the Study 1 paired claim protocol (claims resampled,
-  checkpoints not): with the same seed and claim count these are exactly the draws of the
-  other Study 1 intervals. Macro-F1 averages F1 over the *gold label set* of the population
+* Study 1 accuracy and macro-F1 per source and their source-1 minus source-0 differences
+  (and, given the claims' eligibility, eligibility per source, its difference and the Eq. 4
+  product and covariance terms), averaged over checkpoints, drawn by the Study 1 paired claim
+  protocol (claims resampled, checkpoints not): with the same seed and claim count these are
+  exactly the draws of the other Study 1 intervals. Macro-F1 averages F1 over the *gold label set* of the population
   (NOT ENOUGH INFO included when present), a class never predicted scoring 0
   (``estimates.macro_f1``); ``accounting.study1.macro_f1_classes`` may fix the class list.
 """
@@ -24,7 +25,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..resampling.bootstrap import bootstrap_draws, percentile_interval
+from ..resampling.bootstrap import BootstrapJob, bootstrap_draws, percentile_interval, run_jobs
 from .panel import sort_claims
 
 
@@ -152,11 +153,24 @@ def study1_metric_counts(answers: pd.DataFrame, units: Sequence[str], *, dataset
     return counts
 
 
-def study1_metric_statistic(n_sources: int, n_classes: int):
-    """Statistic over Study 1 metric counts (see :func:`study1_metric_counts`) plus a final
-    answers-per-claim column: ``[accuracy_0, accuracy_1, macro_f1_0, macro_f1_1, accuracy_diff,
-    macro_f1_diff]`` in points, each per checkpoint then averaged over checkpoints."""
+def study1_evidence_counts(correct: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    """(claims, checkpoints, 4) per-claim counts for the evidence metrics: ``eligible_0``,
+    ``eligible_1`` and, per answer source ``a``, ``correct_a * dE`` with ``dE = eligible_1 -
+    eligible_0`` (from ``correct[k, r, a]`` and ``eligible[k, r, b]``)."""
+    dE = eligible[:, :, 1] - eligible[:, :, 0]
+    return np.stack([eligible[:, :, 0], eligible[:, :, 1], correct[:, :, 0] * dE, correct[:, :, 1] * dE],
+                    axis=2).astype(np.int64)
+
+
+def study1_metric_statistic(n_sources: int, n_classes: int, evidence: bool = False):
+    """Statistic over Study 1 metric counts (see :func:`study1_metric_counts`), then with
+    ``evidence`` the four :func:`study1_evidence_counts` columns, plus a final answers-per-claim
+    column: ``[accuracy_0, accuracy_1, macro_f1_0, macro_f1_1, accuracy_diff, macro_f1_diff]``
+    and with ``evidence`` also ``[eligibility_0, eligibility_1, eligibility_diff, eq4_product_0,
+    eq4_product_1, eq4_covariance_0, eq4_covariance_1]`` in points (Eq. 4: ``E_a = mean(c_a)
+    mean(dE) + cov(c_a, dE)``), each per checkpoint then averaged over checkpoints."""
     block = 1 + 3 * n_classes
+    ev = n_sources * block
 
     def statistic(tot: np.ndarray) -> np.ndarray:
         n = tot[:, :, -1]
@@ -171,27 +185,83 @@ def study1_metric_statistic(n_sources: int, n_classes: int):
                 per_class.append(np.where(tp > 0, 2 * tp / np.where(d > 0, d, 1), 0.0))
             f1.append(100.0 * np.mean(per_class, axis=0))
         cols = acc + f1 + [acc[1] - acc[0], f1[1] - f1[0]]
+        if evidence:
+            elig = [100.0 * tot[:, :, ev] / n, 100.0 * tot[:, :, ev + 1] / n]
+            diff = elig[1] - elig[0]
+            product = [acc[a] * diff / 100.0 for a in range(2)]
+            direct = [100.0 * tot[:, :, ev + 2 + a] / n for a in range(2)]
+            cols += elig + [diff] + product + [direct[a] - product[a] for a in range(2)]
         return np.stack([c.mean(axis=1) for c in cols], axis=1)
 
     return statistic
 
 
 STUDY1_METRICS = ("accuracy_0", "accuracy_1", "macro_f1_0", "macro_f1_1", "accuracy_diff", "macro_f1_diff")
+STUDY1_EVIDENCE_METRICS = ("eligibility_0", "eligibility_1", "eligibility_diff", "eq4_product_0", "eq4_product_1",
+                           "eq4_covariance_0", "eq4_covariance_1")
+
+
+def eligible_by_claim(evidence: pd.DataFrame, units: Sequence[str], *, dataset: str, sources: Sequence[str],
+                      n_replicates: int) -> np.ndarray:
+    """(claims, checkpoints, sources) 0/1 eligibility of EVIDENCE_INDICATORS rows (one
+    evidence list per claim and source, the same for every checkpoint); a claim without a row
+    for a source is not eligible."""
+    ev = evidence[(evidence["dataset"] == dataset) & evidence["evidence_source"].isin(sources)]
+    pos = {c: i for i, c in enumerate(units)}
+    ev = ev[ev["claim_id"].isin(pos)]
+    eligible = np.zeros((len(units), len(sources)), dtype=np.int64)
+    eligible[ev["claim_id"].map(pos).to_numpy(dtype=np.int64),
+             ev["evidence_source"].map({s: i for i, s in enumerate(sources)}).to_numpy(dtype=np.int64)] = \
+        ev["eligible"].to_numpy(dtype=np.int64)
+    return np.ascontiguousarray(np.broadcast_to(eligible[:, None, :], (len(units), n_replicates, len(sources))))
 
 
 def study1_metric_rows(answers: pd.DataFrame, units: Sequence[str], *, dataset: str, system: str, parser: str,
                        sources: Sequence[str], replicates: Sequence[int], classes: Sequence[str], n_draws: int,
-                       seed: int, batch_size: int, tail: float) -> list[dict]:
-    """Study 1 accuracy / macro-F1 per source and their differences with paired claim intervals."""
+                       seed: int, batch_size: int, tail: float, eligible: np.ndarray | None = None,
+                       cluster_of: np.ndarray | None = None, resample_seeds: bool = False) -> list[dict]:
+    """Study 1 accuracy / macro-F1 per source and their differences with paired claim intervals;
+    with ``eligible`` (claims x checkpoints x sources, 0/1, in ``units`` order) also the
+    eligibility per source, its difference and the Eq. 4 product and covariance terms.
+
+    ``cluster_of`` (optional): the resampling cluster index of each of ``units`` (claim
+    families); the claims' counts are summed per cluster and clusters are resampled instead of
+    claims. ``resample_seeds``: replicates are drawn with replacement in each draw (sampled
+    seeds, Study 2's protocol) instead of averaged as they are (checkpoints)."""
+    job = study1_metric_job(answers, units, dataset=dataset, system=system, parser=parser, sources=sources,
+                            replicates=replicates, classes=classes, n_draws=n_draws, seed=seed, tail=tail,
+                            eligible=eligible, cluster_of=cluster_of)
+    return run_jobs([job], n_draws=n_draws, seed=seed, batch_size=batch_size, resample_seeds=resample_seeds)[0]
+
+
+def study1_metric_job(answers: pd.DataFrame, units: Sequence[str], *, dataset: str, system: str, parser: str,
+                      sources: Sequence[str], replicates: Sequence[int], classes: Sequence[str], n_draws: int,
+                      seed: int, tail: float, eligible: np.ndarray | None = None,
+                      cluster_of: np.ndarray | None = None) -> BootstrapJob:
+    """The counts, statistic and row builder of :func:`study1_metric_rows` (to draw with the
+    other Study 1 intervals: ``resampling.bootstrap.run_jobs``)."""
     if len(sources) != 2:
         raise ValueError("Study 1 answer metrics need exactly two sources")
     counts = study1_metric_counts(answers, units, dataset=dataset, system=system, parser=parser, sources=sources,
                                   replicates=replicates, classes=classes)
+    names = STUDY1_METRICS
+    if eligible is not None:
+        block = 1 + 3 * len(classes)
+        correct = counts[:, :, [0, block]]
+        counts = np.concatenate([counts, study1_evidence_counts(correct, eligible)], axis=2)
+        names = STUDY1_METRICS + STUDY1_EVIDENCE_METRICS
     per_claim = np.ones(counts.shape[:2] + (1,), dtype=np.int64)
     counts = np.concatenate([counts, per_claim], axis=2)
-    stat = study1_metric_statistic(len(sources), len(classes))
+    if cluster_of is not None:
+        clustered = np.zeros((int(cluster_of.max()) + 1,) + counts.shape[1:], dtype=np.int64)
+        np.add.at(clustered, cluster_of, counts)
+        counts = clustered
+    stat = study1_metric_statistic(len(sources), len(classes), evidence=eligible is not None)
     est = stat(counts.sum(axis=0)[None].astype(np.float64))[0]
-    draws = bootstrap_draws(counts, stat, n_draws=n_draws, seed=seed, batch_size=batch_size, resample_seeds=False)
-    return [{"dataset": dataset, "system": system, "parser": parser, "quantity": q, "classes": "|".join(classes),
-             **iv, "tail": tail, "n_draws": n_draws, "seed": seed, "n_clusters": len(units)}
-            for q, iv in zip(STUDY1_METRICS, interval_rows(draws, est, tail))]
+
+    def finish(draws: np.ndarray) -> list[dict]:
+        return [{"dataset": dataset, "system": system, "parser": parser, "quantity": q, "classes": "|".join(classes),
+                 **iv, "tail": tail, "n_draws": n_draws, "seed": seed, "n_clusters": counts.shape[0]}
+                for q, iv in zip(names, interval_rows(draws, est, tail))]
+
+    return BootstrapJob(counts, stat, finish)

@@ -126,16 +126,20 @@ def family_contrasts(family: str, n_formats: int = 2, n_budgets: int = 2) -> lis
             for name in names for factor in ("format", "context")]
 
 
-#: contrasts drawn with a family, at its tail, but not counted in its Bonferroni size: the
-#: paper's Table 7 reports the context effect on E0 beside E1 and Ebar with the exploratory
-#: family's draws and adjustment ("What Changes When Fact-Verification Scores Improve?", Study 2)
-FAMILY_COMPANIONS = {"exploratory": (("E0", "context"),)}
+#: contrasts drawn with a family, at its tail, but not counted in its Bonferroni size
+#: (``(quantity, factor)``; factor '' = the cell quantity itself): the paper's Table 7 reports
+#: the context effect on E0 beside E1 and Ebar with the exploratory family's draws and adjustment
+#: ("What Changes When Fact-Verification Scores Improve?", Study 2); the Study 1 cells T00..T11
+#: (each source's own score and the two crossed scores) get intervals from the same claim draws
+#: as the components
+FAMILY_COMPANIONS = {"exploratory": (("E0", "context"),),
+                     "study1": (("T00", ""), ("T01", ""), ("T10", ""), ("T11", ""))}
 
 
 def companion_contrasts(family: str, n_formats: int = 2, n_budgets: int = 2) -> list[tuple[str, str, tuple]]:
     """``(quantity, factor, contrast)`` drawn with ``family`` outside its comparisons
     (:data:`FAMILY_COMPANIONS`; none for most families)."""
-    return [(name, factor, factor_effect(name, factor, n_formats, n_budgets))
+    return [(name, factor, factor_effect(name, factor, n_formats, n_budgets) if factor else cell_quantities(0, 0)[name])
             for name, factor in FAMILY_COMPANIONS.get(family, ())]
 
 

@@ -78,19 +78,38 @@ def answer_macro_f1(ind: ClaimIndicators, a: int, classes: Sequence[str]) -> flo
 
 
 def eligibility_rate(ind: ClaimIndicators, b: int) -> float:
-    return float(100 * ind.eligible[:, b].mean())
+    """Claims whose source-``b`` evidence is eligible, in points, averaged over replicates."""
+    return float(100 * ind.eligible[:, :, b].mean())
+
+
+def evidence_is_shared(ind: ClaimIndicators) -> bool:
+    """True when every replicate cites the same evidence (one provider list per source, as in
+    the pipeline's Study 1), so ``eligible`` does not depend on the replicate."""
+    return bool((ind.eligible == ind.eligible[:, :1, :]).all())
 
 
 def eq4_terms(ind: ClaimIndicators, a: int) -> dict[str, float]:
     """Eq. 4: ``E_a = mean(c_a) * mean(dE) + cov(c_a, dE)`` in points, where ``c_a`` is the
     replicate-averaged correctness of source-``a`` answers, ``dE = eligible_1 - eligible_0``
-    and cov is the population covariance (divide by N)."""
-    c = ind.correct[:, :, a].mean(axis=1)
-    dE = (ind.eligible[:, 1] - ind.eligible[:, 0]).astype(np.float64)
-    mc, md = c.mean(), dE.mean()
-    cov = float(np.mean((c - mc) * (dE - md)))
-    return {"accuracy": float(100 * mc), "eligibility_diff": float(100 * md), "product": float(100 * mc * md),
-            "covariance": 100 * cov, "sum": float(100 * (mc * md + cov)), "direct": float(100 * np.mean(c * dE))}
+    and cov is the population covariance (divide by N).
+
+    When the replicates cite different evidence (runs of an outside system), ``dE`` differs per
+    replicate: every term is then computed per replicate and averaged over replicates, which
+    still sums to ``E_a`` and equals the form above when the evidence is shared (the
+    covariance is linear in ``c_a``)."""
+    shared = evidence_is_shared(ind)
+    groups = [(ind.correct[:, :, a].mean(axis=1), ind.eligible[:, 0, :])] if shared else \
+        [(ind.correct[:, r, a].astype(np.float64), ind.eligible[:, r, :]) for r in range(ind.correct.shape[1])]
+    terms = {"accuracy": [], "eligibility_diff": [], "product": [], "covariance": [], "sum": [], "direct": []}
+    for c, eligible in groups:
+        dE = (eligible[:, 1] - eligible[:, 0]).astype(np.float64)
+        mc, md = c.mean(), dE.mean()
+        cov = float(np.mean((c - mc) * (dE - md)))
+        for name, value in (("accuracy", 100 * mc), ("eligibility_diff", 100 * md), ("product", 100 * mc * md),
+                            ("covariance", 100 * cov), ("sum", 100 * (mc * md + cov)),
+                            ("direct", 100 * np.mean(c * dE))):
+            terms[name].append(float(value))
+    return {name: values[0] if shared else float(np.mean(values)) for name, values in terms.items()}
 
 
 def estimate_row(study, population, dataset, system, parser, quantity, value, *, factor="", fmt="", budget="", part="",
@@ -144,19 +163,37 @@ def study1_estimates(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd
     resolved = panel.subset(~ind.unresolved)
     resolved.coverage = dict(panel.coverage, population_claims=len(resolved.units),
                              claims_with_unresolved=int(ind.unresolved.sum()), **scope_counts)
-    rows = []
-    q = cell_quantities(0, 0)
-    for population, p in (("all", panel), ("resolved", resolved)):
-        for name in STUDY1_QUANTITIES:
-            rows.append(estimate_row("study1", population, dataset, system, parser, name,
-                             evaluate_exact(p, q[name], replicates), fmt=fmt, budget=budget))
-            for rep in replicates:
-                rows.append(estimate_row("study1", population, dataset, system, parser, name,
-                                 evaluate_exact(p, q[name], [rep]), fmt=fmt, budget=budget, replicate=rep))
     classes = sort_claims(relevant.loc[relevant["dataset"] == dataset, "gold_label"])
     gold_by_claim = relevant[relevant["dataset"] == dataset].set_index("claim_id")["gold_label"].reindex(panel.units)
+    rows = study1_rows({"all": panel, "resolved": resolved}, ind, gold=gold_by_claim.to_numpy(dtype=object),
+                       classes=classes, dataset=dataset, system=system, parser=parser, fmt=fmt, budget=budget,
+                       replicates=replicates)
+    coverage = [{"study": "study1", "population": pop, "dataset": dataset, "system": system, "parser": parser,
+                 "item": k, "count": int(v)} for pop, p in (("all", panel), ("resolved", resolved))
+                for k, v in p.coverage.items()]
+    return {"estimates": pd.DataFrame(rows), "panels": {"all": panel, "resolved": resolved},
+            "coverage": pd.DataFrame(coverage)}
+
+
+def study1_rows(populations: Mapping[str, CountPanel], ind: ClaimIndicators, *, gold: np.ndarray,
+                classes: Sequence[str], dataset: str, system: str, parser: str, fmt: str, budget: str,
+                replicates: Sequence[int]) -> list[dict]:
+    """The Study 1 ESTIMATES rows of claim panels and their per-claim indicators.
+
+    ``populations``: population name -> claim panel, ``all`` first (the pipeline adds
+    ``resolved``; official prediction files have no such population). For each population
+    T00..T11 and the components, replicate-averaged (-1) and per replicate; on ``all`` also the
+    per-gold-class contributions (``part`` = class, full denominator; ``gold[k]`` the gold label
+    of claim ``k``), accuracy / macro-F1 (over ``classes``) / eligibility per source with their
+    differences, and the Eq. 4 terms."""
+    panel = populations["all"]
+    rows = []
+    q = cell_quantities(0, 0)
+    for population, p in populations.items():
+        rows += study1_cell_rows(p, population=population, dataset=dataset, system=system, parser=parser, fmt=fmt,
+                                 budget=budget, replicates=replicates)
     for label in classes:
-        cls = (gold_by_claim == label).to_numpy()
+        cls = gold == label
         mask = np.broadcast_to(cls[:, None, None, None], (len(panel.units), len(replicates), 1, 1))
         for name in ("gain", "E0", "A1", "A0", "E1"):
             rows.append(estimate_row("study1", "all", dataset, system, parser, name,
@@ -177,11 +214,23 @@ def study1_estimates(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd
         va = next(r["value"] for r in rows if r["quantity"] == a)
         vb = next(r["value"] for r in rows if r["quantity"] == b)
         rows.append(estimate_row("study1", "all", dataset, system, parser, name, va - vb, fmt=fmt, budget=budget))
-    coverage = [{"study": "study1", "population": pop, "dataset": dataset, "system": system, "parser": parser,
-                 "item": k, "count": int(v)} for pop, p in (("all", panel), ("resolved", resolved))
-                for k, v in p.coverage.items()]
-    return {"estimates": pd.DataFrame(rows), "panels": {"all": panel, "resolved": resolved},
-            "coverage": pd.DataFrame(coverage)}
+    return rows
+
+
+def study1_cell_rows(panel: CountPanel, *, population: str = "all", dataset: str, system: str, parser: str,
+                     fmt: str, budget: str, replicates: Sequence[int]) -> list[dict]:
+    """T00..T11 and the components of one claim panel of any metric, replicate-averaged (-1)
+    and per replicate (all a SciFact F1 panel supports: it has no per-claim factorised
+    indicators)."""
+    q = cell_quantities(0, 0)
+    rows = []
+    for name in STUDY1_QUANTITIES:
+        rows.append(estimate_row("study1", population, dataset, system, parser, name,
+                                 evaluate_exact(panel, q[name], replicates), fmt=fmt, budget=budget))
+        for rep in replicates:
+            rows.append(estimate_row("study1", population, dataset, system, parser, name,
+                                     evaluate_exact(panel, q[name], [rep]), fmt=fmt, budget=budget, replicate=rep))
+    return rows
 
 
 def study2_panel_estimates(panel: CountPanel, answers: pd.DataFrame, *, parser: str, seeds: Sequence[int],

@@ -14,7 +14,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from ..tables.accounting import INTERVALS
-from ..resampling.bootstrap import bootstrap_draws, contrast_statistic, percentile_interval
+from ..resampling.bootstrap import BootstrapJob, contrast_statistic, percentile_interval, run_jobs
 from .estimands import companion_contrasts, family_contrasts
 from .estimates import evaluate_exact
 from .reference import attach_reference
@@ -48,6 +48,16 @@ def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_
     Bootstrapping panels with the same clusters jointly gives exactly the draws each would get
     alone (same seed, same cluster count, same protocol), at the cost of one set of index
     draws and one multiplicity matrix per batch."""
+    job = panel_interval_job(panels, family, replicates=replicates, resample_seeds=resample_seeds, n_draws=n_draws,
+                             seed=seed, batch_size=batch_size, tail=tail)
+    return run_jobs([job], n_draws=n_draws, seed=seed, batch_size=batch_size, resample_seeds=resample_seeds,
+                    progress=progress)[0]
+
+
+def panel_interval_job(panels, family: str, *, replicates: Sequence[int], resample_seeds: bool, n_draws: int,
+                       seed: int, batch_size: int, tail: float) -> BootstrapJob:
+    """The counts, statistic and row builder of :func:`panel_intervals` (to draw with other
+    jobs of the same clusters: ``resampling.bootstrap.run_jobs``)."""
     if not isinstance(panels, (list, tuple)):
         panels = [panels]
     units = panels[0].units
@@ -56,7 +66,7 @@ def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_
     comps = [(p_i, name, factor, contrast, in_family) for p_i, p in enumerate(panels)
              for in_family, listed in ((True, family_contrasts), (False, companion_contrasts))
              for name, factor, contrast in listed(family, len(p.formats), len(p.answer_budgets))]
-    parts, index, keyed = [], {}, []
+    parts, index = [], {}
     offset = 0
     for p_i, p in enumerate(panels):
         mine = [c for i, _, _, c, _ in comps if i == p_i]
@@ -69,19 +79,21 @@ def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_
     if len(multipliers) != 1:
         raise ValueError("panels bootstrapped jointly must share their metric")
     contrasts = [tuple((coef, (p_i, cell)) for coef, cell in c) for p_i, _, _, c, _ in comps]
-    draws = bootstrap_draws(counts, contrast_statistic(contrasts, index, multipliers.pop(), counts), n_draws=n_draws,
-                            seed=seed, batch_size=batch_size, resample_seeds=resample_seeds, progress=progress)
-    lo, hi = percentile_interval(draws, tail)
-    rows = []
-    for i, (p_i, quantity, factor, contrast, in_family) in enumerate(comps):
-        panel = panels[p_i]
-        rows.append({"dataset": panel.dataset, "system": panel.system, "quantity": quantity, "factor": factor,
-                     "estimate": float(evaluate_exact(panel, contrast, replicates)), "lower": float(lo[i]),
-                     "upper": float(hi[i]), "boot_mean": float(draws[:, i].mean()),
-                     "boot_sd": float(draws[:, i].std(ddof=1)) if n_draws > 1 else float("nan"), "tail": tail,
-                     "n_draws": n_draws, "seed": seed, "batch_size": batch_size, "n_clusters": len(panel.units),
-                     "n_seed_indices": len(replicates) if resample_seeds else 0, "in_family": in_family})
-    return rows
+
+    def finish(draws: np.ndarray) -> list[dict]:
+        lo, hi = percentile_interval(draws, tail)
+        rows = []
+        for i, (p_i, quantity, factor, contrast, in_family) in enumerate(comps):
+            panel = panels[p_i]
+            rows.append({"dataset": panel.dataset, "system": panel.system, "quantity": quantity, "factor": factor,
+                         "estimate": float(evaluate_exact(panel, contrast, replicates)), "lower": float(lo[i]),
+                         "upper": float(hi[i]), "boot_mean": float(draws[:, i].mean()),
+                         "boot_sd": float(draws[:, i].std(ddof=1)) if n_draws > 1 else float("nan"), "tail": tail,
+                         "n_draws": n_draws, "seed": seed, "batch_size": batch_size, "n_clusters": len(panel.units),
+                         "n_seed_indices": len(replicates) if resample_seeds else 0, "in_family": in_family})
+        return rows
+
+    return BootstrapJob(counts, contrast_statistic(contrasts, index, multipliers.pop(), counts), finish)
 
 
 def interval_table(rows: list[dict], *, study: str, family: str, population_of, family_size: int,

@@ -324,8 +324,10 @@ def panel_from_frame(frame: pd.DataFrame, *, formats, sources, answer_budgets, e
 
 @dataclass
 class ClaimIndicators:
-    """Per-claim 0/1 arrays of a strict-metric panel: ``correct[k, r, a]``, ``eligible[k, b]``,
-    predicted labels ``predicted[k, r, a]`` and ``gold[k]``."""
+    """Per-claim 0/1 arrays of a strict-metric panel: ``correct[k, r, a]``, ``eligible[k, r, b]``,
+    predicted labels ``predicted[k, r, a]`` and ``gold[k]``. Evidence may differ between
+    replicates (the runs of an outside system, each with its own cited evidence); the pipeline's
+    Study 1 evidence is one provider list per source, the same in every checkpoint."""
 
     units: list[str]
     replicates: list[int]
@@ -366,8 +368,22 @@ def claim_indicators(answers: pd.DataFrame, evidence: pd.DataFrame, panel: Count
     eligible[ek, eb] = ev["eligible"].to_numpy(dtype=np.int64)
     unresolved = np.zeros(K, dtype=bool)
     np.logical_or.at(unresolved, ek, ev["unresolved"].to_numpy() > 0)
+    eligible = np.ascontiguousarray(np.broadcast_to(eligible[:, None, :], (K, R, A)))
     return ClaimIndicators(panel.units, panel.replicates, panel.sources, correct, eligible, predicted, gold,
                            unresolved)
+
+
+def panel_from_claim_indicators(ind: ClaimIndicators, *, dataset: str, system: str, fmt: str,
+                                budget: str) -> CountPanel:
+    """The strict-metric count panel of per-claim indicators (one format, one budget): for every
+    claim and replicate ``num[k, r, 0, a, 0, b, 0] = correct[k, r, a] * eligible[k, r, b]`` and
+    ``den = 1`` (FEVER / FEVEROUS: ``strict_ab = correct_a * eligible_b``)."""
+    K, R, A = ind.correct.shape
+    num = (ind.correct[:, :, :, None] * ind.eligible[:, :, None, :]).astype(np.int64)
+    num = num.reshape(K, R, 1, A, 1, A, 1)
+    den = np.ones((K, R, 1, A, 1), dtype=np.int64)
+    return CountPanel(dataset, system, "strict", list(ind.units), list(ind.replicates), [fmt], list(ind.sources),
+                      [budget], [budget], num, den)
 
 
 def identical_answer_mask(answers: pd.DataFrame, panel: CountPanel, *, parser: str) -> np.ndarray:

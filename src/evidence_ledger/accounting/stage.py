@@ -12,7 +12,8 @@
   control_generations REQUESTS of every model x dataset -> control generations after reuse (TSV)
   study2_answer_accuracy  ANSWER_INDICATORS + FAMILIES -> accuracy per cell with intervals (TSV)
   study2_parser_sensitivity  indicators + FAMILIES -> primary family under every parser (counts, TSV)
-  study1_answer_metrics  Study 1 ANSWER_INDICATORS + RELEVANT -> accuracy / macro-F1 intervals (TSV)
+  study1_answer_metrics  Study 1 ANSWER_INDICATORS + RELEVANT (+ EVIDENCE_INDICATORS) -> accuracy / macro-F1
+                      (eligibility, Eq. 4 terms) intervals (TSV)
   study2_endpoints    ESTIMATES + exploratory INTERVALS -> Tables 6 and 7 (TSV)
   design_tables       REQUESTS + sampling / families / indicators -> Tables 4 and 5 (TSVs)
 
@@ -38,7 +39,7 @@ from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
 from ..tables.generation import REQUESTS
 from ..tables.ingest import CLAIMS
 from ..tables.verifier import UNRESOLVED_FLAGS
-from .accuracy import study1_metric_rows, study2_accuracy_rows
+from .accuracy import eligible_by_claim, study1_metric_rows, study2_accuracy_rows
 from ..resampling.bootstrap import bonferroni_tail
 from .controls import control_rows
 from .populations import design_rows, population_rows
@@ -371,20 +372,27 @@ def study2_parser_sensitivity(*, answers: Mapping[str, Mapping], evidence: Mappi
     write_report_tsv(out, sensitivity_out)
 
 
-def study1_answer_metrics(*, answers, relevant, dataset: str, system: str, parser: str, sources: Sequence[str],
-                          checkpoints: Sequence[int], classes: Sequence[str] | None, draws: int, alpha: float,
-                          family_size: int, seed: int, batch_size: int, reference=None, metrics_out) -> None:
+def study1_answer_metrics(*, answers, relevant, evidence=None, dataset: str, system: str, parser: str,
+                          sources: Sequence[str], checkpoints: Sequence[int], classes: Sequence[str] | None,
+                          draws: int, alpha: float, family_size: int, seed: int, batch_size: int, reference=None,
+                          metrics_out) -> None:
     """Study 1 accuracy and macro-F1 per source and their differences, with the paired claim
-    draws of the other Study 1 intervals (same seed, same claims). ``classes`` None: the gold
-    label set of the population (NOT ENOUGH INFO included when present)."""
+    draws of the other Study 1 intervals (same seed, same claims); with ``evidence``
+    (EVIDENCE_INDICATORS) also eligibility per source, its difference and the Eq. 4 product and
+    covariance terms. ``classes`` None: the gold label set of the population (NOT ENOUGH INFO
+    included when present)."""
     ans = tables.read_frame(answers, ANSWER_INDICATORS)
     rel = tables.read_frame(relevant, RELEVANT)
     rel = rel[rel["dataset"] == dataset]
     units = sort_claims(rel["claim_id"])
     classes = list(classes) if classes else sort_claims(rel["gold_label"])
+    eligible = None
+    if evidence:
+        eligible = eligible_by_claim(tables.read_frame(evidence, EVIDENCE_INDICATORS), units, dataset=dataset,
+                                     sources=sources, n_replicates=len(checkpoints))
     rows = study1_metric_rows(ans, units, dataset=dataset, system=system, parser=parser, sources=sources,
                               replicates=checkpoints, classes=classes, n_draws=draws, seed=seed,
-                              batch_size=batch_size, tail=bonferroni_tail(alpha, family_size))
+                              batch_size=batch_size, tail=bonferroni_tail(alpha, family_size), eligible=eligible)
     frame = pd.DataFrame(rows).assign(study="study1", population="all")
     frame = attach_reference(frame, _reference(reference))
     write_report_tsv(frame, metrics_out)

@@ -71,8 +71,9 @@ def decomposition_figure(bars: Mapping[str, Bar], png_path, title: str = "") -> 
         ax.axhline(0, color="0.3", lw=0.8, zorder=1)
         handles = [matplotlib.patches.Patch(color=COLOURS["E0"], label="evidence change (E)"),
                    matplotlib.patches.Patch(color=COLOURS["A0"], label="answer change (A)"),
-                   plt.Line2D([], [], color="black", marker="|", ls="none", ms=10, label="interval"),
-                   plt.Line2D([], [], marker="D", mfc="white", mec="black", ls="none", label="paper")]
+                   plt.Line2D([], [], color="black", marker="|", ls="none", ms=10, label="interval")]
+        if any(not math.isnan(bar.paper) for bar in bars.values()):  # an accounted system has no paper values
+            handles.append(plt.Line2D([], [], marker="D", mfc="white", mec="black", ls="none", label="paper"))
         ax.legend(handles=handles, fontsize=7, loc="best", framealpha=0.9)
     ax.set_ylabel("points")
     ax.tick_params(axis="x", length=0)

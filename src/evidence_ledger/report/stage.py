@@ -7,6 +7,8 @@
   summary_page  the report TSVs of the studies (+ Figure 1 PNG) and the provenance TSV -> summary
                 HTML page (its run-kind banner and headline marked as the report's landing
                 part) and the Study 1 decomposition PNG
+  ledger        the headline report TSVs, the files their rules read and the provenance TSV ->
+                ledger.json (every headline number with its provenance, the run's settings)
 
 Each takes paths and plain values (keyword-only).
 """
@@ -26,7 +28,9 @@ from ..tables.accounting import PATTERN_TRACES
 from ..tables.evidence import EVIDENCE
 from ..tables.ingest import CLAIMS
 from ..tables.ingest_readers import read_units
+from .accounted import accounted_sections
 from .decomposition import decomposition_figure
+from .ledger import LedgerSource, build_ledger, read_provenance_rows, write_ledger
 from .provenance import provenance_rows, write_provenance_tsv
 from .sources import read_source_table
 from .summary import (answer_accuracy_section, controls_section, crossed_section, decision_section, diffgr_section,
@@ -107,14 +111,18 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
                  wikicontradict_detection=None, diffgr=None, diffgr_files=None, provenance=None,
                  study1_family_size: int = 1, study1_alpha: float = 0.05, unresolved_scope: str = "window",
                  study2_parser: str = "strict", study2_sources: Sequence[str] = ("bm25", "bge"),
-                 extra_tables: Sequence = (), extra_titles: Sequence[str] = (), html_out, decomposition_out) -> None:
+                 extra_tables: Sequence = (), extra_titles: Sequence[str] = (), accounted_estimates: Sequence = (),
+                 accounted_intervals: Sequence = (), accounted_metrics: Sequence = (),
+                 accounted_titles: Sequence[str] = (), html_out, decomposition_out) -> None:
     """The summary page a reader opens first, built only from report TSVs of the run (and
     Figure 1's PNG): the run kind and headline; Study 1 cells, components, restricted
     population, Eq. 4 and rates beside the paper; Study 2 decision label, criteria and
     Figure 1, crossed-budget components, Tables 6 and 7, greedy controls, answer accuracy,
     the identical-answer partition and INVALID rates; WikiContradict and DiffGR headline
-    rates; provenance; then each of ``extra_tables`` whole under its title from
-    ``extra_titles``. Absent inputs (a study switched off) leave their section saying so.
+    rates; each system accounted from its prediction files (config ``external``: its
+    ``accounted_estimates`` / ``_intervals`` / ``_metrics`` TSVs under ``accounted_titles``,
+    :func:`accounted_sections`); provenance; then each of ``extra_tables`` whole under its title
+    from ``extra_titles``. Absent inputs (a study switched off) leave their section saying so.
 
     Settings (config values, passed by the rule's params): ``study1_family_size`` /
     ``study1_alpha`` (``accounting.study1.bootstrap``: what the Study 1 intervals are),
@@ -155,9 +163,23 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
         wikicontradict_section(_table(wikicontradict_rates), _table(wikicontradict_detection)),
         diffgr_section(_table(diffgr), _table(diffgr_files)),
     ]
+    sections += accounted_sections(accounted_estimates, accounted_intervals, accounted_metrics, accounted_titles)
     sections += [whole_table_section(f"extra{i}", title, read_source_table(path))
                  for i, (path, title) in enumerate(zip(extra_tables, extra_titles), start=1)]
     sections.append(provenance_section(provenance_table))
     write_text_atomic(html_out, render_page(sections))
     log.info("summary page: %d sections (%d absent) -> %s", len(sections), sum(bool(s.absent) for s in sections),
              html_out)
+
+
+def ledger(*, sources: Mapping[str, Mapping], provenance, settings: Mapping, ledger_out) -> None:
+    """``ledger.json`` of a pipeline run: ``sources`` maps a table key to its ``path``, ``kind``
+    (``report.ledger.TABLE_KINDS`` or ``label``), ``study``, the ``rule`` that wrote it and that
+    rule's ``inputs``; ``provenance`` the provenance TSV; ``settings`` the resolved config."""
+    specs = {key: LedgerSource(path=spec["path"], kind=spec["kind"], study=spec["study"], rule=spec["rule"],
+                               inputs=tuple(spec["inputs"])) for key, spec in sources.items()}
+    built = build_ledger(kind="pipeline", sources=specs, provenance=read_provenance_rows(provenance),
+                         settings=settings)
+    write_ledger(built, ledger_out)
+    log.info("ledger: %d numbers, %d labels from %d tables -> %s", len(built["numbers"]), len(built["labels"]),
+             len(specs), ledger_out)

@@ -732,7 +732,13 @@ def render_section(s: Section) -> str:
     return "\n".join(parts)
 
 
-def render_page(sections: Sequence[Section], title: str = "Evidence Ledger: run summary") -> str:
+PAGE_LEDE = ("Read this page first. Every number is read from a report table of this run (hover over it for the "
+             "file, line and column); the paper's values come from the same rows (reference columns, joined from "
+             "the configured reference-values file).")
+
+
+def render_page(sections: Sequence[Section], title: str = "Evidence Ledger: run summary",
+                lede: str = PAGE_LEDE) -> str:
     """The whole page: a title, a contents line, then each section (or why it is absent); the
     leading sections whose keys are in ``LANDING_KEYS`` sit between ``LANDING_START`` and
     ``LANDING_END``. Deterministic: the same sections give the same bytes."""
@@ -740,9 +746,7 @@ def render_page(sections: Sequence[Section], title: str = "Evidence Ledger: run 
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
              f"<style>{STYLE}</style></head><body>",
              f"<h1>{html.escape(title)}</h1>",
-             '<p class="lede">Read this page first. Every number is read from a report table of this run '
-             "(hover over it for the file, line and column); the paper's values come from the same rows "
-             "(reference columns, joined from the configured reference-values file).</p>",
+             f'<p class="lede">{html.escape(lede)}</p>',
              f"<nav>{nav}</nav>"]
     landing = [s for s in sections if s.key in LANDING_KEYS]
     parts.append(LANDING_START + "\n".join(render_section(s) for s in landing) + LANDING_END)

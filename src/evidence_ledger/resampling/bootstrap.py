@@ -28,6 +28,7 @@ Generic: nothing here knows about studies, datasets or panels (``accounting.inte
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterator, Sequence
 
@@ -122,6 +123,44 @@ def bootstrap_draws(counts: np.ndarray, statistic: Statistic, *, n_draws: int, s
             if progress is not None:
                 progress(start + b)
     return out
+
+
+@dataclass(frozen=True)
+class BootstrapJob:
+    """What one set of intervals needs from the draws: per-cluster ``counts`` (clusters, seeds,
+    stats), the ``statistic`` of their resampled totals, and ``finish`` turning the draws
+    (n_draws, outputs) into result rows."""
+
+    counts: np.ndarray
+    statistic: Statistic
+    finish: Callable[[np.ndarray], list]
+
+
+def run_jobs(jobs: Sequence[BootstrapJob], *, n_draws: int, seed: int, batch_size: int = 128,
+             resample_seeds: bool = True, progress: Callable[[int], None] | None = None) -> list[list]:
+    """The rows of every job from one set of draws: the jobs' count columns side by side in one
+    :func:`bootstrap_draws` call, each statistic on its own columns. The index draws depend only
+    on the seed, the cluster and seed counts and the batch size, and every total is an exact
+    integer sum, so each job gets bit-identically the draws it would get alone, for the cost of
+    one set of index draws and multiplicity matrices."""
+    if not jobs:
+        return []
+    shapes = {job.counts.shape[:2] for job in jobs}
+    if len(shapes) != 1:
+        raise ValueError(f"jobs drawn together must share their clusters and seeds, got shapes {sorted(shapes)}")
+    bounds = np.cumsum([0] + [job.counts.shape[2] for job in jobs])
+    counts = np.concatenate([job.counts for job in jobs], axis=2)
+    widths = []
+
+    def statistic(tot: np.ndarray) -> np.ndarray:
+        outs = [job.statistic(tot[:, :, lo:hi]) for job, lo, hi in zip(jobs, bounds[:-1], bounds[1:])]
+        widths[:] = [o.shape[1] for o in outs]
+        return np.concatenate(outs, axis=1)
+
+    draws = bootstrap_draws(counts, statistic, n_draws=n_draws, seed=seed, batch_size=batch_size,
+                            resample_seeds=resample_seeds, progress=progress)
+    edges = np.cumsum([0] + widths)
+    return [job.finish(np.ascontiguousarray(draws[:, lo:hi])) for job, lo, hi in zip(jobs, edges[:-1], edges[1:])]
 
 
 def percentile_interval(draws: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:

@@ -64,6 +64,30 @@ def add_gold_source(parser: argparse.ArgumentParser, gold_help: str) -> None:
                              "(the official scorers' behaviour without a gold file)")
 
 
+def add_scorer_options(parser: argparse.ArgumentParser, benchmark: str) -> None:
+    """The official scorer's options of ``benchmark`` (``fever``, ``feverous``, ``scifact``):
+    evidence items or sentences scored, line pairing, SciFact's sentence cap (shared by the
+    ``score`` and ``account`` commands)."""
+    if benchmark == "fever":
+        parser.add_argument("--max-evidence", type=count_at_least(0), default=fever.MAX_EVIDENCE,
+                            help="predicted evidence items scored, >= 0 (default %(default)s)")
+    elif benchmark == "feverous":
+        parser.add_argument("--max-evidence", type=count_at_least(0), default=feverous.MAX_EVIDENCE,
+                            help="non-cell items scored, >= 0 (default %(default)s)")
+        parser.add_argument("--max-evidence-cell", type=count_at_least(0), default=feverous.MAX_EVIDENCE_CELL,
+                            help="cell / item / table_caption / header_cell items scored, >= 0 (default %(default)s)")
+    if benchmark in ("fever", "feverous"):
+        parser.add_argument("--match", choices=sorted(MATCH_CHOICES), default="auto",
+                            help="pair predictions with gold claims by id (auto) or by line position")
+    if benchmark == "scifact":
+        parser.add_argument("--max-sentences", type=count_at_least(1), default=scifact.MAX_ABSTRACT_SENTS,
+                            help="rationale sentences per abstract for abstract-level scoring, >= 1 "
+                                 "(default %(default)s)")
+        parser.add_argument("--sentence-cap", choices=scifact.SENTENCE_CAPS, default="fixed",
+                            help="fixed: the first --max-sentences (repo evaluator); leaderboard: max(--max-sentences, "
+                                 "shortest gold rationale) per abstract (scifact-evaluator eval.py)")
+
+
 def _run_fever(args) -> dict:
     return fever.score_files(args.gold, args.predictions, args.max_evidence, match=MATCH_CHOICES[args.match],
                              self_contained_gold=args.self_contained_gold).as_dict()
@@ -120,10 +144,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                                    "and evidence.")
     add_gold_source(p, "gold JSONL (id, label, evidence groups)")
     p.add_argument("--predictions", required=True, help="JSONL with predicted_label, predicted_evidence")
-    p.add_argument("--max-evidence", type=count_at_least(0), default=fever.MAX_EVIDENCE,
-                   help="predicted evidence items scored, >= 0 (default %(default)s)")
-    p.add_argument("--match", choices=sorted(MATCH_CHOICES), default="auto",
-                   help="pair predictions with gold claims by id (auto) or by line position")
+    add_scorer_options(p, "fever")
     p.set_defaults(func=run_score, score_func=_run_fever)
 
     p = sub.add_parser("feverous", help="FEVEROUS score (Raldir/FEVEROUS semantics)",
@@ -132,12 +153,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                                    "are id strings or [page, type, position] triples.")
     add_gold_source(p, "official dev/train JSONL")
     p.add_argument("--predictions", required=True)
-    p.add_argument("--max-evidence", type=count_at_least(0), default=feverous.MAX_EVIDENCE,
-                   help="non-cell items scored, >= 0 (default %(default)s)")
-    p.add_argument("--max-evidence-cell", type=count_at_least(0), default=feverous.MAX_EVIDENCE_CELL,
-                   help="cell / item / table_caption / header_cell items scored, >= 0 (default %(default)s)")
-    p.add_argument("--match", choices=sorted(MATCH_CHOICES), default="auto",
-                   help="pair predictions with gold claims by id (auto) or by line position")
+    add_scorer_options(p, "feverous")
     p.set_defaults(func=run_score, score_func=_run_feverous)
 
     p = sub.add_parser("scifact", help="SciFact abstract/sentence P/R/F1 (allenai/scifact semantics)",
@@ -146,11 +162,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                                    "prediction are refused unless --missing-claims says how to score them.")
     p.add_argument("--gold", required=True, help="claims_*.jsonl")
     p.add_argument("--predictions", required=True, help="JSONL {id, evidence: {doc_id: {sentences, label}}}")
-    p.add_argument("--max-sentences", type=count_at_least(1), default=scifact.MAX_ABSTRACT_SENTS,
-                   help="rationale sentences per abstract for abstract-level scoring, >= 1 (default %(default)s)")
-    p.add_argument("--sentence-cap", choices=scifact.SENTENCE_CAPS, default="fixed",
-                   help="fixed: the first --max-sentences (repo evaluator); leaderboard: max(--max-sentences, "
-                        "shortest gold rationale) per abstract (scifact-evaluator eval.py)")
+    add_scorer_options(p, "scifact")
     p.add_argument("--missing-claims", choices=scifact.MISSING_CLAIMS, default="refuse",
                    help="gold claims without a prediction line: refuse (default, as the leaderboard), empty "
                         "(predicting nothing: they count in recall) or skip (left out of recall, as the repo "

@@ -28,7 +28,7 @@ from evidence_ledger.benchmark_registry import FEVER
 from evidence_ledger.errors import InputError
 from evidence_ledger.vocabulary import split_fever_unit_id as unit_id_to_sentence
 
-from .records import read_jsonl, require, submission_pairs
+from .records import ScoredLine, Submission, read_jsonl, require, scored_pairs, submission_pairs
 
 NEI = FEVER.nei_label
 LABELS = FEVER.labels
@@ -264,6 +264,35 @@ class FileScore(CorpusScore):
                    own_gold_ignored=submission.own_gold_ignored)
 
 
+def read_gold(gold_path) -> list[tuple[int, dict]]:
+    """The records of a FEVER gold JSONL."""
+    return read_jsonl(gold_path)
+
+
+def scored_lines(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE, *, match: str = "auto",
+                 self_contained_gold: bool = False, gold: list | None = None,
+                 parsed_gold: dict | None = None) -> tuple[Submission, list[ScoredLine]]:
+    """Every line of an official FEVER predictions JSONL scored against a gold JSONL, in gold
+    order: how the lines were paired (``records.submission_pairs``) and one
+    ``records.ScoredLine`` per claim. Labels outside FEVER's set, a malformed evidence item and
+    a line without ``predicted_label`` are InputErrors naming the file and line. Scoring
+    several files against one gold file: ``gold`` its records (:func:`read_gold`) and
+    ``parsed_gold`` a dict kept across the calls, so the gold file is read and parsed once."""
+    if gold is None and gold_path is not None:
+        gold = read_gold(gold_path)
+    submission = submission_pairs(gold, gold_path, predictions_path, match=match,
+                                  self_contained_gold=self_contained_gold)
+    lines = scored_pairs(
+        submission, predictions_path, parsed_gold=parsed_gold,
+        parse_gold=lambda rec, path, line: (_label(rec, "label", path, line),
+                                            parse_gold_evidence(require(rec, "evidence", path, line), path, line)),
+        parse_prediction=lambda rec, path, line: (_label(rec, "predicted_label", path, line),
+                                                  parse_predicted_evidence(rec["predicted_evidence"], path, line)),
+        score=lambda gold_label, groups, label, predicted: score_claim(gold_label, groups, label, predicted,
+                                                                      max_evidence))
+    return submission, lines
+
+
 def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE, *,
                 match: str = "auto", self_contained_gold: bool = False) -> FileScore:
     """Score an official FEVER predictions JSONL against a gold JSONL.
@@ -274,14 +303,6 @@ def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVID
     its own ``label`` and ``evidence`` instead, as ``fever_score(predictions)`` without
     ``actual`` does.
     """
-    gold = read_jsonl(gold_path) if gold_path is not None else None
-    submission = submission_pairs(gold, gold_path, predictions_path, match=match,
-                                  self_contained_gold=self_contained_gold)
-    scores = []
-    for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
-        gold_label = _label(g_rec, "label", g_path, g_line)
-        groups = parse_gold_evidence(require(g_rec, "evidence", g_path, g_line), g_path, g_line)
-        predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
-        predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
-        scores.append(score_claim(gold_label, groups, predicted_label, predicted, max_evidence))
-    return FileScore.of(corpus_score(scores), submission)
+    submission, lines = scored_lines(gold_path, predictions_path, max_evidence, match=match,
+                                     self_contained_gold=self_contained_gold)
+    return FileScore.of(corpus_score(line.score for line in lines), submission)

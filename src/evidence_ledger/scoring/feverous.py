@@ -31,7 +31,7 @@ from evidence_ledger.vocabulary import FEVEROUS_CELL_LIKE_TYPES as CELL_LIKE_TYP
 from evidence_ledger.vocabulary import split_feverous_element_id as split_element_id
 
 from .fever import ClaimScore, CorpusScore, FileScore, corpus_score, is_correct_label
-from .records import read_jsonl, require, submission_pairs
+from .records import ScoredLine, Submission, read_jsonl, require, scored_pairs, submission_pairs
 
 NEI = FEVEROUS.nei_label
 LABELS = FEVEROUS.labels
@@ -66,7 +66,7 @@ def truncate_evidence(predicted: Sequence[Element], max_evidence: int | None = M
 
 def evidence_eligible(gold_sets: Sequence[Sequence[Element]], kept: Sequence[Element]) -> bool:
     """Some gold set entirely inside the kept predictions (no NEI exemption)."""
-    kept = [tuple(e) for e in kept]
+    kept = {tuple(e) for e in kept}
     return any(all(tuple(e) in kept for e in gold_set) for gold_set in gold_sets)
 
 
@@ -177,21 +177,41 @@ def score_files(gold_path, predictions_path, max_evidence: int | None = MAX_EVID
     ``src/feverous/evaluation/evaluate.py`` does with the baseline's output (first line
     ``{"header": ""}``, ids = line index).
     """
-    gold = None
-    if gold_path is not None:
-        gold = read_jsonl(gold_path)
-        if gold and is_header_record(gold[0][1]):
-            gold = gold[1:]
+    submission, lines = scored_lines(gold_path, predictions_path, max_evidence, max_evidence_cell, match=match,
+                                     self_contained_gold=self_contained_gold)
+    return FileScore.of(corpus_score(line.score for line in lines), submission)
+
+
+def read_gold(gold_path) -> list[tuple[int, dict]]:
+    """The records of an official dev/train JSONL, its empty header record skipped."""
+    gold = read_jsonl(gold_path)
+    return gold[1:] if gold and is_header_record(gold[0][1]) else gold
+
+
+def scored_lines(gold_path, predictions_path, max_evidence: int | None = MAX_EVIDENCE,
+                 max_evidence_cell: int | None = MAX_EVIDENCE_CELL, *, match: str = "auto",
+                 self_contained_gold: bool = False, gold: list | None = None,
+                 parsed_gold: dict | None = None) -> tuple[Submission, list[ScoredLine]]:
+    """Every line of a FEVEROUS predictions JSONL scored against the official dev/train JSONL
+    (header lines skipped), in gold order: how the lines were paired and one
+    ``records.ScoredLine`` per claim (truncation included). Labels outside FEVEROUS's set, a
+    malformed evidence item and a line without ``predicted_label`` are InputErrors naming the
+    file and line. Scoring several files against one gold file: ``gold`` its records
+    (:func:`read_gold`) and ``parsed_gold`` a dict kept across the calls, so the gold file is
+    read and parsed once."""
+    if gold is None and gold_path is not None:
+        gold = read_gold(gold_path)
     submission = submission_pairs(gold, gold_path, predictions_path, match=match, is_header=is_prediction_header,
                                   self_contained_gold=self_contained_gold)
-    scores = []
-    for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
-        gold_label = _label(g_rec, "label", g_path, g_line)
-        sets = parse_gold_sets(require(g_rec, "evidence", g_path, g_line), g_path, g_line)
-        predicted_label = _label(p_rec, "predicted_label", predictions_path, p_line)
-        predicted = parse_predicted_evidence(p_rec["predicted_evidence"], predictions_path, p_line)
-        scores.append(score_claim(gold_label, sets, predicted_label, predicted, max_evidence, max_evidence_cell))
-    return FileScore.of(corpus_score(scores), submission)
+    lines = scored_pairs(
+        submission, predictions_path, parsed_gold=parsed_gold,
+        parse_gold=lambda rec, path, line: (_label(rec, "label", path, line),
+                                            parse_gold_sets(require(rec, "evidence", path, line), path, line)),
+        parse_prediction=lambda rec, path, line: (_label(rec, "predicted_label", path, line),
+                                                  parse_predicted_evidence(rec["predicted_evidence"], path, line)),
+        score=lambda gold_label, sets, label, predicted: score_claim(gold_label, sets, label, predicted,
+                                                                    max_evidence, max_evidence_cell))
+    return submission, lines
 
 
 def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequence[str], *,
@@ -206,5 +226,5 @@ def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequenc
 __all__ = [
     "CELL_LIKE_TYPES", "ClaimScore", "CorpusScore", "evidence_eligible", "evidence_macro_precision",
     "evidence_macro_recall", "feverous_score", "is_correct_label", "is_strictly_correct", "score_claim",
-    "score_files", "split_element_id", "truncate_evidence", "unit_evidence_eligible",
+    "score_files", "scored_lines", "split_element_id", "truncate_evidence", "unit_evidence_eligible",
 ]

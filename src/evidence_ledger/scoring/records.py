@@ -181,3 +181,43 @@ def submission_pairs(gold: list[tuple[int, dict]] | None, gold_path, predictions
                       f"'own_gold_ignored')", stacklevel=2)
     pairs = [((gold_path, g_line, g_rec), (p_line, p_rec)) for (g_line, g_rec), (p_line, p_rec) in matched]
     return Submission(mode, pairs, disagreements, own)
+
+
+@dataclass(frozen=True)
+class ScoredLine:
+    """One prediction line of a FEVER/FEVEROUS submission scored against its gold record:
+    ``claim_id`` (the gold record's id as text, else its line number), the gold and the
+    prediction file's line numbers, the gold label and the predicted label as written, and the
+    per-claim scores (``scoring.fever.ClaimScore``: ``label_correct``, ``evidence_eligible``, ...)."""
+
+    claim_id: str
+    gold_line: int
+    line: int
+    gold_label: str
+    predicted_label: str
+    score: object
+
+
+def gold_claim_id(record: dict, line: int) -> str:
+    """The claim id of a gold record as text (its line number when it has none: self-contained gold)."""
+    return str(record["id"]) if "id" in record else str(line)
+
+
+def scored_pairs(submission: Submission, predictions_path, *, parse_gold, parse_prediction, score,
+                 parsed_gold: dict | None = None) -> list[ScoredLine]:
+    """One :class:`ScoredLine` per pair of ``submission`` (gold order). ``parse_gold(record, path,
+    line)`` -> ``(gold label, gold evidence)``, memoised per gold line in ``parsed_gold`` (a dict
+    kept across the files scored against one gold file); ``parse_prediction(record, path, line)``
+    -> ``(predicted label, predicted evidence)``; ``score(gold label, gold evidence, predicted
+    label, predicted evidence)`` -> the claim's scores. The parsers raise InputError naming the
+    file and line."""
+    parsed = {} if parsed_gold is None else parsed_gold
+    lines = []
+    for (g_path, g_line, g_rec), (p_line, p_rec) in submission.pairs:
+        if (g_path, g_line) not in parsed:
+            parsed[g_path, g_line] = parse_gold(g_rec, g_path, g_line)
+        gold_label, gold_evidence = parsed[g_path, g_line]
+        predicted_label, predicted = parse_prediction(p_rec, predictions_path, p_line)
+        lines.append(ScoredLine(gold_claim_id(g_rec, g_line), g_line, p_line, gold_label, predicted_label,
+                                score(gold_label, gold_evidence, predicted_label, predicted)))
+    return lines

@@ -337,6 +337,26 @@ def score_files(gold_path, predictions_path, max_sentences: int | None = MAX_ABS
     out altogether, as the repository evaluator's ``compute_metrics`` (a loop over the predicted
     claims) does. Either way the result then carries ``"missing_claims": {"count", "scored_as"}``.
     """
+    gold, predictions, absent = read_submission(gold_path, predictions_path, missing)
+    scored_gold = gold
+    if missing == "skip":
+        scored_gold = {claim_id: abstracts for claim_id, abstracts in gold.items() if claim_id in predictions}
+    result = scifact_score(scored_gold, predictions, max_sentences, sentence_cap)
+    if absent:
+        warnings.warn(f"{len(absent)} of {len(gold)} claims of {gold_path} have no prediction in "
+                      f"{predictions_path}: scored as {missing!r} (counted as 'missing_claims')", stacklevel=2)
+        result["missing_claims"] = {"count": len(absent), "scored_as": missing}
+    return result
+
+
+def read_submission(gold_path, predictions_path, missing: str = "refuse"
+                    ) -> tuple[dict[str, dict[str, GoldAbstract]], dict[str, dict[str, PredictedAbstract]], list]:
+    """``(gold, predictions, absent)`` of an official SciFact predictions JSONL matched by id to
+    ``claims_*.jsonl``: ``gold`` claim id -> ``{doc_id: GoldAbstract}`` (file order),
+    ``predictions`` claim id -> ``{doc_id: PredictedAbstract}`` for the claims that have a line,
+    ``absent`` the ``(gold line, claim id)`` of the others (``missing`` ``"refuse"``: an
+    InputError naming the first). An empty file, an unknown or repeated claim id, a label other
+    than SUPPORT / CONTRADICT and a malformed line are InputErrors naming the file and line."""
     if missing not in MISSING_CLAIMS:
         raise ValueError(f"missing must be one of {MISSING_CLAIMS}, got {missing!r}")
     gold_records = read_jsonl(gold_path, unique_keys=True)
@@ -361,12 +381,4 @@ def score_files(gold_path, predictions_path, max_sentences: int | None = MAX_ABS
             p_line, p_rec = pred
             predictions[str(g_rec["id"])] = parse_predicted_evidence(
                 require(p_rec, "evidence", predictions_path, p_line), predictions_path, p_line)
-    scored_gold = gold
-    if missing == "skip":
-        scored_gold = {claim_id: abstracts for claim_id, abstracts in gold.items() if claim_id in predictions}
-    result = scifact_score(scored_gold, predictions, max_sentences, sentence_cap)
-    if absent:
-        warnings.warn(f"{len(absent)} of {len(gold)} claims of {gold_path} have no prediction in "
-                      f"{predictions_path}: scored as {missing!r} (counted as 'missing_claims')", stacklevel=2)
-        result["missing_claims"] = {"count": len(absent), "scored_as": missing}
-    return result
+    return gold, predictions, absent

@@ -91,7 +91,7 @@ drawn per draw (0 = replicates averaged, not resampled); `n_comparisons`: compar
 actually in the family; `family_size`: the Bonferroni size (Study 2 families: derived from
 their comparisons, so equal to `n_comparisons`; Study 1: 1, pointwise intervals); `in_family`:
 false for a companion contrast drawn with the family at its tail but not counted in it (the
-exploratory file's context effect on E0, the paper's Table 7 row).""",
+exploratory file's context effect on E0, the paper's Table 7 row; Study 1's cells T00..T11).""",
     schema=pa.schema([
         ("study", pa.string()),
         ("family", pa.string()),

@@ -91,15 +91,15 @@ def test_the_public_route_names_each_author_held_input_and_what_ran_instead():
         "the Study 2 FEVEROUS candidate pool (data.feverous.claims.pool)",
         "the reserved FEVEROUS claim ids (their families are left out of the Study 2 sample) "
         "(data.feverous.reserved_ids)",
-        "the DCUF evidence submission (Study 1 evidence source 0) (evidence.providers.feverous.dcuf)",
-        "the UnifEE evidence submission (Study 1 evidence source 1) (evidence.providers.feverous.unifee)",
+        "the DCUF evidence submission (Study 1 evidence source 0) (external.feverous.providers.sources.dcuf)",
+        "the UnifEE evidence submission (Study 1 evidence source 1) (external.feverous.providers.sources.unifee)",
         "human judgements of model responses (judge agreement) (data.wikicontradict.human_judgements)",
     ]
     values = list(rows.values())
     assert values[0] == ("the Study 2 FEVEROUS sample is 24 claims drawn by hash sampling (salt "
                          "evidence-ledger-paper-feverous) from the public dev split")
     assert values[2] == ("source 0 is retrieval_bm25: the pipeline's own bm25 ordering, exported as a submission "
-                         "(evidence.providers.feverous.bm25)")
+                         "(external.feverous.retrieval.sources.retrieval_bm25)")
     assert values[3].startswith("source 1 is retrieval_bge: the pipeline's own bge ordering")
     for files in (("config/paper.yaml",), ("config/paper.yaml", "config/rehearsal.yaml"), ()):
         assert not [r for r in provenance_rows(_config(*files), REPO_ROOT) if r[0] == "substitute"], files

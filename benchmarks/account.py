@@ -1,0 +1,259 @@
+"""Benchmark of the `account` command (writes benchmarks/results/account.json and account.md).
+
+Two targets (docs/accounting.md, "Accounting official prediction files"), each measured end to
+end: ``python -m evidence_ledger account feverous ...`` in a subprocess (reading and scoring the
+files, every table, both bootstraps, the summary page and ledger.json), wall time and the
+subprocess's peak resident memory; and, in this process, the time of each phase.
+
+Each case runs ``--repeat`` times (default 3); the fastest run is reported and every wall time
+recorded (on a shared machine the slower ones waited for CPUs other work held); one more run
+samples the memory.
+
+1. Study 1 size: 7,890 FEVEROUS claims (the paper's dev set), 4 runs per source, 10,000 paired
+   claim draws: target <= 10 s and <= 1 GiB on 2 cores.
+2. Study 2 protocol: 1,000 claims in claim families of 1-3, 6 runs per source, 50,000 draws
+   resampling families and runs (``--families``, ``--resample-runs``): target <= 30 s.
+
+The files are synthetic but shaped like real ones: FEVEROUS gold with 1-3 evidence sets of 1-4
+elements (sentences and cells), predictions citing 5-12 element ids (the gold set complete for
+40% / 65% of the claims), labels right 60% / 70% of the time, runs differing in their labels.
+
+Run: OMP_NUM_THREADS=1 .venv/bin/python benchmarks/account.py   (options: --quick, --out)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+TARGETS = {"study1_size": {"wall_s": 10.0, "peak_pss_mib": 1024.0}, "study2_protocol": {"wall_s": 30.0}}
+
+
+def element(rng: np.random.Generator, page: int) -> str:
+    if rng.random() < 0.5:
+        return f"Page {page}_sentence_{rng.integers(0, 30)}"
+    return f"Page {page}_cell_{rng.integers(0, 3)}_{rng.integers(0, 12)}_{rng.integers(0, 4)}"
+
+
+def write_world(root: Path, n_claims: int, runs: int, seed: int) -> tuple[Path, dict[str, list[Path]], Path]:
+    """Gold, ``runs`` prediction files per source and a families file (consecutive claims in
+    families of 1-3) under ``root``."""
+    rng = np.random.default_rng(seed)
+    gold, sets = [{"id": "", "claim": "", "label": "", "evidence": []}], {}
+    for i in range(1, n_claims + 1):
+        page = int(rng.integers(0, 5 * n_claims))
+        sets[i] = [[element(rng, page) for _ in range(rng.integers(1, 5))] for _ in range(rng.integers(1, 4))]
+        gold.append({"id": i, "claim": f"claim {i}", "label": LABELS[i % 3],
+                     "evidence": [{"content": s, "context": {}} for s in sets[i]]})
+    gold_path = root / "dev.jsonl"
+    gold_path.write_text("".join(json.dumps(r) + "\n" for r in gold))
+    files = {}
+    for source, (p_found, p_right) in (("base", (0.40, 0.60)), ("new", (0.65, 0.70))):
+        found = rng.random(n_claims) < p_found
+        cited = {}
+        for i in range(1, n_claims + 1):
+            page = int(rng.integers(0, 5 * n_claims))
+            noise = [element(rng, page) for _ in range(rng.integers(4, 10))]
+            cited[i] = (sets[i][0] if found[i - 1] else sets[i][0][:-1]) + noise
+        files[source] = []
+        for run in range(runs):
+            right = rng.random(n_claims) < p_right
+            lines = [json.dumps({"id": i, "predicted_label": gold[i]["label"] if right[i - 1]
+                                 else LABELS[(i + 1 + run) % 3], "predicted_evidence": cited[i]})
+                     for i in range(1, n_claims + 1)]
+            path = root / f"{source}_run{run + 1}.jsonl"
+            path.write_text("\n".join(lines) + "\n")
+            files[source].append(path)
+    families = root / "families.tsv"
+    sizes = rng.choice([1, 1, 2, 3], size=n_claims)
+    family, rows, left = 0, [], 0
+    for i in range(1, n_claims + 1):
+        if left == 0:
+            family, left = family + 1, int(sizes[i - 1])
+        rows.append(f"{i}\tF{family}\n")
+        left -= 1
+    families.write_text("claim_id\tfamily_id\n" + "".join(rows))
+    return gold_path, files, families
+
+
+def command(gold: Path, files: dict, out: Path, draws: int, extra=()) -> list[str]:
+    return [sys.executable, "-m", "evidence_ledger", "account", "feverous", "--gold", str(gold),
+            "--source0", *map(str, files["base"]), "--source1", *map(str, files["new"]), "--names", "base", "new",
+            "--draws", str(draws), "--out", str(out), *extra]
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (the command's file-scoring worker processes)."""
+    tree, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        try:
+            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except OSError:
+            pass
+    return tree
+
+
+def tree_memory_kib(pid: int) -> tuple[int, int]:
+    """``(PSS, RSS)`` in KiB summed over the process tree (``/proc/<pid>/smaps_rollup``): PSS
+    shares the pages forked workers have in common with their parent, so its sum is the tree's
+    real footprint; the RSS sum counts shared pages once per process."""
+    pss = rss = 0
+    for p in process_tree(pid):
+        try:
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    pss += int(line.split()[1])
+                elif line.startswith("Rss:"):
+                    rss += int(line.split()[1])
+        except OSError:
+            pass
+    return pss, rss
+
+
+def end_to_end(argv: list[str], sample_memory: bool = False) -> dict:
+    """Wall time and CPU time of one command in a fresh subprocess (its workers included); with
+    ``sample_memory`` the peak memory of its process tree, sampled every 100 ms (reading the
+    tree's page maps costs CPU of its own, so timed runs do not sample)."""
+    children_cpu = lambda: sum(getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f) for f in ("ru_utime",
+                                                                                                  "ru_stime"))
+    cpu_before = children_cpu()
+    with tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        peak_pss = peak_rss = 0
+        while proc.poll() is None:
+            if sample_memory:
+                pss, rss = tree_memory_kib(proc.pid)
+                peak_pss, peak_rss = max(peak_pss, pss), max(peak_rss, rss)
+            time.sleep(0.1 if sample_memory else 0.01)
+        wall = time.perf_counter() - start
+        if proc.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(argv)} failed: {err.read()[-2000:]}")
+    out = {"wall_s": round(wall, 2), "cpu_s": round(children_cpu() - cpu_before, 2)}
+    if sample_memory:
+        out.update(peak_pss_mib=round(peak_pss / 1024, 1), peak_rss_sum_mib=round(peak_rss / 1024, 1))
+    return out
+
+
+def phases(gold: Path, files: dict, draws: int, families: Path | None, resample_runs: bool) -> dict:
+    """Seconds of each phase in this process: reading and scoring the files, the estimates and
+    both bootstraps (one call), writing the directory (tables, page, ledger)."""
+    from evidence_ledger.account.runs import read_runs
+    from evidence_ledger.account.tables import DrawSettings, account_runs, read_families
+    from evidence_ledger.account.write import write_account_dir
+
+    timing = {}
+    t = time.perf_counter()
+    runs = read_runs("feverous", gold, files["base"], files["new"])
+    timing["read_and_score_s"] = round(time.perf_counter() - t, 2)
+    fam = read_families(families, "feverous", runs.units) if families else None
+    t = time.perf_counter()
+    accounted = account_runs(runs, system="s", sources=("base", "new"), families=fam,
+                             settings=DrawSettings(draws, 20261099, 0.05, 1, 128, resample_runs))
+    timing["estimates_and_bootstraps_s"] = round(time.perf_counter() - t, 2)
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        write_account_dir(accounted, Path(tmp) / "out", title="s", intro="", caption="",
+                          inputs=[("gold", str(gold))], settings={"draws": draws})
+        timing["write_s"] = round(time.perf_counter() - t, 2)
+    timing["clusters"] = int(accounted.intervals["n_clusters"].iat[0])
+    return timing
+
+
+def cpu_pressure() -> float | None:
+    """The share of the last 60 s in which some runnable task waited for a CPU (Linux PSI,
+    ``/proc/pressure/cpu`` ``some avg60``, percent); None where the kernel has no PSI. Near 0 on an
+    idle machine: above that, other work shared the cores and wall times are longer than the
+    command's own."""
+    try:
+        text = Path("/proc/pressure/cpu").read_text()
+    except OSError:
+        return None
+    return float(text.split("avg60=")[1].split()[0])
+
+
+def markdown(result: dict) -> str:
+    lines = ["# `account` benchmark", "",
+             f"Machine: {result['machine']['cpus']} CPUs, Python {result['machine']['python']}, "
+             f"{result['machine']['platform']}; OMP_NUM_THREADS={result['machine']['omp_num_threads']}; load "
+             f"average {result['load_average_before']:.2f} before, {result['load_average_after']:.2f} after; CPU "
+             f"pressure (PSI some avg60) {result.get('cpu_pressure_before')}% before, "
+             f"{result.get('cpu_pressure_after')}% after (0 on an idle machine).", "",
+             "| case | claims | runs / source | clusters | draws | wall s (fastest; all) | CPU s | peak PSS MiB (RSS sum) "
+             "| target |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name, case in result["cases"].items():
+        e = case["end_to_end"]
+        target = ", ".join(f"{k} <= {v:g}" for k, v in TARGETS[name].items())
+        lines.append(f"| {name} | {case['claims']:,} | {case['runs']} | {case['phases']['clusters']:,} | "
+                     f"{case['draws']:,} | {e['wall_s']} ({', '.join(map(str, e.get('wall_s_all', [e['wall_s']])))}) | "
+                     f"{e['cpu_s']} | {e['peak_pss_mib']} ({e['peak_rss_sum_mib']}) | {target} "
+                     f"({'met' if case['met'] else 'missed'}) |")
+    lines += ["", "Phases (in process, seconds):", "", "| case | read and score | estimates + bootstraps | write |",
+              "|---|---|---|---|"]
+    for name, case in result["cases"].items():
+        p = case["phases"]
+        lines.append(f"| {name} | {p['read_and_score_s']} | {p['estimates_and_bootstraps_s']} | {p['write_s']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "account.json"))
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run; not the targets)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="end-to-end runs per case; the fastest is reported (the others ran beside other work "
+                         "on a shared machine), all are recorded (default %(default)s)")
+    args = ap.parse_args(argv)
+    cases = {"study1_size": {"claims": 7890, "runs": 4, "draws": 10000, "families": False, "resample_runs": False},
+             "study2_protocol": {"claims": 1000, "runs": 6, "draws": 50000, "families": True, "resample_runs": True}}
+    if args.quick:
+        for case in cases.values():
+            case.update(claims=200, draws=500)
+    result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+                          "omp_num_threads": os.environ.get("OMP_NUM_THREADS")},
+              "load_average_before": os.getloadavg()[0], "cpu_pressure_before": cpu_pressure(), "cases": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, case in cases.items():
+            root = Path(tmp) / name
+            root.mkdir()
+            gold, files, families = write_world(root, case["claims"], case["runs"], seed=7)
+            extra = (["--families", str(families)] if case["families"] else []) + (
+                ["--resample-runs"] if case["resample_runs"] else [])
+            tries = [end_to_end(command(gold, files, root / f"out{i}", case["draws"], extra))
+                     for i in range(args.repeat)]
+            memory = end_to_end(command(gold, files, root / "out_memory", case["draws"], extra), sample_memory=True)
+            e2e = dict(min(tries, key=lambda t: t["wall_s"]), wall_s_all=[t["wall_s"] for t in tries],
+                       peak_pss_mib=memory["peak_pss_mib"], peak_rss_sum_mib=memory["peak_rss_sum_mib"])
+            timing = phases(gold, files, case["draws"], families if case["families"] else None, case["resample_runs"])
+            met = all(e2e[k] <= v for k, v in TARGETS[name].items())
+            result["cases"][name] = dict(case, end_to_end=e2e, phases=timing, met=met)
+            print(name, json.dumps(result["cases"][name]), flush=True)
+    result["load_average_after"] = os.getloadavg()[0]
+    result["cpu_pressure_after"] = cpu_pressure()
+    if not args.quick:
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+        Path(args.out).with_suffix(".md").write_text(markdown(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()

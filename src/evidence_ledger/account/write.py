@@ -1,0 +1,139 @@
+"""Writing an accounting: the pipeline's Study 1 tables, the summary page, ``ledger.json``, the terminal table.
+
+In:  an :class:`~.tables.Accounted` (frames), output paths, and for the ``account`` command
+     the inputs and settings it ran with.
+Out: under one directory (``account --out``; the pipeline's ``results/account/<system>/``):
+
+  estimates.parquet   ESTIMATES (``tables.accounting``)       estimates.tsv   its report rows
+  counts.parquet      CLUSTER_COUNTS (per claim)              coverage.parquet  COVERAGE
+  intervals.parquet   INTERVALS (the Study 1 family)          intervals.tsv   its report rows
+  answer_metrics.tsv  accuracy / macro-F1 per source with intervals (FEVER / FEVEROUS; header
+                      only for SciFact)
+  and from the command also provenance.tsv (inputs with their sha256, settings, packages),
+  summary.html + decomposition.png (the pipeline's summary-page code) and ledger.json.
+
+The report TSVs are those the pipeline writes under ``results/accounting/study1/`` (the
+estimates TSV: replicate-averaged rows and per-run T00, T11 and gain).
+"""
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from .. import tables
+from ..report.ledger import LedgerSource, build_ledger, file_sha256, write_ledger
+from ..report.provenance import package_versions, write_provenance_tsv
+from ..report.accounted import accounted_summary_page
+from ..report_tsv import write_report_tsv
+from ..tables.accounting import CLUSTER_COUNTS, COVERAGE, ESTIMATES, INTERVALS
+from .tables import Accounted
+
+TABLE_FILES = {
+    "estimates": "estimates.parquet", "estimates_tsv": "estimates.tsv", "counts": "counts.parquet",
+    "coverage": "coverage.parquet", "intervals": "intervals.parquet", "intervals_tsv": "intervals.tsv",
+    "metrics_tsv": "answer_metrics.tsv",
+}
+PAGE_FILES = {"provenance": "provenance.tsv", "html": "summary.html", "decomposition": "decomposition.png",
+              "ledger": "ledger.json"}
+METRIC_COLUMNS = ("dataset", "system", "parser", "quantity", "classes", "estimate", "lower", "upper", "boot_mean",
+                  "boot_sd", "tail", "n_draws", "seed", "n_clusters", "study", "population", "reference",
+                  "reference_lower", "reference_upper")
+#: packages whose versions an account run records (those its numbers depend on)
+ACCOUNT_PACKAGES = ("evidence-ledger", "numpy", "pandas", "pyarrow", "matplotlib")
+
+
+def estimate_report_rows(estimates: pd.DataFrame) -> pd.DataFrame:
+    """The estimates report TSV rows: replicate-averaged rows and each run's T00, T11 and gain
+    (``study`` dropped), as the pipeline's ``study1_accounting`` writes them."""
+    per_run = (estimates["replicate"] > 0) & estimates["quantity"].isin(["T00", "T11", "gain"])
+    return estimates[(estimates["replicate"] == -1) | per_run].drop(columns=["study"])
+
+
+def write_tables(accounted: Accounted, paths: Mapping[str, str]) -> None:
+    """The tables and report TSVs at ``paths`` (keys of :data:`TABLE_FILES`)."""
+    tables.write_table(accounted.estimates, paths["estimates"], ESTIMATES)
+    write_report_tsv(estimate_report_rows(accounted.estimates), paths["estimates_tsv"])
+    tables.write_table(accounted.counts, paths["counts"], CLUSTER_COUNTS)
+    tables.write_table(accounted.coverage, paths["coverage"], COVERAGE)
+    tables.write_table(accounted.intervals, paths["intervals"], INTERVALS)
+    write_report_tsv(accounted.intervals, paths["intervals_tsv"])
+    metrics = accounted.metrics if accounted.metrics is not None else pd.DataFrame(columns=list(METRIC_COLUMNS))
+    write_report_tsv(metrics, paths["metrics_tsv"])
+
+
+def ledger_sources(paths: Mapping[str, str], rule: str, inputs: Sequence[str]) -> dict[str, LedgerSource]:
+    """The ledger's source tables of one accounting: estimates, intervals and answer metrics,
+    written by ``rule`` from ``inputs``."""
+    return {"estimates": LedgerSource(paths["estimates_tsv"], "estimates", "study1", rule, tuple(inputs)),
+            "intervals": LedgerSource(paths["intervals_tsv"], "intervals", "study1", rule, tuple(inputs)),
+            "answer_metrics": LedgerSource(paths["metrics_tsv"], "intervals", "study1", rule, tuple(inputs))}
+
+
+def account_provenance_rows(inputs: Sequence[tuple[str, str]], settings: Mapping) -> list[tuple[str, str, str]]:
+    """Rows ``(section, key, value)`` of an account run: run kind and Python, each input file
+    (role -> path and sha256), each setting, the package versions."""
+    rows = [("run", "kind", "account"), ("run", "python", platform.python_version())]
+    rows += [("input", role, f"{path} (sha256 {file_sha256(path)})") for role, path in inputs]
+    rows += [("setting", key, str(value)) for key, value in settings.items()]
+    rows += [("package", name, version) for name, version in package_versions(ACCOUNT_PACKAGES).items()]
+    return rows
+
+
+def write_account_dir(accounted: Accounted, out: Path, *, title: str, intro: str, caption: str,
+                      inputs: Sequence[tuple[str, str]], settings: Mapping) -> dict[str, Path]:
+    """Everything the ``account`` command writes under ``out`` (see the module doc); returns
+    name -> path. ``inputs``: ``(role, path)`` of every file read."""
+    out.mkdir(parents=True, exist_ok=True)
+    names = {**TABLE_FILES, **PAGE_FILES}
+    paths = {key: str(out / name) for key, name in names.items()}
+    write_tables(accounted, paths)
+    provenance = account_provenance_rows(inputs, settings)
+    write_provenance_tsv(provenance, paths["provenance"])
+    accounted_summary_page(title=title, intro=intro, caption=caption, estimates=paths["estimates_tsv"],
+                           intervals=paths["intervals_tsv"], metrics=paths["metrics_tsv"],
+                           provenance=paths["provenance"], html_out=paths["html"],
+                           decomposition_out=paths["decomposition"])
+    ledger = build_ledger(kind="account", sources=ledger_sources(TABLE_FILES, "account", [p for _, p in inputs]),
+                          provenance=provenance, settings=settings, base_dir=out, inputs_dir=".")
+    write_ledger(ledger, paths["ledger"])
+    return {key: Path(p) for key, p in paths.items()}
+
+
+QUANTITY_ROWS = (
+    ("T00", "source-0 answers, source-0 evidence"), ("T01", "source-0 answers, source-1 evidence"),
+    ("T10", "source-1 answers, source-0 evidence"), ("T11", "source-1 answers, source-1 evidence"),
+    ("gain", "T11 - T00"), ("E0", "evidence change, source-0 answers (T01 - T00)"),
+    ("A1", "answer change, source-1 evidence (T11 - T01)"), ("A0", "answer change, source-0 evidence (T10 - T00)"),
+    ("E1", "evidence change, source-1 answers (T11 - T10)"), ("interaction", "E1 - E0"),
+    ("accuracy_0", "label accuracy, source-0 answers"), ("accuracy_1", "label accuracy, source-1 answers"),
+    ("accuracy_diff", "label accuracy, source 1 - source 0"), ("macro_f1_diff", "macro-F1, source 1 - source 0"),
+    ("eligibility_0", "claims whose source-0 evidence is eligible"),
+    ("eligibility_1", "claims whose source-1 evidence is eligible"),
+    ("eligibility_diff", "eligibility, source 1 - source 0"),
+    ("eq4_covariance_0", "Eq. 4 covariance term of E0: cov(c_0, dE)"),
+    ("eq4_covariance_1", "Eq. 4 covariance term of E1: cov(c_1, dE)"),
+)
+
+
+def terminal_table(accounted: Accounted) -> str:
+    """The short table the command prints: the cells, the components and the differences of
+    accuracy, macro-F1 and eligibility, each with its interval where it has one (points)."""
+    est = accounted.estimates
+    est = est[(est["replicate"] == -1) & (est["part"] == "") & (est["population"] == "all")].set_index("quantity")
+    bounds = accounted.intervals.set_index("quantity")[["lower", "upper"]]
+    if accounted.metrics is not None:
+        bounds = pd.concat([bounds, accounted.metrics.set_index("quantity")[["lower", "upper"]]])
+    lines = [f"{'quantity':<17}{'estimate':>9}  {'interval':<18}  meaning"]
+    for quantity, meaning in QUANTITY_ROWS:
+        if quantity not in est.index:
+            continue
+        value = float(est.at[quantity, "value"])
+        interval = ""
+        if quantity in bounds.index:
+            lo, hi = bounds.loc[quantity, ["lower", "upper"]]
+            interval = f"[{lo:7.2f}, {hi:7.2f}]"
+        lines.append(f"{quantity:<17}{value:9.2f}  {interval:<18}  {meaning}")
+    return "\n".join(lines)

@@ -1,0 +1,40 @@
+# Rules of the 'account' stage: systems outside the pipeline (config `external`) accounted from
+# their official prediction files, as `python -m evidence_ledger account` does. Directive order:
+# input, output, log, benchmark, params, threads, resources, conda, script. Config reaches
+# scripts only through params. Rule functions: evidence_ledger.account.stage.
+
+include: "account_functions.smk"
+
+
+rule account_system:
+    input:
+        unpack(account_inputs),
+    output:
+        estimates="results/account/{system}/estimates.parquet",
+        estimates_tsv=report_output("results/account/{system}/estimates.tsv", "account_estimates", "Accounting",
+                                    "External systems"),
+        counts="results/account/{system}/counts.parquet",
+        coverage="results/account/{system}/coverage.parquet",
+        intervals="results/account/{system}/intervals.parquet",
+        intervals_tsv=report_output("results/account/{system}/intervals.tsv", "account_intervals", "Accounting",
+                                    "External systems"),
+        metrics_tsv=report_output("results/account/{system}/answer_metrics.tsv", "account_answer_metrics",
+                                  "Accounting", "External systems"),
+    log:
+        rule_log("account", "account_system", "{system}"),
+    benchmark:
+        rule_benchmark("account", "account_system", "{system}")
+    params:
+        design=lambda wc: account_design(wc.system),
+        scoring=account_scoring(),
+        bootstrap=bootstrap_params("study1"),
+    wildcard_constraints:
+        system="[A-Za-z0-9_-]+",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/account_system.py"
