@@ -7,13 +7,13 @@ The run's config is built in Python, not by a `configfile:` directive, so that n
 example --replace-workflow-config) can drop the defaults or bring the demo's keys into another
 run: config/defaults.yaml, then config/demo.yaml only when no --configfile is given, then the
 command line's files and --config values, each file read again and each --config value typed
-by src/evidence_ledger/config_layers.py (a repeated key is refused, `n=100` is a number). Before
+by src/evidence_ledger/config/layers.py (a repeated key is refused, `n=100` is a number). Before
 any job, the preflight checks the run (workflow/rules/common.smk; `python -m evidence_ledger
 check` prints the same checks).
 """
 from snakemake.utils import min_version
 
-from evidence_ledger.config_layers import snakemake_run_config
+from evidence_ledger.config.layers import snakemake_run_config
 from evidence_ledger.errors import ExpectedError
 
 min_version("9.0")

@@ -3,12 +3,12 @@
 Runs ``snakemake --cores N`` on the embedded demo (``config/demo.yaml``) of this checkout in a fresh work
 directory (``--directory``; default a new temporary directory, kept afterwards so that its
 outputs can be checked, e.g. with ``EVIDENCE_LEDGER_DEMO_RUN=<dir> pytest
-tests/workflow/test_demo_run.py``), then sums the per-job ``logs/**/*.benchmark.tsv`` of that
+tests/workflow/test_demo_run.py``), then sums the per-job timing files ``logs/**/*.timing.tsv`` of that
 run by rule and writes ``benchmarks/results/demo_time.json`` and ``demo_time.md``.
 
 Per rule: jobs, wall seconds (``s``) and CPU seconds (``cpu_time``) of Snakemake's
 ``benchmark:`` files summed over its jobs, and the job processes' own CPU seconds
-(``process CPU s``: the ``process resources:`` line :mod:`evidence_ledger.rule_log` writes
+(``process CPU s``: the ``process resources:`` line :mod:`evidence_ledger.jobs.rule_log` writes
 last into each job's log - user + system from interpreter start, children included; the
 benchmark's ``cpu_time`` samples the process tree and misses much of a short job).
 The run as a whole: wall seconds of the ``snakemake`` call, the CPU seconds of its whole
@@ -16,10 +16,10 @@ process tree (user + system of every finished child, ``RUSAGE_CHILDREN``: unlike
 this hardly depends on what else the machine runs), and the machine's load average before and
 after (a loaded machine stretches wall times; the README quotes a run on an idle machine).
 
-Log layout: ``logs/<stage>/<rule>/<wildcards>.benchmark.tsv`` (one file per job) or
-``logs/<stage>/<rule>.benchmark.tsv`` (a rule without wildcards); ``--summarise DIR`` only
-tabulates an existing run's logs (also the flat ``logs/<stage>/<rule>_<wildcards>`` layout of
-older runs, there keyed by file stem).
+Log layout: ``logs/<stage>/<rule>/<wildcards>.timing.tsv`` (one file per job, written by the rule's
+``benchmark:`` directive) or ``logs/<stage>/<rule>.timing.tsv`` (a rule without wildcards);
+``--summarise DIR`` only tabulates an existing run's logs (also older runs' ``.benchmark.tsv``
+files and their flat ``logs/<stage>/<rule>_<wildcards>`` layout, there keyed by file stem).
 
 Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/demo_time.py [--cores 2] [--workdir DIR]
 """
@@ -39,7 +39,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
-from evidence_ledger.rule_log import parse_resource_usage  # noqa: E402
+from evidence_ledger.jobs.rule_log import parse_resource_usage  # noqa: E402
 OUT = REPO / "benchmarks" / "results"
 
 
@@ -49,15 +49,24 @@ LEGACY_NAMES = {("ingest", "nqcc"): "ingest_conflict_qa", ("ingest", "tqacc"): "
                 ("scoring", "answers"): "score_answers", ("scoring", "evidence"): "score_evidence"}
 
 
+# a job's timing file (Snakemake's benchmark: directive), and its name in runs before this one
+TIMING_SUFFIXES = (".timing.tsv", ".benchmark.tsv")
+
+
+def timing_stem(name: str) -> str:
+    """A timing file's name without its suffix (:data:`TIMING_SUFFIXES`)."""
+    return next(name[: -len(s)] for s in TIMING_SUFFIXES if name.endswith(s))
+
+
 def rule_of(benchmark: Path, logs: Path, rules: tuple[str, ...] = ()) -> str:
-    """The rule a benchmark file belongs to: ``logs/<stage>/<rule>/<job>.benchmark.tsv`` -> rule,
-    ``logs/<stage>/<rule>.benchmark.tsv`` -> rule (the file stem). A flat
+    """The rule a timing file belongs to: ``logs/<stage>/<rule>/<job>.timing.tsv`` -> rule,
+    ``logs/<stage>/<rule>.timing.tsv`` -> rule (the file stem). A flat
     ``logs/<stage>[/<dataset>]/<rule>_<wildcards>`` name of an older run maps to the longest name in
     ``rules`` it starts with (or :data:`LEGACY_NAMES`, or ``ingest_<stem>`` in ``ingest``)."""
     parts = benchmark.relative_to(logs).parts
     if len(parts) >= 3 and (not rules or parts[-2] in rules):
         return parts[-2]
-    stem = parts[-1][: -len(".benchmark.tsv")]
+    stem = timing_stem(parts[-1])
     if not rules or stem in rules:
         return stem
     matches = [r for r in rules if stem.startswith(r + "_")]
@@ -92,7 +101,7 @@ def job_process_cpu(benchmark: Path) -> float:
     """CPU seconds the job of ``benchmark`` reported in its log (the sibling ``<job>.log``):
     the last ``process resources:`` line's ``cpu_s``; 0 when the log or the line is missing
     (a job that is not a rule script, or a run from before the line existed)."""
-    log = benchmark.with_name(benchmark.name[: -len(".benchmark.tsv")] + ".log")
+    log = benchmark.with_name(timing_stem(benchmark.name) + ".log")
     if not log.exists():
         return 0.0
     usage = None
@@ -106,7 +115,7 @@ def per_rule_table(logs: Path, rules: tuple[str, ...] = ()) -> list[dict]:
     over the benchmark files under ``logs`` and their jobs' logs (``rules``: see
     :func:`rule_of`), sorted by wall seconds (largest first, then rule name)."""
     totals: dict[str, list] = {}
-    for path in sorted(logs.rglob("*.benchmark.tsv")):
+    for path in sorted(p for suffix in TIMING_SUFFIXES for p in logs.rglob("*" + suffix)):
         wall, cpu = read_benchmark(path)
         row = totals.setdefault(rule_of(path, logs, rules), [0, 0.0, 0.0, 0.0])
         row[0] += 1

@@ -37,8 +37,8 @@ def measure(model_dir: Path, method: str) -> dict:
     import torch
     from FlagEmbedding import FlagReranker
 
-    from evidence_ledger.device_weights import move_weights
-    from evidence_ledger.rule_log import own_peak_rss_kib
+    from evidence_ledger.models.device_weights import move_weights
+    from evidence_ledger.memory.peak_rss import own_peak_rss_kib
 
     reranker = FlagReranker(str(model_dir), use_fp16=False, devices=["cpu"], trust_remote_code=False)
     loaded_mib = own_peak_rss_kib() / 1024

@@ -31,7 +31,7 @@ import json
 import time
 from pathlib import Path
 
-from evidence_ledger.config_layers import layered_config, repo_root
+from evidence_ledger.config.layers import layered_config, repo_root
 from evidence_ledger.generation import prefix_reuse as pr
 from evidence_ledger.generation.planner import _population, cache_blocks
 

@@ -30,7 +30,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from evidence_ledger.demo.reranker import build_tiny_reranker  # noqa: E402
 from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, score_pairs  # noqa: E402
-from evidence_ledger.rule_log import own_peak_rss_kib  # noqa: E402
+from evidence_ledger.memory.peak_rss import own_peak_rss_kib  # noqa: E402
 
 SIZES = {"tiny": {"hidden_size": 64, "layers": 2, "heads": 2}, "base": {"hidden_size": 768, "layers": 12, "heads": 12}}
 # bge-reranker-base's embedding rows (XLM-R's 250,002-piece vocabulary): the "base" stand-in's

@@ -76,8 +76,8 @@ def paper_settings() -> dict:
     """The settings of the ordering and evidence rules in ``config/defaults.yaml`` (the paper's
     values): pool BM25, reranker batch / length / claims per call, budgets, scored prefixes,
     cell-like kinds, controls and swap seed."""
-    from evidence_ledger.config_checks import budget_tokenizer_models
-    from evidence_ledger.config_layers import read_layer
+    from evidence_ledger.evidence.budget import budget_tokenizer_models
+    from evidence_ledger.config.layers import read_layer
 
     d = read_layer(HERE.parent / "config" / "defaults.yaml")
     return {"pool_bm25": d["retrieval"]["pool_bm25"], "reranker": d["retrieval"]["reranker"],
@@ -229,7 +229,7 @@ def child(function: str, kwargs_json: str, block_bytes: str | None = None) -> No
         lean_index.PASS2_BLOCK_BYTES = int(block_bytes)
     module, _, name = function.partition(":")
     getattr(importlib.import_module(module), name)(**json.loads(kwargs_json))
-    from evidence_ledger.rule_log import own_peak_rss_kib
+    from evidence_ledger.memory.peak_rss import own_peak_rss_kib
 
     sys.stderr.write(f"{OWN_PEAK_MARK} {own_peak_rss_kib()}\n")
 
@@ -410,7 +410,7 @@ def memory_model_check(results: dict) -> dict:
     return out
 
 
-# Each step's rule (src/evidence_ledger/rule_resources.py's MODELS) and the files its model is
+# Each step's rule (src/evidence_ledger/jobs/rule_resources.py's MODELS) and the files its model is
 # sized by when not all its inputs (names of the run's ``output_mb``)
 STEP_RULES = {"ingest": "ingest", "index": "index_corpus", "retrieve": "retrieve", "pools": "build_pools",
               "order_bm25": "order_bm25", "order_bge": "order_bge", "evidence": "assemble_evidence"}
@@ -450,7 +450,7 @@ def declared_against_measured(results: dict, model_difference_mib: float | None 
     """Per run and step: the ``mem_mb`` its rule declares for that run's inputs (MB, the run's
     recorded sizes), the measured peak (MiB; order_bge: the stand-in's peak plus
     ``model_difference_mib``, the real reranker it is sized for) and their ratio."""
-    from evidence_ledger.rule_resources import MODELS, resources_for_mb
+    from evidence_ledger.jobs.rule_resources import MODELS, resources_for_mb
 
     if model_difference_mib is None:
         model_difference_mib = reranker_model_difference_mib()

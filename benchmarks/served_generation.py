@@ -54,7 +54,7 @@ os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from evidence_ledger.config_layers import layered_config  # noqa: E402
+from evidence_ledger.config.layers import layered_config  # noqa: E402
 from evidence_ledger.generation.backends import ChatRequest, load_backend, model_spec_from_config  # noqa: E402
 from evidence_ledger.generation.backends.base import library_versions  # noqa: E402
 from evidence_ledger.generation.backends.openai_backend import Connections  # noqa: E402

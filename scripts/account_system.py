@@ -7,7 +7,7 @@ Reads:  input.gold (the benchmark's official gold file), input.source0 / input.s
 Writes: output.estimates, estimates_tsv, counts, coverage, intervals, intervals_tsv, metrics_tsv
         (the Study 1 tables, as `python -m evidence_ledger account` writes them).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.account.stage import account_system
 
 log_to_rule_log(snakemake.log[0])

@@ -1,7 +1,7 @@
 """Rule assemble_evidence: the bm25 and bge ORDERINGs, RETRIEVED, the claims (gold groups), UNITS and
 the budget tokenizers -> results/evidence/{dataset}/evidence.parquet (EVIDENCE for every source x
 budget, plus the controls none / swap / gold / reversed)."""
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.evidence.stage import assemble_evidence
 
 log_to_rule_log(snakemake.log[0])

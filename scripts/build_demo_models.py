@@ -5,7 +5,7 @@ Reads:  input.claims (CLAIMS, train splits) and input.units (UNITS) of the train
         input.fewshot (judge few-shot JSONL) and input.reader_records (CONFLICT_QA_RECORDS).
 Writes: output[0], a model directory (safetensors weights, config, tokenizer with chat template).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.demo.stage import build_demo_models
 
 log_to_rule_log(snakemake.log[0])

@@ -4,7 +4,7 @@ Reads:  input.index (corpus index directory), input.units (UNITS) per training d
         input.claims (CLAIMS of its training splits, dataset after dataset).
 Writes: output.model, a model directory (model.safetensors, config, tokenizer, training_summary.json).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.demo.stage import build_demo_reranker
 
 log_to_rule_log(snakemake.log[0])

@@ -4,7 +4,7 @@ Reads:  input.claims (training CLAIMS of the verifier dataset), input.units (UNI
 Writes: output[0], a model directory (model.safetensors, config.json, tokenizer files;
         MNLI-named 3-way head).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.demo.stage import build_demo_verifier
 
 log_to_rule_log(snakemake.log[0])

@@ -5,7 +5,7 @@ Reads:  input.traces (PATTERN_TRACES), and per dataset input.claims_<ds> (sample
         source 1), per_pattern, datasets.
 Writes: output.tsv (one row per selected trace; newlines in evidence text kept as ' | ').
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.report.stage import claim_traces
 
 log_to_rule_log(snakemake.log[0])

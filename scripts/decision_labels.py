@@ -5,7 +5,7 @@ Reads:  input.intervals (INTERVALS, primary family), input.estimates (ESTIMATES,
         magnitude, min_agreeing_seeds, min_datasets, required_dataset, bound.
 Writes: output.criteria (DECISION_CRITERIA) + criteria_tsv, output.label (DECISION_LABEL) + label_tsv.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import decision_labels
 
 log_to_rule_log(snakemake.log[0])

@@ -6,7 +6,7 @@ Reads:  input.requests (REQUESTS, one per model x dataset); params files: answer
 Writes: output.design (TSV: conditions, request rows and unique requests per model x dataset x
         condition), output.populations (TSV: each population's size through the joins).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import design_tables
 
 log_to_rule_log(snakemake.log[0])

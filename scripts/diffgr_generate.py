@@ -5,8 +5,8 @@ Reads:  input.records (CONFLICT_QA_RECORDS), input.model_dir when the model is b
         shuffle_seed, max_new_tokens, seed, length_threshold, model_cfg, backend, backend_options, batch_size, cache_dir.
 Writes: output.answers (DIFFGR_READER_ANSWERS), output.lengths (DIFFGR_LENGTHS).
 """
-from evidence_ledger.gpu_slots import pin_job_gpus
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.run.gpu_slots import pin_job_gpus
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.diffgr.stage import diffgr_generate
 
 log_to_rule_log(snakemake.log[0])

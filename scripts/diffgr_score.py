@@ -6,7 +6,7 @@ Reads:  input.answers / input.lengths (DIFFGR_READER_ANSWERS / DIFFGR_LENGTHS, m
 Writes: output.cc_items (DIFFGR_CC_ITEMS), output.diffgr and output.length_control (TSV); the
         log holds the warnings of empty subsets / zero denominators.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.diffgr.stage import diffgr_score
 
 log_to_rule_log(snakemake.log[0])

@@ -4,7 +4,7 @@ Reads:  the files named in params.file_sets (name, dataset, hybrid, generated, r
         closed_book); params draws, seed, level.
 Writes: output.table (TSV).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.diffgr.stage import diffgr_score_files
 
 log_to_rule_log(snakemake.log[0])

@@ -4,7 +4,7 @@ Reads:  input.requests (REQUESTS), input.shards (RESPONSES per shard).
 Writes: output.responses (RESPONSES, one row per unique request, sorted by request_id; fails
         if a planned request is missing or answered twice); log.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.generation.stage import gather_responses
 
 log_to_rule_log(snakemake.log[0])

@@ -10,8 +10,8 @@ Reads:  input.requests (REQUESTS), input.model (local model directory, if any); 
 Writes: output.responses (RESPONSES, unique requests of the shard); new cache shards under
         params.cache_dir (kept when the job is killed, so a rerun resumes); log: progress.
 """
-from evidence_ledger.gpu_slots import pin_job_gpus
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.run.gpu_slots import pin_job_gpus
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.generation.stage import generate
 
 log_to_rule_log(snakemake.log[0])

@@ -6,7 +6,7 @@ Reads:  the run's config (params.config; the planner reads the run's evidence ta
 Writes: output.tsv (one row per model x dataset x condition, then per-stage and total rows: GPU
         hours beside the compute floor); log (the planner's printed table).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.generation.stage import generation_plan
 
 log_to_rule_log(snakemake.log[0])

@@ -1,7 +1,7 @@
 """Rule import_evidence_source: a provider submission (JSON lines), the provider split's claims, UNITS
 and the budget tokenizers -> results/evidence/{dataset}/external_{name}.parquet (EVIDENCE, budget
 'full', unresolved ids counted) and external_{name}.summary.json."""
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.evidence.stage import import_evidence_source
 
 log_to_rule_log(snakemake.log[0])

@@ -1,6 +1,6 @@
 """Rule index_corpus: results/ingest/{dataset}/documents.parquet (DOCUMENTS) -> the bm25s page /
 abstract index directory results/retrieval/{dataset}/index/ (memory-mapped when loaded)."""
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.retrieval.stage import index_corpus
 
 log_to_rule_log(snakemake.log[0])

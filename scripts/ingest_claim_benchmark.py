@@ -2,7 +2,7 @@
 the benchmark's claim jsonl per split (+ its corpus: FEVER wiki-pages directory, FEVEROUS SQLite
 wiki, SciFact corpus.jsonl) -> results/ingest/<benchmark>/claims_{split}.parquet (CLAIMS),
 units.parquet (UNITS), documents.parquet (DOCUMENTS), read by the benchmark registry's reader."""
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.datasets.stage import ingest_claim_benchmark
 
 log_to_rule_log(snakemake.log[0])

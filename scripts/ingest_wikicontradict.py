@@ -1,6 +1,6 @@
 """Rule ingest_wikicontradict: the RAG-QA CSV (+ full JSON when configured) ->
 results/ingest/wikicontradict/instances.parquet (WIKICONTRADICT_INSTANCES)."""
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.datasets.stage import ingest_wikicontradict
 
 log_to_rule_log(snakemake.log[0])

@@ -5,7 +5,7 @@ Reads:  input.tables (the report TSVs of params.sources), input.provenance (prov
         kind, study, rule, inputs) and settings (the run's resolved config).
 Writes: output[0] (ledger.json, validated against src/evidence_ledger/report/ledger.schema.json).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.report.stage import ledger
 
 log_to_rule_log(snakemake.log[0])

@@ -1,6 +1,6 @@
 """Rule order_bm25: POOLS, RETRIEVED (claim texts) and UNITS -> results/retrieval/{dataset}/ordering_bm25.parquet
 (ORDERING, rank_bm25 BM25Okapi within each pool)."""
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.retrieval.stage import order_bm25
 
 log_to_rule_log(snakemake.log[0])

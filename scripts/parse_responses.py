@@ -5,7 +5,7 @@ Reads:  input.requests (REQUESTS), input.responses (RESPONSES); params.code_mapp
 Writes: output.parsed (PARSED, one row per request row, raw response kept), output.failures
         (TSV: model, dataset, format, n, strict/lenient INVALID counts and rates); log.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.generation.stage import parse_responses
 
 log_to_rule_log(snakemake.log[0])

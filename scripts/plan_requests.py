@@ -5,7 +5,7 @@ Reads:  input.claims (CLAIMS: the Study 2 population), input.evidence (EVIDENCE)
         budgets, code_mappings, controls, shards) as named params.
 Writes: output.requests (REQUESTS); log: row counts, unique requests, skipped control rows.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.generation.stage import plan_requests
 
 log_to_rule_log(snakemake.log[0])

@@ -5,8 +5,8 @@ Reads:  input.checkpoints (checkpoint directories, index = position + 1), input.
         params.precision.
 Writes: output[0] (VERIFIER_ANSWERS: label + class probabilities); log.
 """
-from evidence_ledger.gpu_slots import pin_job_gpus
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.run.gpu_slots import pin_job_gpus
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.verifier.stage import predict_verifier
 
 log_to_rule_log(snakemake.log[0])

@@ -7,7 +7,7 @@ Writes: output.tsv with (section, key, value) rows: run kind, config hash, git c
         package versions, what ran per model slot, model revisions, backend settings,
         substitutes for author-held inputs; output.gpu_fit: the GPU-fit table of the run's GPU jobs.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.report.stage import provenance
 
 log_to_rule_log(snakemake.log[0])

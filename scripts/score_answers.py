@@ -5,7 +5,7 @@ Reads:  input.parsed (results/generation/{model}/{dataset}/parsed.parquet, PARSE
         params.parsers (which parsed label columns to score, e.g. strict and lenient).
 Writes: output.indicators (ANSWER_INDICATORS, one row per observation and parser); log.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.scoring.stage import score_answers
 
 log_to_rule_log(snakemake.log[0])

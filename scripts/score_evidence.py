@@ -7,7 +7,7 @@ Writes: output.indicators (EVIDENCE_INDICATORS, sampled claims only), output.rel
         (RELEVANT), output.summary (eligibility per source x budget, TSV); log, including the
         number of evidence rows of claims outside the sample (set aside).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.scoring.stage import score_evidence
 
 log_to_rule_log(snakemake.log[0])

@@ -5,7 +5,7 @@ Reads:  input.claims (CLAIMS of the split), input.units (UNITS), input.evidence 
         id + revision, or the demo directory); the caps of config verifier.input as named params.
 Writes: output[0] (VERIFIER_INPUTS); log.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.verifier.stage import serialise_verifier_inputs
 
 log_to_rule_log(snakemake.log[0])

@@ -8,7 +8,7 @@ Reads:  input.answers (ANSWER_INDICATORS), input.evidence (EVIDENCE_INDICATORS),
 Writes: output.estimates (ESTIMATES), output.summary (TSV, replicate-averaged rows),
         output.counts (CLUSTER_COUNTS, populations all + resolved), output.coverage (COVERAGE).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import study1_accounting
 
 log_to_rule_log(snakemake.log[0])

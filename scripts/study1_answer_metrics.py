@@ -6,7 +6,7 @@ Reads:  input.answers (Study 1 ANSWER_INDICATORS), input.relevant (RELEVANT), in
         sources, checkpoints), classes, bootstrap (draws, alpha, family_size, seed, batch_size).
 Writes: output.metrics (TSV with paired claim intervals).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import study1_answer_metrics
 
 log_to_rule_log(snakemake.log[0])

@@ -8,7 +8,7 @@ Writes: output.answers (ANSWER_INDICATORS), output.evidence (EVIDENCE_INDICATORS
         output.relevant (RELEVANT), output.unresolved (per-claim unresolved flags: window and
         whole list, repeated ids), output.unresolved_tsv (their per-source report TSV); log.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.verifier.stage import study1_indicators
 
 log_to_rule_log(snakemake.log[0])

@@ -8,7 +8,7 @@ Writes: output.estimates (ESTIMATES) and TSVs contrasts / cells / partition / cr
         output.invalid_rates (+ TSV), output.counts (CLUSTER_COUNTS per claim family, sampled
         seeds), output.coverage, output.traces (PATTERN_TRACES), output.examples (TSV).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import study2_accounting
 
 log_to_rule_log(snakemake.log[0])

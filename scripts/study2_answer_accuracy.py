@@ -6,7 +6,7 @@ Reads:  params files: answers[dataset][model] (ANSWER_INDICATORS), families[data
         batch_size).
 Writes: output.accuracy (TSV).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import study2_answer_accuracy
 
 log_to_rule_log(snakemake.log[0])

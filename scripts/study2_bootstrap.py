@@ -6,7 +6,7 @@ Reads:  input.counts (CLUSTER_COUNTS of study2_accounting), input.reference (opt
         batch_size) of the family.
 Writes: output.intervals (INTERVALS), output.summary (TSV).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import study2_bootstrap
 
 log_to_rule_log(snakemake.log[0])

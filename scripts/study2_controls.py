@@ -6,7 +6,7 @@ Reads:  params files: answers[dataset][model] (ANSWER_INDICATORS), evidence / re
         alpha, family_size, seed, batch_size).
 Writes: output.controls (TSV: units, feasibility, score, E-type contrasts, agreement).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import study2_controls
 
 log_to_rule_log(snakemake.log[0])

@@ -3,7 +3,7 @@
 Reads:  input.estimates (ESTIMATES), input.exploratory (INTERVALS; Table 7's rows, E0 included); params parser.
 Writes: output.endpoints (TSV).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import study2_endpoints
 
 log_to_rule_log(snakemake.log[0])

@@ -3,7 +3,7 @@
 Reads:  input.intervals (INTERVALS, primary family); params.bound (the +/- band).
 Writes: output.png, output.svg.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import study2_forest_plot
 
 log_to_rule_log(snakemake.log[0])

@@ -6,7 +6,7 @@ Reads:  params files: answers[dataset][model] (ANSWER_INDICATORS), evidence / re
         batch_size).
 Writes: output.counts (CLUSTER_COUNTS of every parser), output.sensitivity (TSV).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.accounting.stage import study2_parser_sensitivity
 
 log_to_rule_log(snakemake.log[0])

@@ -11,7 +11,7 @@ Params: the Study 1 bootstrap's family size and alpha, the unresolved scope, the
         and sources (config values, see evidence_ledger.report.stage.summary_page).
 Writes: output.html (self-contained summary page, figures embedded), output.decomposition (PNG).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.report.stage import summary_page
 
 log_to_rule_log(snakemake.log[0])

@@ -6,8 +6,8 @@ Reads:  input.inputs (training VERIFIER_INPUTS), the base model (params.base: Hu
 Writes: output[0] (checkpoint directory: model.safetensors + config + tokenizer,
         training_log.jsonl, examples_seen.parquet, metadata.json); log.
 """
-from evidence_ledger.gpu_slots import pin_job_gpus
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.run.gpu_slots import pin_job_gpus
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.verifier.stage import train_verifier
 
 log_to_rule_log(snakemake.log[0])

@@ -4,7 +4,7 @@ Reads:  input.inputs (VERIFIER_INPUTS of train and dev), input.checkpoints (chec
         directories), input.answers (VERIFIER_ANSWERS).
 Writes: output[0] (results/verifier/summary.tsv); log.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.verifier.stage import verifier_summary
 
 log_to_rule_log(snakemake.log[0])

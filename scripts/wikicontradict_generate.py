@@ -4,8 +4,8 @@ Reads:  input.requests (WC_REQUESTS), input.model_dir when the model is built lo
         model, model_cfg, backend, backend_options, batch_size, cache_dir.
 Writes: output.responses (WC_RESPONSES); response-cache shards under cache_dir.
 """
-from evidence_ledger.gpu_slots import pin_job_gpus
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.run.gpu_slots import pin_job_gpus
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.wikicontradict.stage import wikicontradict_generate
 
 log_to_rule_log(snakemake.log[0])

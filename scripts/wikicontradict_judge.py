@@ -6,8 +6,8 @@ Reads:  input.responses (WC_RESPONSES), input.instances (WIKICONTRADICT_INSTANCE
         max_new_tokens, seed.
 Writes: output.judgements (WC_JUDGEMENTS); the log lists label counts (unparseable included).
 """
-from evidence_ledger.gpu_slots import pin_job_gpus
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.run.gpu_slots import pin_job_gpus
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.wikicontradict.stage import wikicontradict_judge
 
 log_to_rule_log(snakemake.log[0])

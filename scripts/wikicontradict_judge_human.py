@@ -5,8 +5,8 @@ Reads:  input.human (human-label JSONL, schema in conflict.wikicontradict_metric
         params as wikicontradict_judge.
 Writes: output.judged (WC_HUMAN_JUDGED).
 """
-from evidence_ledger.gpu_slots import pin_job_gpus
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.run.gpu_slots import pin_job_gpus
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.wikicontradict.stage import wikicontradict_judge_human
 
 log_to_rule_log(snakemake.log[0])

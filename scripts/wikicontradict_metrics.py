@@ -6,7 +6,7 @@ Reads:  input.judgements (WC_JUDGEMENTS, one per model), input.instances
 Writes: output.rates, output.detection, and (with human labels) output.agreement,
         output.confusion (TSV).
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.wikicontradict.stage import wikicontradict_metrics
 
 log_to_rule_log(snakemake.log[0])

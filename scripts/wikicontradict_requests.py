@@ -4,7 +4,7 @@ Reads:  input.instances (WIKICONTRADICT_INSTANCES); params model, templates, max
         seed, passage_version.
 Writes: output.requests (WC_REQUESTS); the log lists the instances skipped per template.
 """
-from evidence_ledger.rule_log import log_to_rule_log
+from evidence_ledger.jobs.rule_log import log_to_rule_log
 from evidence_ledger.wikicontradict.stage import wikicontradict_requests
 
 log_to_rule_log(snakemake.log[0])

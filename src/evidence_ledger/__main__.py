@@ -28,12 +28,12 @@ from .errors import DEBUG_ENV, ExpectedError, debug_requested
 
 COMMAND_MODULES = (
     "evidence_ledger.scoring.cli",
-    "evidence_ledger.preflight",
-    "evidence_ledger.plan_command",
+    "evidence_ledger.run.preflight",
+    "evidence_ledger.run.plan_command",
     "evidence_ledger.account.cli",
-    "evidence_ledger.stage_call",
-    "evidence_ledger.rehearsal_data",
-    "evidence_ledger.convert_weights",
+    "evidence_ledger.jobs.stage_call",
+    "evidence_ledger.fixtures.rehearsal_data",
+    "evidence_ledger.models.convert_weights",
 )
 EXIT_EXPECTED_ERROR = 2
 # an argument naming a file that is not there (or not a file, or one that must not be

@@ -1,12 +1,12 @@
 """Probes: config keys. A bad setting is an error before any job runs, naming the key
-(``evidence_ledger.config_checks`` on the demo config; ``snakemake -n`` for the workflow's own
+(``evidence_ledger.run.config_checks`` on the demo config; ``snakemake -n`` for the workflow's own
 start, asserting that no job was planned or run)."""
 import copy
 
 import pytest
 
-from evidence_ledger.config_checks import config_errors
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.run.config_checks import config_errors
+from evidence_ledger.config.layers import layered_config
 from support.paths import REPO_ROOT
 
 from .probe import dry_run

@@ -1,5 +1,5 @@
 """Probes: crafted model directories, through the one loading rule every model goes through
-(``evidence_ledger.model_files.resolve_model``). Each refusal names the file or directory and,
+(``evidence_ledger.models.model_files.resolve_model``). Each refusal names the file or directory and,
 for pickle weights, the config key that would allow them."""
 import hashlib
 import json
@@ -7,8 +7,8 @@ import json
 import pytest
 
 from evidence_ledger.errors import InputError
-from evidence_ledger.model_files import PickleWeightsRefused, ShardMissing, resolve_model
-from evidence_ledger.safe_files import PathOutside
+from evidence_ledger.models.model_files import PickleWeightsRefused, ShardMissing, resolve_model
+from evidence_ledger.files.safe_files import PathOutside
 
 KEY = "models.qwen3.allow_pickle_weights"
 CONFIG = {"config.json": b'{"model_type": "x"}', "tokenizer.json": b"{}"}
@@ -98,7 +98,7 @@ def budget_tokenizer(d):
 
 
 def convert(d):
-    from evidence_ledger.convert_weights import convert_weights
+    from evidence_ledger.models.convert_weights import convert_weights
     return convert_weights(str(d), d.parent / "converted")
 
 

@@ -21,9 +21,9 @@ def test_per_rule_table_sums_jobs_of_both_log_layouts(tmp_path):
     s from the jobs' logs (the last resource line of a log counts); provenance (a rule without
     wildcards): 1 job; an empty cpu_time and a log without the line count as 0."""
     logs = tmp_path / "logs"
-    write(logs, "generation/generate/qwen3_fever_0.benchmark.tsv", 10.5, "8")
-    write(logs, "generation/generate/qwen3_fever_1.benchmark.tsv", 20.0, "12")
-    write(logs, "report/provenance.benchmark.tsv", 0.5, "")
+    write(logs, "generation/generate/qwen3_fever_0.timing.tsv", 10.5, "8")
+    write(logs, "generation/generate/qwen3_fever_1.timing.tsv", 20.0, "12")
+    write(logs, "report/provenance.timing.tsv", 0.5, "")
     (logs / "generation/generate/qwen3_fever_0.log").write_text(
         "x INFO evidence_ledger: process resources: cpu_s=1.00 user_s=1.00 system_s=0.00 peak_rss_mib=1.0\n"
         "x INFO evidence_ledger: process resources: cpu_s=9.50 user_s=9.00 system_s=0.50 peak_rss_mib=300.0\n")

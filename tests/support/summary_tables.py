@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from evidence_ledger.accounting.decisions import forest_plot
-from evidence_ledger.report_tsv import write_report_tsv
+from evidence_ledger.tables.report_tsv import write_report_tsv
 
 NAN = math.nan
 PATHS = {

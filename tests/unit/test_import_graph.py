@@ -1,10 +1,16 @@
-"""No import cycles between the rooms of ``evidence_ledger`` (docs/LAYOUT.md).
+"""The rooms of ``evidence_ledger`` and the imports between them (docs/LAYOUT.md, "The import graph").
 
 In:  the source files under ``src/evidence_ledger/``, read with ``ast`` (nothing is imported),
      every ``import`` / ``from ... import`` statement, at module level or inside a function.
 Out: the graph whose nodes are the subpackages (``evidence_ledger.<package>``, everything below
-     it counted as the package) and the top-level modules (the ground floor, one node each);
-     the test fails on any cycle in it and names the modules and lines that make it.
+     it counted as the package) and the top-level modules (one node each); the tests fail on any
+     cycle in it (naming the modules and lines that make it), on a top-level module other than
+     the shared words, on a library package that imports the workflow's plumbing, and when
+     docs/LAYOUT.md states other counts than the graph has.
+
+Print the counts and the edges (what docs/LAYOUT.md states):
+
+    .venv/bin/python tests/unit/test_import_graph.py
 """
 from __future__ import annotations
 
@@ -22,8 +28,15 @@ def module_name(path: Path) -> str:
     return ".".join(["evidence_ledger", *parts])
 
 
+# The package's top level holds only the words every room shares (docs/LAYOUT.md).
+TOP_LEVEL_MODULES = {"__init__", "__main__", "errors", "vocabulary", "benchmark_registry"}
+# The workflow's plumbing: what runs a rule's job and a run (docs/LAYOUT.md); no library room imports it.
+PLUMBING = {"run", "jobs"}
+LAYOUT = PACKAGE_DIR.parents[1] / "docs" / "LAYOUT.md"
+
+
 def node_of(module: str) -> str | None:
-    """The graph node a module belongs to: its subpackage, or itself on the ground floor."""
+    """The graph node a module belongs to: its subpackage, or itself at the top level."""
     parts = module.split(".")
     if parts[0] != "evidence_ledger" or len(parts) < 2:
         return None
@@ -106,12 +119,21 @@ def strongly_connected(graph) -> list[set[str]]:
     return found
 
 
+def graph_counts(graph) -> dict[str, int]:
+    """``{"nodes", "edges", "cycles"}`` of the graph: every node with an import in or out, each
+    importing pair of nodes once, and the strongly connected components of more than one node."""
+    nodes = set(graph) | {target for targets in graph.values() for target in targets}
+    return {"nodes": len(nodes), "edges": sum(len(targets) for targets in graph.values()),
+            "cycles": len(strongly_connected(graph))}
+
+
 def test_the_walk_sees_function_level_and_relative_imports():
-    text = "import evidence_ledger.jsonl\ndef f():\n    from ..generation import prompts\n"
+    text = "import evidence_ledger.files.jsonl\ndef f():\n    from ..generation import prompts\n"
     found = {module for module, _ in imports_in(text, "evidence_ledger.scoring")}
-    assert {"evidence_ledger.jsonl", "evidence_ledger.generation", "evidence_ledger.generation.prompts"} <= found
+    assert {"evidence_ledger.files.jsonl", "evidence_ledger.generation", "evidence_ledger.generation.prompts"} <= found
     assert node_of("evidence_ledger.generation.prompts") == "generation"
-    assert node_of("evidence_ledger.jsonl") == "jsonl"
+    assert node_of("evidence_ledger.files.jsonl") == "files"
+    assert node_of("evidence_ledger.errors") == "errors"
 
 
 def test_no_import_cycles_between_packages():
@@ -128,3 +150,32 @@ def test_no_import_cycles_between_packages():
 def test_a_cycle_is_found_and_a_chain_is_not():
     assert strongly_connected({"a": {"b": []}, "b": {"c": []}, "c": {"a": []}}) == [{"a", "b", "c"}]
     assert strongly_connected({"a": {"b": []}, "b": {"c": []}}) == []
+
+
+def test_the_package_top_holds_only_the_shared_words():
+    top = {path.stem for path in PACKAGE_DIR.glob("*.py")}
+    assert top == TOP_LEVEL_MODULES, f"move {sorted(top - TOP_LEVEL_MODULES)} into the package it serves"
+
+
+def test_no_library_package_imports_the_plumbing():
+    """The stage packages and the ground floor never import ``run`` or ``jobs`` (which import them)."""
+    graph = import_graph()
+    found = [f"{source} -> {target} ({', '.join(sorted(graph[source][target]))})"
+             for source in sorted(graph) if source not in PLUMBING | {"__main__"}
+             for target in sorted(graph[source]) if target in PLUMBING]
+    assert not found, "\n".join(found)
+
+
+def test_the_layout_doc_states_the_graph_counts():
+    counts = graph_counts(import_graph())
+    text = LAYOUT.read_text(encoding="utf-8")
+    stated = f"{counts['nodes']} nodes, {counts['edges']} edges, {counts['cycles']} cycles"
+    assert stated in text, f"docs/LAYOUT.md should say '{stated}' (run: python {Path(__file__).relative_to(LAYOUT.parents[1])})"
+
+
+if __name__ == "__main__":
+    GRAPH = import_graph()
+    COUNTS = graph_counts(GRAPH)
+    print(f"{COUNTS['nodes']} nodes, {COUNTS['edges']} edges, {COUNTS['cycles']} cycles")
+    for SOURCE in sorted(GRAPH):
+        print(f"  {SOURCE} -> {', '.join(sorted(GRAPH[SOURCE]))}")

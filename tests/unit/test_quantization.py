@@ -9,7 +9,7 @@ import yaml
 
 from support.paths import REPO_ROOT
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger.generation.backends.base import model_spec_from_config
 from evidence_ledger.generation.backends.transformers_backend import TransformersBackend
 from evidence_ledger.report.provenance import model_rows, quantization_departures, write_provenance_tsv

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from evidence_ledger.benchmark_registry import benchmark_names
-from evidence_ledger.stage_call import stage_functions
+from evidence_ledger.jobs.stage_call import stage_functions
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted((REPO / "scripts").glob("*.py"))
@@ -43,7 +43,7 @@ def test_script_logs_to_the_rule_log_then_calls_its_stage_function_once(script):
     assert ast.get_docstring(tree), "a script starts with a docstring saying what it reads and writes"
     imports = {alias.asname or alias.name: node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                for alias in node.names}
-    assert imports.get("log_to_rule_log") == "evidence_ledger.rule_log"
+    assert imports.get("log_to_rule_log") == "evidence_ledger.jobs.rule_log"
     assert re.fullmatch(r"evidence_ledger\.\w+\.stage", imports.get(script.stem, "")), \
         f"{script.name} must import {script.stem} from an evidence_ledger.<package>.stage module"
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)]

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger import benchmark_registry as registry
 from evidence_ledger.generation import prompts
 from evidence_ledger.scoring import indicators

@@ -8,7 +8,7 @@ import yaml
 
 from support.paths import REPO_ROOT
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 # every run the repository ships, as the layers it is built from (config_layers)

@@ -23,7 +23,7 @@ import yaml
 from support.summary_page import check_values_against_sources
 from support.summary_page import parse as parse_summary_page
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger.report.ledger import validate_ledger
 from evidence_ledger.tables import read_frame, read_table
 from evidence_ledger.tables.accounting import DECISION_LABEL, ESTIMATES, INTERVALS

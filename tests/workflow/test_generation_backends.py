@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger.generation.backends import load_backend, model_spec_from_config
 from evidence_ledger.generation.backends.base import ENTRY_POINT_GROUP, UnknownBackend, backend_class
 from evidence_ledger.tables import read_table

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.generation import PARSED, REQUESTS, RESPONSES

@@ -5,7 +5,7 @@ Each test makes a mistake a new user makes with the paper configuration or the d
 not in the Hugging Face cache, a data_root that is not there, ``plan`` in a checkout holding
 other results, untyped ``--config`` values, a typo, a report plan that resolved paths against
 the package) and asserts the message and that nothing ran: a refused ``snakemake`` leaves no
-``results/`` and no ``logs/`` and plans no job. Per-check detail is in tests/unit/test_preflight.py.
+``results/`` and no ``logs/`` and plans no job. Per-check detail is in tests/unit/run/test_preflight.py.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence_ledger.config_layers import layered_config
-from evidence_ledger.rehearsal_data import write_rehearsal_data
+from evidence_ledger.config.layers import layered_config
+from evidence_ledger.fixtures.rehearsal_data import write_rehearsal_data
 
 from support.hang_guard import HANG_GUARD_S
 from support.hub_cache import paper_hub_models, stand_in_hub_cache

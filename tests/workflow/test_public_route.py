@@ -19,8 +19,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evidence_ledger.config_layers import layered_config
-from evidence_ledger.paper_inputs import author_held_inputs, config_value
+from evidence_ledger.config.layers import layered_config
+from evidence_ledger.config.paper_inputs import author_held_inputs, config_value
 
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT

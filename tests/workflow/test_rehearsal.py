@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT

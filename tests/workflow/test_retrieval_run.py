@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.evidence import EVIDENCE
 from evidence_ledger.tables.retrieval import ORDERING, POOLS, RETRIEVED

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger.generation.cache import ResponseCache
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.generation import CACHE_ENTRIES, REQUESTS, RESPONSES

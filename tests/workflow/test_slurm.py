@@ -9,7 +9,7 @@ tree in the paper's layout), every rule, the GPU-declaring ones through the CPU 
 :data:`DEMO_SLICE` (a slice of the demo) is the other ``RunDescription``.
 The SLURM run is submitted with the submit-host environment (.venv-slurm) from a shell that has
 neither the pipeline's environment on PATH nor any of the Makefile's variables set: the
-workflow gives jobs both (evidence_ledger.job_env). Its jobs are bundled into the profile's job
+workflow gives jobs both (evidence_ledger.run.job_env). Its jobs are bundled into the profile's job
 groups, so it submits fewer SLURM jobs than it runs. A job fed a malformed input file must fail
 with the input error and its traceback in the rule's own log (and in Snakemake's output); a job
 cancelled with scancel while it runs must end the run with an error naming it (the profile
@@ -38,7 +38,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from support.slurm_cluster import SlurmCluster, missing_binaries  # noqa: E402
 
-from evidence_ledger.job_env import JOB_ENV_DEFAULTS  # noqa: E402
+from evidence_ledger.run.job_env import JOB_ENV_DEFAULTS  # noqa: E402
 from support.hang_guard import HANG_GUARD_S
 
 pytestmark = pytest.mark.slurm

@@ -21,9 +21,9 @@ rule account_system:
         metrics_tsv=report_output("results/account/{system}/answer_metrics.tsv", "account_answer_metrics",
                                   "Accounting", "External systems"),
     log:
-        rule_log("account", "account_system", "{system}"),
+        log_file("account", "account_system", "{system}"),
     benchmark:
-        rule_benchmark("account", "account_system", "{system}")
+        timing_file("account", "account_system", "{system}")
     params:
         design=lambda wc: account_design(wc.system),
         scoring=account_scoring(),

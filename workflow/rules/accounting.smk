@@ -20,9 +20,9 @@ rule study1_accounting:
         counts="results/accounting/study1/counts.parquet",
         coverage="results/accounting/study1/coverage.parquet",
     log:
-        rule_log("accounting", "study1_accounting"),
+        log_file("accounting", "study1_accounting"),
     benchmark:
-        rule_benchmark("accounting", "study1_accounting")
+        timing_file("accounting", "study1_accounting")
     params:
         design=study1_design(),
         budget=ACC1["budget"],
@@ -46,9 +46,9 @@ rule study1_bootstrap:
         intervals="results/accounting/study1/intervals.parquet",
         summary=accounting_report("study1", "intervals.tsv", "accounting_study1_intervals"),
     log:
-        rule_log("accounting", "study1_bootstrap"),
+        log_file("accounting", "study1_bootstrap"),
     benchmark:
-        rule_benchmark("accounting", "study1_bootstrap")
+        timing_file("accounting", "study1_bootstrap")
     params:
         sources=list(config["verifier"]["sources"]),
         budget=ACC1["budget"],
@@ -82,9 +82,9 @@ rule study2_accounting:
         traces="results/accounting/study2/pattern_traces.parquet",
         examples=accounting_report("study2", "pattern_examples.tsv", "accounting_pattern_examples"),
     log:
-        rule_log("accounting", "study2_accounting"),
+        log_file("accounting", "study2_accounting"),
     benchmark:
-        rule_benchmark("accounting", "study2_accounting")
+        timing_file("accounting", "study2_accounting")
     params:
         files=study2_files("answers", "evidence", "relevant", "families"),
         panel=study2_panel(),
@@ -109,9 +109,9 @@ rule study2_bootstrap:
         intervals="results/accounting/study2/intervals_{family}.parquet",
         summary=accounting_report("study2", "intervals_{family}.tsv", "accounting_intervals"),
     log:
-        rule_log("accounting", "study2_bootstrap", "{family}"),
+        log_file("accounting", "study2_bootstrap", "{family}"),
     benchmark:
-        rule_benchmark("accounting", "study2_bootstrap", "{family}")
+        timing_file("accounting", "study2_bootstrap", "{family}")
     params:
         panel=study2_panel(),
         bootstrap=lambda wc: bootstrap_params(wc.family),
@@ -138,9 +138,9 @@ rule decision_labels:
         label="results/accounting/study2/decision_label.parquet",
         label_tsv=accounting_report("study2", "decision_label.tsv", "accounting_decision_label"),
     log:
-        rule_log("accounting", "decision_labels"),
+        log_file("accounting", "decision_labels"),
     benchmark:
-        rule_benchmark("accounting", "decision_labels")
+        timing_file("accounting", "decision_labels")
     params:
         parser=ACC2["parser"],
         seed_replicates=ACC2["seed_replicates"],
@@ -167,9 +167,9 @@ rule study2_forest_plot:
         png=accounting_report("study2", "forest_primary.png", "accounting_forest"),
         svg="results/accounting/study2/forest_primary.svg",
     log:
-        rule_log("accounting", "study2_forest_plot"),
+        log_file("accounting", "study2_forest_plot"),
     benchmark:
-        rule_benchmark("accounting", "study2_forest_plot")
+        timing_file("accounting", "study2_forest_plot")
     params:
         bound=ACC_DECISION["bound"],
     threads: 1
@@ -189,9 +189,9 @@ rule study2_controls:
     output:
         controls=accounting_report("study2", "controls.tsv", "accounting_controls"),
     log:
-        rule_log("accounting", "study2_controls"),
+        log_file("accounting", "study2_controls"),
     benchmark:
-        rule_benchmark("accounting", "study2_controls")
+        timing_file("accounting", "study2_controls")
     params:
         files=study2_files("answers", "evidence", "relevant", "families"),
         datasets=STUDY2_DATASETS,
@@ -221,9 +221,9 @@ rule control_generations:
     output:
         requests=accounting_report("study2", "control_generations.tsv", "accounting_control_generations"),
     log:
-        rule_log("accounting", "control_generations"),
+        log_file("accounting", "control_generations"),
     benchmark:
-        rule_benchmark("accounting", "control_generations")
+        timing_file("accounting", "control_generations")
     params:
         design=config["generation"]["controls"]["design"],
     threads: 1
@@ -242,9 +242,9 @@ rule study2_answer_accuracy:
     output:
         accuracy=accounting_report("study2", "answer_accuracy.tsv", "accounting_answer_accuracy"),
     log:
-        rule_log("accounting", "study2_answer_accuracy"),
+        log_file("accounting", "study2_answer_accuracy"),
     benchmark:
-        rule_benchmark("accounting", "study2_answer_accuracy")
+        timing_file("accounting", "study2_answer_accuracy")
     params:
         files=study2_files("answers", "families"),
         panel=study2_panel(),
@@ -268,9 +268,9 @@ rule study2_parser_sensitivity:
         counts="results/accounting/study2/counts_by_parser.parquet",
         sensitivity=accounting_report("study2", "parser_sensitivity.tsv", "accounting_parser_sensitivity"),
     log:
-        rule_log("accounting", "study2_parser_sensitivity"),
+        log_file("accounting", "study2_parser_sensitivity"),
     benchmark:
-        rule_benchmark("accounting", "study2_parser_sensitivity")
+        timing_file("accounting", "study2_parser_sensitivity")
     params:
         files=study2_files("answers", "evidence", "relevant", "families"),
         panel=study2_panel(),
@@ -295,9 +295,9 @@ rule study1_answer_metrics:
     output:
         metrics=accounting_report("study1", "answer_metrics.tsv", "accounting_study1_answer_metrics"),
     log:
-        rule_log("accounting", "study1_answer_metrics"),
+        log_file("accounting", "study1_answer_metrics"),
     benchmark:
-        rule_benchmark("accounting", "study1_answer_metrics")
+        timing_file("accounting", "study1_answer_metrics")
     params:
         design=study1_design(),
         classes=ACC1["macro_f1_classes"],
@@ -319,9 +319,9 @@ rule study2_endpoints:
     output:
         endpoints=accounting_report("study2", "endpoints.tsv", "accounting_endpoints"),
     log:
-        rule_log("accounting", "study2_endpoints"),
+        log_file("accounting", "study2_endpoints"),
     benchmark:
-        rule_benchmark("accounting", "study2_endpoints")
+        timing_file("accounting", "study2_endpoints")
     params:
         parser=ACC2["parser"],
     threads: 1
@@ -341,9 +341,9 @@ rule design_tables:
         design=accounting_report("study2", "design.tsv", "accounting_design"),
         populations=accounting_report("study2", "populations.tsv", "accounting_populations"),
     log:
-        rule_log("accounting", "design_tables"),
+        log_file("accounting", "design_tables"),
     benchmark:
-        rule_benchmark("accounting", "design_tables")
+        timing_file("accounting", "design_tables")
     params:
         files=study2_files("sample_summaries", "samples", "families", "evidence", "relevant", "answers"),
         datasets=STUDY2_DATASETS,

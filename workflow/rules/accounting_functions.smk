@@ -31,7 +31,7 @@ def study1_checkpoints():
     return list(range(1, len(config["verifier"]["checkpoint_seeds"]) + 1))
 
 
-from evidence_ledger.config_checks import study2_family_size
+from evidence_ledger.run.config_checks import study2_family_size
 
 
 # --- Study 2 inputs, keyed by dataset (and model) --------------------------------------

@@ -1,6 +1,6 @@
 """What every stage shares: the preflight and config validation, the benchmark registry's wildcard
-constraint, data_path / input_path, the log / benchmark / report paths of a rule (rule_log,
-rule_benchmark, report_output), enabled, the FINAL_OUTPUTS registry, and the generation
+constraint, data_path / input_path, the log / timing / report paths of a rule (log_file,
+timing_file, report_output), enabled, the FINAL_OUTPUTS registry, and the generation
 cache / backend settings used by both the generation and the conflict stages.
 
 Each stage's own input functions, constants and target hook live in
@@ -14,17 +14,18 @@ from snakemake.utils import validate
 
 from evidence_ledger.benchmark_registry import benchmark_names, benchmarks
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
-from evidence_ledger import gpu_slots, job_env, rule_resources
-from evidence_ledger.config_layers import ConfigError, resolve_path
-from evidence_ledger.gpu_fit import SERVED_BACKENDS, config_device_memory_gb, model_backend, model_job_gpus
-from evidence_ledger.gpu_fit import tensor_parallel_size
-from evidence_ledger.preflight import workflow_preflight
+from evidence_ledger.jobs import rule_resources
+from evidence_ledger.run import gpu_slots, job_env
+from evidence_ledger.config.layers import ConfigError, resolve_path
+from evidence_ledger.models.gpu_fit import SERVED_BACKENDS, config_device_memory_gb, model_backend, model_job_gpus
+from evidence_ledger.models.gpu_fit import tensor_parallel_size
+from evidence_ledger.run.preflight import workflow_preflight
 
 REPO_ROOT = Path(workflow.basedir)
 # Snakemake's working directory (--directory): relative paths of the config resolve here
 RUN_DIR = Path.cwd()
 
-# Before any job, every run and dry run: the preflight (evidence_ledger.preflight: config, paths,
+# Before any job, every run and dry run: the preflight (evidence_ledger.run.preflight: config, paths,
 # data, models, machine, plan), one line per problem, and the run ends if any check fails. Only
 # the main process checks: a spawned job is parsed with its own --resources.
 # (A submit host's environment without pyarrow or huggingface_hub, .venv-slurm, has the checks
@@ -43,11 +44,11 @@ validate(config, schema="../schemas/config.schema.yaml")  # checked above; this 
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 # jobs (SLURM or local) get the pipeline's interpreter and thread/offline settings, whatever
-# the submitting shell has: evidence_ledger.job_env, config job_env (README "Running on SLURM")
+# the submitting shell has: evidence_ledger.run.job_env, config job_env (README "Running on SLURM")
 job_env.prepare(REPO_ROOT, str(JOB_ENV_DIR) if JOB_ENV_DIR else None)
 
 load_plugins(config["benchmark_plugins"])
-# Workstation runs: each GPU job pins itself to its own devices (evidence_ledger.gpu_slots), from
+# Workstation runs: each GPU job pins itself to its own devices (evidence_ledger.run.gpu_slots), from
 # the GPUs this run grants; SLURM jobs keep the devices the scheduler assigns.
 if workflow.is_main_process and workflow.local_exec:
     try:
@@ -118,18 +119,18 @@ def cpu_partition():
     return found.strip("'\"") if isinstance(found, str) else found
 
 
-# --- the log, benchmark and report paths, named the same way in every stage ----------------
+# --- the log, timing and report paths, named the same way in every stage -------------------
 
 
-def rule_log(stage, rule, wildcards=None):
+def log_file(stage, rule, wildcards=None):
     """The log of one rule's job: ``logs/<stage>/<rule>.log``, or ``logs/<stage>/<rule>/<wildcards>.log``
     for a rule with wildcards (``wildcards`` a pattern such as ``"{family}"``)."""
     return f"logs/{stage}/{rule}/{wildcards}.log" if wildcards else f"logs/{stage}/{rule}.log"
 
 
-def rule_benchmark(stage, rule, wildcards=None):
-    """The benchmark file beside the rule's log (``....benchmark.tsv``)."""
-    return rule_log(stage, rule, wildcards)[: -len(".log")] + ".benchmark.tsv"
+def timing_file(stage, rule, wildcards=None):
+    """The job's timing file (Snakemake's ``benchmark:`` directive) beside its log (``....timing.tsv``)."""
+    return log_file(stage, rule, wildcards)[: -len(".log")] + ".timing.tsv"
 
 
 def report_output(path, caption, category, subcategory):

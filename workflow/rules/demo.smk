@@ -16,9 +16,9 @@ rule build_demo_models:
     output:
         directory("results/models/{model}"),
     log:
-        rule_log("demo", "build_demo_models", "{model}"),
+        log_file("demo", "build_demo_models", "{model}"),
     benchmark:
-        rule_benchmark("demo", "build_demo_models", "{model}")
+        timing_file("demo", "build_demo_models", "{model}")
     params:
         arch=lambda wc: config["models"][wc.model]["build"],
         chat_template_kwargs=lambda wc: config["models"][wc.model].get("chat_template_kwargs", {}),
@@ -56,9 +56,9 @@ rule build_demo_reranker:
     output:
         model=directory(config["retrieval"]["reranker"]["local_dir"] or "results/models/reranker"),
     log:
-        rule_log("demo", "build_demo_reranker"),
+        log_file("demo", "build_demo_reranker"),
     benchmark:
-        rule_benchmark("demo", "build_demo_reranker")
+        timing_file("demo", "build_demo_reranker")
     params:
         claims_per_dataset=demo_reranker_claims_per_dataset(),
         docs_per_claim=demo_reranker_docs_per_claim(),
@@ -83,9 +83,9 @@ rule build_demo_verifier:
     output:
         directory("results/models/verifier_base"),
     log:
-        rule_log("demo", "build_demo_verifier"),
+        log_file("demo", "build_demo_verifier"),
     benchmark:
-        rule_benchmark("demo", "build_demo_verifier")
+        timing_file("demo", "build_demo_verifier")
     params:
         spec=config["verifier"]["demo_model"],
     threads: 1

@@ -22,9 +22,9 @@ rule diffgr_generate:
         answers="results/diffgr/{dg_model}/{dg_dataset}/reader_answers.parquet",
         lengths="results/diffgr/{dg_model}/{dg_dataset}/lengths.parquet",
     log:
-        "logs/conflict/diffgr_generate/{dg_model}_{dg_dataset}.log",
+        log_file("conflict", "diffgr_generate", "{dg_model}_{dg_dataset}"),
     benchmark:
-        "logs/conflict/diffgr_generate/{dg_model}_{dg_dataset}.benchmark.tsv"
+        timing_file("conflict", "diffgr_generate", "{dg_model}_{dg_dataset}")
     params:
         model=lambda wc: wc.dg_model,
         dataset=lambda wc: wc.dg_dataset,
@@ -74,9 +74,9 @@ rule diffgr_score:
             subcategory="DiffGR",
         ),
     log:
-        "logs/conflict/diffgr_score.log",
+        log_file("conflict", "diffgr_score"),
     benchmark:
-        "logs/conflict/diffgr_score.benchmark.tsv"
+        timing_file("conflict", "diffgr_score")
     params:
         datasets=DG["datasets"],
         restrict=DG["restrict_to_length_threshold"],
@@ -105,9 +105,9 @@ rule diffgr_score_files:
             subcategory="DiffGR",
         ),
     log:
-        "logs/conflict/diffgr_score_files.log",
+        log_file("conflict", "diffgr_score_files"),
     benchmark:
-        "logs/conflict/diffgr_score_files.benchmark.tsv"
+        timing_file("conflict", "diffgr_score_files")
     params:
         file_sets=[
             {"name": fs["name"], "dataset": fs["dataset"], **{run: data_path(fs[run]) for run in DIFFGR_FILE_RUNS}}

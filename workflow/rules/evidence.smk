@@ -18,9 +18,9 @@ rule assemble_evidence:
     output:
         evidence="results/evidence/{dataset}/evidence.parquet",
     log:
-        rule_log("evidence", "assemble_evidence", "{dataset}"),
+        log_file("evidence", "assemble_evidence", "{dataset}"),
     benchmark:
-        rule_benchmark("evidence", "assemble_evidence", "{dataset}")
+        timing_file("evidence", "assemble_evidence", "{dataset}")
     params:
         dataset=lambda wc: wc.dataset,
         tokenizers=budget_tokenizer_specs(),
@@ -50,9 +50,9 @@ rule export_provider_submissions:
     output:
         submission="results/evidence/{dataset}/submissions/external_{name,[A-Za-z0-9_-]+}.jsonl",
     log:
-        rule_log("evidence", "export_provider_submissions", "{dataset}_{name}"),
+        log_file("evidence", "export_provider_submissions", "{dataset}_{name}"),
     benchmark:
-        rule_benchmark("evidence", "export_provider_submissions", "{dataset}_{name}")
+        timing_file("evidence", "export_provider_submissions", "{dataset}_{name}")
     params:
         max_ids=config["evidence"]["export_max_ids"],
     threads: 1
@@ -76,9 +76,9 @@ rule import_evidence_source:
         evidence="results/evidence/{dataset}/external_{name,[A-Za-z0-9_-]+}.parquet",
         summary="results/evidence/{dataset}/external_{name}.summary.json",
     log:
-        rule_log("evidence", "import_evidence_source", "{dataset}_{name}"),
+        log_file("evidence", "import_evidence_source", "{dataset}_{name}"),
     benchmark:
-        rule_benchmark("evidence", "import_evidence_source", "{dataset}_{name}")
+        timing_file("evidence", "import_evidence_source", "{dataset}_{name}")
     params:
         dataset=lambda wc: wc.dataset,
         source=lambda wc: wc.name,
@@ -104,9 +104,9 @@ rule evidence_diagnostics:
         tsv=report("results/evidence/{dataset}/diagnostics.tsv", caption="../report/retrieval_diagnostics.rst",
                    category="Retrieval", subcategory="{dataset}"),
     log:
-        rule_log("evidence", "evidence_diagnostics", "{dataset}"),
+        log_file("evidence", "evidence_diagnostics", "{dataset}"),
     benchmark:
-        rule_benchmark("evidence", "evidence_diagnostics", "{dataset}")
+        timing_file("evidence", "evidence_diagnostics", "{dataset}")
     params:
         dataset=lambda wc: wc.dataset,
         per_document=lambda wc: retrieval_per_document(wc.dataset),

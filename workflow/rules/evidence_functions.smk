@@ -2,7 +2,7 @@
 # evidence.smk, which includes this file first (Snakemake's linter keeps functions and
 # rules in separate files).
 
-from evidence_ledger.config_checks import budget_tokenizer_models
+from evidence_ledger.evidence.budget import budget_tokenizer_models
 
 
 def budget_tokenizer_specs():

@@ -19,9 +19,9 @@ rule plan_requests:
     output:
         requests="results/generation/{model}/{dataset}/requests.parquet",
     log:
-        rule_log("generation", "plan_requests", "{model}_{dataset}"),
+        log_file("generation", "plan_requests", "{model}_{dataset}"),
     benchmark:
-        rule_benchmark("generation", "plan_requests", "{model}_{dataset}")
+        timing_file("generation", "plan_requests", "{model}_{dataset}")
     params:
         seeds=GEN_CFG["seeds"],
         temperature=GEN_CFG["sampling"]["temperature"],
@@ -59,9 +59,9 @@ rule generate:
     output:
         responses="results/generation/{model}/{dataset}/shards/responses_{shard}.parquet",
     log:
-        rule_log("generation", "generate", "{model}_{dataset}_{shard}"),
+        log_file("generation", "generate", "{model}_{dataset}_{shard}"),
     benchmark:
-        rule_benchmark("generation", "generate", "{model}_{dataset}_{shard}")
+        timing_file("generation", "generate", "{model}_{dataset}_{shard}")
     params:
         model_spec=lambda wc: generation_model_spec(wc.model),
         backend=lambda wc: generation_backend(wc.model),
@@ -90,9 +90,9 @@ rule gather_responses:
     output:
         responses="results/generation/{model}/{dataset}/responses.parquet",
     log:
-        rule_log("generation", "gather_responses", "{model}_{dataset}"),
+        log_file("generation", "gather_responses", "{model}_{dataset}"),
     benchmark:
-        rule_benchmark("generation", "gather_responses", "{model}_{dataset}")
+        timing_file("generation", "gather_responses", "{model}_{dataset}")
     wildcard_constraints:
         model=GEN_MODEL_RE,
     threads: 1
@@ -118,9 +118,9 @@ rule parse_responses:
             subcategory="{model} {dataset}",
         ),
     log:
-        rule_log("generation", "parse_responses", "{model}_{dataset}"),
+        log_file("generation", "parse_responses", "{model}_{dataset}"),
     benchmark:
-        rule_benchmark("generation", "parse_responses", "{model}_{dataset}")
+        timing_file("generation", "parse_responses", "{model}_{dataset}")
     params:
         code_mappings=GEN_CFG["code_mappings"],
     wildcard_constraints:
@@ -149,9 +149,9 @@ rule generation_plan:
             category="Provenance",
         ),
     log:
-        rule_log("generation", "generation_plan"),
+        log_file("generation", "generation_plan"),
     benchmark:
-        rule_benchmark("generation", "generation_plan")
+        timing_file("generation", "generation_plan")
     params:
         config=planner_config(),
         workdir=".",

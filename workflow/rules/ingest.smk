@@ -20,9 +20,9 @@ for _bench in benchmarks():
             units=f"results/ingest/{_bench.name}/units.parquet",
             documents=f"results/ingest/{_bench.name}/documents.parquet",
         log:
-            rule_log("ingest", f"ingest_{_bench.name}"),
+            log_file("ingest", f"ingest_{_bench.name}"),
         benchmark:
-            rule_benchmark("ingest", f"ingest_{_bench.name}")
+            timing_file("ingest", f"ingest_{_bench.name}")
         params:
             splits=ingest_splits(_bench.name),
             benchmark=_bench.name,
@@ -48,9 +48,9 @@ rule ingest_wikicontradict:
     output:
         instances="results/ingest/wikicontradict/instances.parquet",
     log:
-        rule_log("ingest", "ingest_wikicontradict"),
+        log_file("ingest", "ingest_wikicontradict"),
     benchmark:
-        rule_benchmark("ingest", "ingest_wikicontradict")
+        timing_file("ingest", "ingest_wikicontradict")
     params:
         standalone_fields=lambda wc: wikicontradict_standalone_fields(),
         consistent_fields=lambda wc: config["data"]["wikicontradict"].get("consistent_fields"),
@@ -70,9 +70,9 @@ rule ingest_conflict_qa:
     output:
         records="results/ingest/{dataset}/records.parquet",
     log:
-        rule_log("ingest", "ingest_conflict_qa", "{dataset}"),
+        log_file("ingest", "ingest_conflict_qa", "{dataset}"),
     benchmark:
-        rule_benchmark("ingest", "ingest_conflict_qa", "{dataset}")
+        timing_file("ingest", "ingest_conflict_qa", "{dataset}")
     params:
         dataset=lambda wc: wc.dataset,
     wildcard_constraints:

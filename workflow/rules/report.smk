@@ -20,9 +20,9 @@ rule provenance:
             category="Provenance",
         ),
     log:
-        rule_log("report", "provenance"),
+        log_file("report", "provenance"),
     benchmark:
-        rule_benchmark("report", "provenance")
+        timing_file("report", "provenance")
     params:
         config=config,
         repo=workflow.basedir,
@@ -49,9 +49,9 @@ rule claim_traces:
             subcategory="Per-claim traces",
         ),
     log:
-        rule_log("report", "claim_traces"),
+        log_file("report", "claim_traces"),
     benchmark:
-        rule_benchmark("report", "claim_traces")
+        timing_file("report", "claim_traces")
     params:
         sources=lambda wc: config["accounting"]["study2"]["sources"],
         per_pattern=lambda wc: config["report"]["traces_per_pattern"],
@@ -81,9 +81,9 @@ rule summary_page:
             category=SUMMARY_CATEGORY,
         ),
     log:
-        rule_log("report", "summary_page"),
+        log_file("report", "summary_page"),
     benchmark:
-        rule_benchmark("report", "summary_page")
+        timing_file("report", "summary_page")
     params:
         study1_family_size=lambda wc: config["accounting"]["study1"]["bootstrap"]["family_size"],
         study1_alpha=lambda wc: config["accounting"]["study1"]["bootstrap"]["alpha"],
@@ -108,9 +108,9 @@ rule ledger:
     output:
         "results/report/ledger.json",
     log:
-        rule_log("report", "ledger"),
+        log_file("report", "ledger"),
     benchmark:
-        rule_benchmark("report", "ledger")
+        timing_file("report", "ledger")
     params:
         sources=lambda wc: ledger_sources(),
         settings=config,

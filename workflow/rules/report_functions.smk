@@ -2,7 +2,7 @@
 # report.smk, which includes this file first (Snakemake's linter keeps functions and
 # rules in separate files).
 
-from evidence_ledger.gpu_fit import generation_jobs
+from evidence_ledger.models.gpu_fit import generation_jobs
 
 
 def gpu_fit_model_inputs():

@@ -13,9 +13,9 @@ rule index_corpus:
     output:
         index=directory("results/retrieval/{dataset}/index"),
     log:
-        rule_log("retrieval", "index_corpus", "{dataset}"),
+        log_file("retrieval", "index_corpus", "{dataset}"),
     benchmark:
-        rule_benchmark("retrieval", "index_corpus", "{dataset}")
+        timing_file("retrieval", "index_corpus", "{dataset}")
     params:
         method=config["retrieval"]["corpus_bm25"]["method"],
         k1=config["retrieval"]["corpus_bm25"]["k1"],
@@ -40,9 +40,9 @@ rule retrieve:
     output:
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
     log:
-        rule_log("retrieval", "retrieve", "{dataset}"),
+        log_file("retrieval", "retrieve", "{dataset}"),
     benchmark:
-        rule_benchmark("retrieval", "retrieve", "{dataset}")
+        timing_file("retrieval", "retrieve", "{dataset}")
     params:
         k=lambda wc: retrieval_k(wc.dataset),
     threads: 1
@@ -64,9 +64,9 @@ rule build_pools:
     output:
         pools="results/retrieval/{dataset}/pools.parquet",
     log:
-        rule_log("retrieval", "build_pools", "{dataset}"),
+        log_file("retrieval", "build_pools", "{dataset}"),
     benchmark:
-        rule_benchmark("retrieval", "build_pools", "{dataset}")
+        timing_file("retrieval", "build_pools", "{dataset}")
     params:
         max_units=config["retrieval"]["max_pool_units"],
         pool_kinds=config["retrieval"]["pool_kinds"],
@@ -90,9 +90,9 @@ rule order_bm25:
     output:
         ordering="results/retrieval/{dataset}/ordering_bm25.parquet",
     log:
-        rule_log("retrieval", "order_bm25", "{dataset}"),
+        log_file("retrieval", "order_bm25", "{dataset}"),
     benchmark:
-        rule_benchmark("retrieval", "order_bm25", "{dataset}")
+        timing_file("retrieval", "order_bm25", "{dataset}")
     params:
         k1=config["retrieval"]["pool_bm25"]["k1"],
         b=config["retrieval"]["pool_bm25"]["b"],
@@ -118,9 +118,9 @@ rule order_bge:
     output:
         ordering="results/retrieval/{dataset}/ordering_bge.parquet",
     log:
-        rule_log("retrieval", "order_bge", "{dataset}"),
+        log_file("retrieval", "order_bge", "{dataset}"),
     benchmark:
-        rule_benchmark("retrieval", "order_bge", "{dataset}")
+        timing_file("retrieval", "order_bge", "{dataset}")
     params:
         reranker=reranker_spec(),
         claims_per_call=config["retrieval"]["reranker"]["claims_per_call"],

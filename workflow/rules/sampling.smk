@@ -18,9 +18,9 @@ rule build_families:
             subcategory="{dataset}",
         ),
     log:
-        rule_log("sampling", "build_families", "{dataset}"),
+        log_file("sampling", "build_families", "{dataset}"),
     benchmark:
-        rule_benchmark("sampling", "build_families", "{dataset}")
+        timing_file("sampling", "build_families", "{dataset}")
     params:
         dataset=lambda wc: wc.dataset,
         negation_tokens=config["families"]["negation_tokens"],
@@ -49,9 +49,9 @@ rule sample_claims:
             subcategory="{dataset}",
         ),
     log:
-        rule_log("sampling", "sample_claims", "{dataset}"),
+        log_file("sampling", "sample_claims", "{dataset}"),
     benchmark:
-        rule_benchmark("sampling", "sample_claims", "{dataset}")
+        timing_file("sampling", "sample_claims", "{dataset}")
     params:
         method=lambda wc: config["sampling"][wc.dataset]["method"],
         salt=lambda wc: config["sampling"][wc.dataset].get("salt", ""),

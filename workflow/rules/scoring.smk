@@ -19,9 +19,9 @@ rule score_evidence:
             subcategory="{dataset}",
         ),
     log:
-        rule_log("scoring", "score_evidence", "{dataset}"),
+        log_file("scoring", "score_evidence", "{dataset}"),
     benchmark:
-        rule_benchmark("scoring", "score_evidence", "{dataset}")
+        timing_file("scoring", "score_evidence", "{dataset}")
     params:
         max_evidence=config["scoring"]["max_evidence"],
         max_evidence_cell=config["scoring"]["max_evidence_cell"],
@@ -43,9 +43,9 @@ rule score_answers:
     output:
         indicators="results/scoring/{model}/{dataset}/answer_indicators.parquet",
     log:
-        rule_log("scoring", "score_answers", "{model}_{dataset}"),
+        log_file("scoring", "score_answers", "{model}_{dataset}"),
     benchmark:
-        rule_benchmark("scoring", "score_answers", "{model}_{dataset}")
+        timing_file("scoring", "score_answers", "{model}_{dataset}")
     params:
         parsers=config["scoring"]["parsers"],
     wildcard_constraints:

@@ -10,9 +10,9 @@ rule serialise_verifier_inputs:
     output:
         "results/verifier/inputs_{split}.parquet",
     log:
-        rule_log("verifier", "serialise_verifier_inputs", "{split}"),
+        log_file("verifier", "serialise_verifier_inputs", "{split}"),
     benchmark:
-        rule_benchmark("verifier", "serialise_verifier_inputs", "{split}")
+        timing_file("verifier", "serialise_verifier_inputs", "{split}")
     params:
         sources=lambda wc: verifier_split_sources(wc.split),
         base=verifier_base_model(),
@@ -45,9 +45,9 @@ rule train_verifier:
     output:
         directory("results/verifier/ckpt{k}"),
     log:
-        rule_log("verifier", "train_verifier", "ckpt{k}"),
+        log_file("verifier", "train_verifier", "ckpt{k}"),
     benchmark:
-        rule_benchmark("verifier", "train_verifier", "ckpt{k}")
+        timing_file("verifier", "train_verifier", "ckpt{k}")
     params:
         checkpoint=lambda wc: int(wc.k),
         seed=verifier_checkpoint_seed,
@@ -83,9 +83,9 @@ rule predict_verifier:
     output:
         "results/verifier/answers.parquet",
     log:
-        rule_log("verifier", "predict_verifier"),
+        log_file("verifier", "predict_verifier"),
     benchmark:
-        rule_benchmark("verifier", "predict_verifier")
+        timing_file("verifier", "predict_verifier")
     params:
         system=VERIFIER_CFG["name"],
         batch_size=VERIFIER_CFG["predict_batch_size"],
@@ -116,9 +116,9 @@ rule study1_indicators:
         unresolved_tsv=report("results/study1/unresolved.tsv", caption="../report/study1_unresolved.rst",
                               category="Verifier"),
     log:
-        rule_log("verifier", "study1_indicators"),
+        log_file("verifier", "study1_indicators"),
     benchmark:
-        rule_benchmark("verifier", "study1_indicators")
+        timing_file("verifier", "study1_indicators")
     params:
         sources=VERIFIER_CFG["sources"],
         max_evidence=config["scoring"]["max_evidence"],
@@ -141,9 +141,9 @@ rule verifier_summary:
     output:
         report("results/verifier/summary.tsv", caption="../report/verifier_summary.rst", category="Verifier"),
     log:
-        rule_log("verifier", "verifier_summary"),
+        log_file("verifier", "verifier_summary"),
     benchmark:
-        rule_benchmark("verifier", "verifier_summary")
+        timing_file("verifier", "verifier_summary")
     threads: 1
     resources:
         mem_mb=2000,

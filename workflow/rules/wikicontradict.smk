@@ -19,9 +19,9 @@ rule wikicontradict_requests:
     output:
         requests="results/wikicontradict/{wc_model}/requests.parquet",
     log:
-        "logs/conflict/wikicontradict_requests/{wc_model}.log",
+        log_file("conflict", "wikicontradict_requests", "{wc_model}"),
     benchmark:
-        "logs/conflict/wikicontradict_requests/{wc_model}.benchmark.tsv"
+        timing_file("conflict", "wikicontradict_requests", "{wc_model}")
     params:
         model=lambda wc: wc.wc_model,
         templates=WC["templates"],
@@ -45,9 +45,9 @@ rule wikicontradict_generate:
     output:
         responses="results/wikicontradict/{wc_model}/responses.parquet",
     log:
-        "logs/conflict/wikicontradict_generate/{wc_model}.log",
+        log_file("conflict", "wikicontradict_generate", "{wc_model}"),
     benchmark:
-        "logs/conflict/wikicontradict_generate/{wc_model}.benchmark.tsv"
+        timing_file("conflict", "wikicontradict_generate", "{wc_model}")
     params:
         model=lambda wc: wc.wc_model,
         **conflict_generation_params(lambda wc: wc.wc_model),
@@ -71,9 +71,9 @@ rule wikicontradict_judge:
     output:
         judgements="results/wikicontradict/{wc_model}/judgements.parquet",
     log:
-        "logs/conflict/wikicontradict_judge/{wc_model}.log",
+        log_file("conflict", "wikicontradict_judge", "{wc_model}"),
     benchmark:
-        "logs/conflict/wikicontradict_judge/{wc_model}.benchmark.tsv"
+        timing_file("conflict", "wikicontradict_judge", "{wc_model}")
     params:
         **wikicontradict_judge_params(),
     threads: 1
@@ -96,9 +96,9 @@ rule wikicontradict_judge_human:
     output:
         judged="results/wikicontradict/judge_agreement/judgements.parquet",
     log:
-        "logs/conflict/wikicontradict_judge_human.log",
+        log_file("conflict", "wikicontradict_judge_human"),
     benchmark:
-        "logs/conflict/wikicontradict_judge_human.benchmark.tsv"
+        timing_file("conflict", "wikicontradict_judge_human")
     params:
         **wikicontradict_judge_params(),
     threads: 1
@@ -153,9 +153,9 @@ rule wikicontradict_metrics:
             else []
         ),
     log:
-        "logs/conflict/wikicontradict_metrics.log",
+        log_file("conflict", "wikicontradict_metrics"),
     benchmark:
-        "logs/conflict/wikicontradict_metrics.benchmark.tsv"
+        timing_file("conflict", "wikicontradict_metrics")
     params:
         templates=WC["templates"],
         passage_version=WC["passage_version"],

@@ -24,7 +24,7 @@ import os
 from decimal import Decimal
 from pathlib import Path
 
-from ..config_layers import DEFAULTS_FILE, read_layer, repo_root
+from ..config.layers import DEFAULTS_FILE, read_layer, repo_root
 from ..errors import ExpectedError
 from ..report.accounted import interval_caption
 from ..scoring import fever, feverous, scifact

@@ -27,7 +27,7 @@ from .. import tables
 from ..report.ledger import LedgerSource, build_ledger, file_sha256, write_ledger
 from ..report.provenance import package_versions, write_provenance_tsv
 from ..report.accounted import accounted_summary_page
-from ..report_tsv import write_report_tsv
+from ..tables.report_tsv import write_report_tsv
 from ..tables.accounting import CLUSTER_COUNTS, COVERAGE, ESTIMATES, INTERVALS
 from .tables import Accounted
 

@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..safe_files import atomic_file
+from ..files.safe_files import atomic_file
 
 REPLICATED = "replicated dependence"
 BOUNDED = "bounded stability"

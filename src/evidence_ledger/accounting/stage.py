@@ -31,7 +31,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from .. import tables
-from ..report_tsv import write_report_tsv
+from ..tables.report_tsv import write_report_tsv
 from ..tables.accounting import (CLUSTER_COUNTS, COVERAGE, DECISION_CRITERIA, DECISION_LABEL, ESTIMATES,
                                  INTERVALS, INVALID_RATES, PATTERN_TRACES)
 from ..tables.sampling import FAMILIES

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from ..benchmark_registry import FEVER
 from ..errors import InputError
-from ..jsonl import JSON_FIELD, parse_json
+from ..files.jsonl import JSON_FIELD, parse_json
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
 from ..vocabulary import fever_unit_id
 from .corpus_tables import Page, collect_corpus, write_corpus

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from ..benchmark_registry import FEVEROUS
 from ..errors import InputError, Row
-from ..jsonl import parse_json
+from ..files.jsonl import parse_json
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
 from ..vocabulary import feverous_element_id
 from .corpus_tables import Page, collect_corpus, write_corpus

@@ -1,5 +1,5 @@
 """Shared record-level helpers for the readers: field checks, id resolution (JSONL reading is
-``evidence_ledger.jsonl.iter_jsonl``, re-exported here).
+``evidence_ledger.files.jsonl.iter_jsonl``, re-exported here).
 
 In:  a path to a jsonl file, or one decoded record plus its (path, line).
 Out: ``(line_no, record)`` pairs, checked field values, or claims rows with their gold ids
@@ -12,9 +12,9 @@ import logging
 from pathlib import Path
 
 from ..errors import InputError
-from ..safe_files import is_inside
+from ..files.safe_files import is_inside
 from ..tables.ingest import CLAIMS
-from ..jsonl import iter_jsonl  # noqa: F401  (the one JSONL reader, re-exported for the readers)
+from ..files.jsonl import iter_jsonl  # noqa: F401  (the one JSONL reader, re-exported for the readers)
 
 ON_UNRESOLVED = ("error", "count")
 

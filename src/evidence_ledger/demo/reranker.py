@@ -20,7 +20,7 @@ import json
 import logging
 import random
 
-from ..safe_files import atomic_directory
+from ..files.safe_files import atomic_directory
 
 log = logging.getLogger(__name__)
 

@@ -43,7 +43,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ..evidence.render import render_evidence, render_unit
 from ..generation import prompts
-from ..safe_files import atomic_directory
+from ..files.safe_files import atomic_directory
 
 log = logging.getLogger(__name__)
 

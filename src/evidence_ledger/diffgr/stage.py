@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from ..generation.chat_rows import generate_for_rows, progress_logger
-from ..report_tsv import write_report_tsv
+from ..tables.report_tsv import write_report_tsv
 from ..scoring.diffgr import read_merged_items
 from ..tables import read_table, write_table
 from ..tables.conflict import DIFFGR_CC_ITEMS, DIFFGR_LENGTHS, DIFFGR_READER_ANSWERS

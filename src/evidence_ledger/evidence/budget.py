@@ -15,7 +15,15 @@ unit that alone exceeds the budget gives empty evidence (0 units, text '', 0 tok
 """
 from __future__ import annotations
 
+from ..config.layers import config_value
 from .render import render_evidence
+
+
+def budget_tokenizer_models(config) -> list[str]:
+    """The models whose tokenizers bound the evidence budgets: ``evidence.budget_tokenizers``, or,
+    when it is null, every Study 2 model (``generation.models``), so none can be missed."""
+    named = config_value(config, "evidence.budget_tokenizers")
+    return list(config_value(config, "generation.models") or []) if named is None else list(named)
 
 
 def load_tokenizer(name_or_path: str, revision: str | None = None):
@@ -23,7 +31,7 @@ def load_tokenizer(name_or_path: str, revision: str | None = None):
     local cache (offline, ``model_files.model_directory``), never trusting remote code."""
     from transformers import AutoTokenizer
 
-    from ..model_files import model_directory, tokenizer_kwargs
+    from ..models.model_files import model_directory, tokenizer_kwargs
 
     return AutoTokenizer.from_pretrained(str(model_directory(name_or_path, revision)), **tokenizer_kwargs())
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..report_tsv import write_report_tsv
+from ..tables.report_tsv import write_report_tsv
 
 from ..benchmark_registry import FEVER
 

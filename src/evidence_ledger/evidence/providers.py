@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 
 from ..errors import InputError
-from ..jsonl import iter_jsonl
-from ..safe_files import write_text_atomic
+from ..files.jsonl import iter_jsonl
+from ..files.safe_files import write_text_atomic
 from ..vocabulary import fever_unit_id, feverous_element_id, split_feverous_element_id
 from .prefix import scored_prefix
 

@@ -15,7 +15,7 @@ import json
 import logging
 
 from .. import tables
-from ..safe_files import write_text_atomic
+from ..files.safe_files import write_text_atomic
 from ..tables.evidence import EVIDENCE
 from ..tables.ingest_readers import read_claims, read_units
 from ..tables.retrieval import ORDERING, POOLS, RETRIEVED

@@ -51,7 +51,7 @@ from typing import Callable, Iterable, Sequence
 
 import pyarrow as pa
 
-from ..safe_files import check_inside, process_alive
+from ..files.safe_files import check_inside, process_alive
 from ..tables import DamagedTable, SchemaMismatch, read_table, write_table
 from ..tables.generation import CACHE_ENTRIES
 from .backends.base import Backend, ChatRequest, Generation, RequestFailed, canonical_json

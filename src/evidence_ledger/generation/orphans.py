@@ -9,7 +9,7 @@ Out: :func:`end_orphans` ends the processes the file names that are still alive 
 Why: when the Snakemake process that started a job is killed (SIGKILL, a lost SLURM node
 shell), a job process or the engine processes it spawned can outlive it and keep their GPU
 memory, so the rerun's engine finds no room. By default the vLLM engine runs in the job's
-own process (``VLLM_ENABLE_V1_MULTIPROCESSING=0``, ``evidence_ledger.job_env``), so a job
+own process (``VLLM_ENABLE_V1_MULTIPROCESSING=0``, ``evidence_ledger.run.job_env``), so a job
 leaves at most itself; tensor-parallel runs (``tensor_parallel_size > 1``) start one worker
 per GPU, which this file also records. Linux ``/proc`` is read; elsewhere nothing is done.
 """
@@ -22,7 +22,7 @@ import signal
 import time
 from pathlib import Path
 
-from ..safe_files import write_text_atomic
+from ..files.safe_files import write_text_atomic
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """Generation planner, behind ``python -m evidence_ledger plan --configfile CONFIG [--config KEY=VALUE ...]``
-(:mod:`evidence_ledger.plan_command`) and rule generation_plan.
+(:mod:`evidence_ledger.run.plan_command`) and rule generation_plan.
 
 In:  the run's config, built and checked as the workflow builds it (``--configfile`` and
-     ``--config`` exactly as given to Snakemake; :mod:`evidence_ledger.preflight`), and, when
+     ``--config`` exactly as given to Snakemake; :mod:`evidence_ledger.run.preflight`), and, when
      they exist and match that config, the pipeline's sampled populations
      (``results/sampling/{dataset}/sample.parquet`` and its ``sample_summary.tsv``) and evidence
      tables (``results/evidence/{dataset}/evidence.parquet``), relative to the run directory
@@ -47,7 +47,7 @@ GPU time, per row (``gpu_seconds``), from what the jobs really do:
 * prompt tokens *net of prefix reuse*: each job's request stream is replayed in the order
   the job sends it (one job per model x dataset x shard, shared-prefix order) through the
   block-level prefix-cache model of :mod:`.prefix_reuse`, sized like the KV cache the
-  ``generate`` job gets (:mod:`evidence_ledger.gpu_fit`); ``reused`` is the share of the
+  ``generate`` job gets (:mod:`evidence_ledger.models.gpu_fit`); ``reused`` is the share of the
   row's prompt tokens served from cache, ``computed`` the rest. From the config the replay
   takes the first ``planner.reuse_sample_units`` units of a job with the cache scaled by the
   same fraction (the cache holds the same share of the stream); from evidence it replays
@@ -76,7 +76,7 @@ switch to another estimate. :func:`longest_prompt_tokens` bounds the longest pro
 :func:`written_bytes_estimate` what a run writes under ``results/`` (the preflight's disk check).
 
 Below the request table the text output prints the GPU-fit table of every GPU job the config
-runs (:mod:`evidence_ledger.gpu_fit`: weights, KV-cache room, tokens of KV that fit against
+runs (:mod:`evidence_ledger.models.gpu_fit`: weights, KV-cache room, tokens of KV that fit against
 ``max_model_len``, GPUs needed, whether the job fits one GPU of ``device_memory_gb``), the same
 arithmetic the workflow checks when it starts.
 """
@@ -87,10 +87,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..benchmark_registry import get_benchmark
-from ..config_checks import budget_tokenizer_models
+from ..evidence.budget import budget_tokenizer_models
 from ..errors import ExpectedError
-from ..gpu_fit import config_device_memory_gb, model_backend, model_facts, served
-from ..gpu_fit import vllm_row
+from ..models.gpu_fit import config_device_memory_gb, model_backend, model_facts, served
+from ..models.gpu_fit import vllm_row
 from . import prefix_reuse
 from .prompts import CODES
 from .requests import condition_name, enumerate_conditions, plan_requests, prefix_order
@@ -285,7 +285,7 @@ def local_tokenizer(config: Mapping[str, Any], model: str, workdir: Path):
         return None
     from transformers import AutoTokenizer
 
-    from ..model_files import model_directory
+    from ..models.model_files import model_directory
 
     try:
         directory = model_directory(str(workdir / local))  # the one model-directory rule: nothing read from outside it

@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from ..report_tsv import write_report_tsv
+from ..tables.report_tsv import write_report_tsv
 from ..tables import read_table, write_table
 from ..tables.evidence import EVIDENCE
 from ..tables.generation import PARSED, REQUESTS, RESPONSES

@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.patches  # noqa: E402  (after the backend is chosen)
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..safe_files import atomic_file  # noqa: E402
+from ..files.safe_files import atomic_file  # noqa: E402
 
 # (group label, components) in drawing order; the two groups are the two paths from T00 to T11
 DECOMPOSITION_GROUPS = (

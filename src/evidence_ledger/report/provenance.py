@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..errors import InputError
-from ..gpu_fit import generation_jobs
-from ..model_files import read_model_json
-from ..safe_files import check_inside, write_text_atomic
-from ..paper_inputs import substitutes
+from ..models.gpu_fit import generation_jobs
+from ..models.model_files import read_model_json
+from ..files.safe_files import check_inside, write_text_atomic
+from ..config.paper_inputs import substitutes
 
 PACKAGES = (
     "evidence-ledger", "snakemake", "torch", "transformers", "tokenizers", "FlagEmbedding",
@@ -229,7 +229,7 @@ def provenance_rows(config: Mapping[str, Any], repo: Path, verifier_base_dir=Non
 def substitute_rows(config: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """One ``substitute`` row per author-held input of the paper's design that this run does not
     read: (``substitute``, what the input is, what ran instead); see
-    :mod:`evidence_ledger.paper_inputs`. Not written for the demo, whose files are all the
+    :mod:`evidence_ledger.config.paper_inputs`. Not written for the demo, whose files are all the
     project's own."""
     return [("substitute", held, instead) for held, instead in substitutes(config)]
 

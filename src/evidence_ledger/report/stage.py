@@ -20,9 +20,9 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from ..gpu_fit import gpu_fit_rows
-from ..report_tsv import write_report_tsv
-from ..safe_files import write_text_atomic
+from ..models.gpu_fit import gpu_fit_rows
+from ..tables.report_tsv import write_report_tsv
+from ..files.safe_files import write_text_atomic
 from ..tables import read_filtered, read_frame
 from ..tables.accounting import PATTERN_TRACES
 from ..tables.evidence import EVIDENCE
@@ -52,7 +52,7 @@ def provenance(*, config: Mapping, repo, verifier_base_dir=None, out, device_mem
     backend settings and substitutes for author-held inputs of a run. ``repo``: the workflow
     directory (its git state is recorded); ``verifier_base_dir``: ``verifier.base_model.local_dir``
     resolved in ``data_root`` (None when unset). ``gpu_fit_out``: also the GPU-fit table
-    (:func:`evidence_ledger.gpu_fit.gpu_fit_rows`, GPUs of ``device_memory_gb``) of every GPU
+    (:func:`evidence_ledger.models.gpu_fit.gpu_fit_rows`, GPUs of ``device_memory_gb``) of every GPU
     job the config runs, with the facts of the local model directories as built (the table
     ``python -m evidence_ledger plan`` prints; computed for the configured GPU whether or not
     this run used one)."""

@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from ..safe_files import atomic_directory
+from ..files.safe_files import atomic_directory
 from .lean_index import build_bm25_index
 from .text import TOKENISATION, bm25_tokens
 

@@ -51,7 +51,7 @@ from bm25s.scoring import _build_nonoccurrence_array, _select_idf_scorer, _selec
 from bm25s.utils import json_functions
 from pandas._libs import hashtable
 
-from ..rule_log import peak_rss_mib
+from ..memory.peak_rss import peak_rss_mib
 from .text import bm25_tokens
 
 log = logging.getLogger(__name__)

@@ -34,8 +34,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..device_weights import move_weights
-from ..model_files import ModelFiles, resolve_model
+from ..models.device_weights import move_weights
+from ..models.model_files import ModelFiles, resolve_model
 from .ordering import ordering_row
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from collections import Counter
 from tqdm import tqdm
 
 from ..datasets.feverous import read_id_list
-from ..report_tsv import write_report_tsv
+from ..tables.report_tsv import write_report_tsv
 from ..tables import read_table, write_table
 from ..tables.ingest import CLAIMS
 from ..tables.sampling import FAMILIES, FAMILY_LINKS

@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..benchmark_registry import Benchmark, benchmark_names, get_benchmark, is_benchmark
 from ..vocabulary import INVALID, control_of, is_alternative_mapping_format
-from ..report_tsv import write_report_tsv
+from ..tables.report_tsv import write_report_tsv
 from ..tables import read_table, write_table
 from ..tables.evidence import EVIDENCE
 from ..tables.generation import PARSED

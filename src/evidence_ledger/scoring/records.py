@@ -13,7 +13,7 @@ import warnings
 from dataclasses import dataclass
 
 from evidence_ledger.errors import InputError
-from evidence_ledger.jsonl import read_jsonl
+from evidence_ledger.files.jsonl import read_jsonl
 
 
 def require(record: dict, field: str, path, line: int | None):

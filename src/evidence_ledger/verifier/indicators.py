@@ -172,7 +172,7 @@ def run_study1_indicators(answers_path, claims_path, evidence_paths: Mapping[str
     flags and their report TSV (``outputs`` keys ``answers``, ``evidence``, ``relevant``,
     ``unresolved``, and ``unresolved_tsv`` when given)."""
     from .. import tables
-    from ..report_tsv import write_report_tsv
+    from ..tables.report_tsv import write_report_tsv
     from ..tables.evidence import EVIDENCE
     from ..tables.ingest import CLAIMS
     from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT

@@ -8,7 +8,7 @@ Out: rows of ``tables.verifier.VERIFIER_ANSWERS``, one per (checkpoint, source, 
 The label set is the one the checkpoint was trained on (its ``metadata.json``), so
 prediction is the argmax of a softmax over those head outputs (ties: the first label in the
 label set). Probabilities of labels outside the set are 0.0. Checkpoints load offline and
-only as safetensors (:mod:`evidence_ledger.model_files`). The model runs in eval mode
+only as safetensors (:mod:`evidence_ledger.models.model_files`). The model runs in eval mode
 under ``torch.inference_mode``; precision ``auto`` = bf16 autocast on CUDA, fp32 on CPU.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..model_files import check_model_tree, load_kwargs, read_model_json, resolve_model, tokenizer_kwargs
+from ..models.model_files import check_model_tree, load_kwargs, read_model_json, resolve_model, tokenizer_kwargs
 from .labels import FEVEROUS_LABELS, PROBABILITY_COLUMN, label_set_indices
 from .train import autocast_context, pad_batch
 

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .. import tables
-from ..report_tsv import write_report_tsv
+from ..tables.report_tsv import write_report_tsv
 from ..tables.verifier import VERIFIER_ANSWERS, VERIFIER_INPUTS
 
 COLUMNS = ["part", "split", "source", "checkpoint", "metric", "value"]

@@ -4,7 +4,7 @@ In:  a ``VERIFIER_INPUTS`` table of training inputs (evidence source 0, training
      the base model (a Hub id + pinned revision from the local Hugging Face cache, or a
      local directory: ``verifier.base_model.local_dir``, e.g. written by ``convert-weights``,
      or the demo's :mod:`evidence_ledger.demo.tiny_verifier` build) and :class:`TrainingSettings`.
-     Loading follows :mod:`evidence_ledger.model_files` (offline; pickle weights only with
+     Loading follows :mod:`evidence_ledger.models.model_files` (offline; pickle weights only with
      ``verifier.base_model.allow_pickle_weights``).
 Out: a checkpoint directory holding ``model.safetensors`` + config + tokenizer,
      ``training_log.jsonl`` (one line per update: loss, learning rate),
@@ -35,8 +35,8 @@ from typing import Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..model_files import ModelFiles, load_kwargs, model_directory, resolve_model, save_tokenizer, tokenizer_kwargs
-from ..safe_files import atomic_directory
+from ..models.model_files import ModelFiles, load_kwargs, model_directory, resolve_model, save_tokenizer, tokenizer_kwargs
+from ..files.safe_files import atomic_directory
 from .labels import label_set_indices
 
 log = logging.getLogger(__name__)

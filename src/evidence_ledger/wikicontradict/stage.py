@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from ..generation.chat_rows import generate_for_rows, progress_logger
-from ..report_tsv import write_report_tsv
+from ..tables.report_tsv import write_report_tsv
 from ..tables import read_frame, read_table, write_table
 from ..tables.conflict import WC_HUMAN_JUDGED, WC_JUDGEMENTS, WC_REQUESTS, WC_RESPONSES
 from ..tables.conflict_inputs import WIKICONTRADICT_INSTANCES

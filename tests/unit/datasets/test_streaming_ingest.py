@@ -13,7 +13,7 @@ import pytest
 from evidence_ledger.datasets.fever import page_title, parse_lines, write_fever_release
 from evidence_ledger.datasets.feverous import page_units, write_feverous_release
 from evidence_ledger.errors import InputError
-from evidence_ledger.jsonl import iter_jsonl
+from evidence_ledger.files.jsonl import iter_jsonl
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.ingest import UNITS
 from support.paths import REPO_ROOT

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import yaml
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger.wikicontradict import judge as judge_mod
 from evidence_ledger.wikicontradict import prompts as wc
 from evidence_ledger.diffgr.pipeline import plan_reader_prompts

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger.diffgr import pipeline as dp
 from support.paths import REPO_ROOT
 

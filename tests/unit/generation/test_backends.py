@@ -7,8 +7,8 @@ import pytest
 
 from evidence_ledger.generation.backends import load_backend, model_spec_from_config
 from evidence_ledger.generation.backends.vllm_backend import VllmBackend, vllm_load_format
-from evidence_ledger.model_files import resolve_model
-from evidence_ledger.model_files import PickleWeightsRefused
+from evidence_ledger.models.model_files import resolve_model
+from evidence_ledger.models.model_files import PickleWeightsRefused
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from support.pickle_weights import to_pickle_only
 

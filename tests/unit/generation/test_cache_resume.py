@@ -90,7 +90,7 @@ def test_a_truncated_cache_file_is_set_aside_and_only_its_requests_are_generated
 
 
 def test_a_cache_file_linked_from_outside_the_cache_directory_is_refused(qwen, tmp_path):
-    from evidence_ledger.safe_files import PathOutside
+    from evidence_ledger.files.safe_files import PathOutside
 
     elsewhere = ResponseCache(tmp_path / "elsewhere")
     generate_cached(qwen, _requests(2), elsewhere, batch_size=2, tag="other")

@@ -4,8 +4,8 @@ reversed and the alternative mappings from every primary source; ``one_per_unit`
 config) asks each control kind once per unit."""
 import pytest
 
-from evidence_ledger.config_checks import control_design_errors
-from evidence_ledger.config_layers import layered_config, repo_root
+from evidence_ledger.run.config_checks import control_design_errors
+from evidence_ledger.config.layers import layered_config, repo_root
 from evidence_ledger.generation.requests import enumerate_conditions
 
 GEN = {"seeds": [1103], "formats": ["codes", "labels"], "sources": ["bm25", "bge"], "budgets": ["short", "long"],

@@ -5,7 +5,7 @@ import pandas as pd
 
 from evidence_ledger.report.stage import claim_traces
 from evidence_ledger.report.traces import build_trace_rows, select_traces, trace_unit_ids
-from evidence_ledger.report_tsv import write_report_tsv
+from evidence_ledger.tables.report_tsv import write_report_tsv
 from evidence_ledger.tables import read_frame, write_table
 from evidence_ledger.tables.accounting import PATTERN_TRACES
 from evidence_ledger.tables.evidence import EVIDENCE

@@ -7,7 +7,7 @@ from support.paths import REPO_ROOT
 from support.summary_page import parse
 from support.summary_tables import write_summary_inputs
 
-from evidence_ledger.config_layers import layered_config
+from evidence_ledger.config.layers import layered_config
 from evidence_ledger.report.provenance import provenance_rows, run_kind, what_ran_rows, write_provenance_tsv
 from evidence_ledger.report.stage import summary_page
 
@@ -141,7 +141,7 @@ def test_a_conversion_record_linked_from_outside_or_malformed_is_refused_naming_
     import pytest
 
     from evidence_ledger.errors import InputError
-    from evidence_ledger.safe_files import PathOutside
+    from evidence_ledger.files.safe_files import PathOutside
 
     cfg = _config("config/paper.yaml")
     model_dir = tmp_path / "deberta"

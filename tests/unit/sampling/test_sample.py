@@ -5,7 +5,7 @@ import pytest
 
 from support.paths import shared_file
 from evidence_ledger.datasets.fever import read_fever_claims
-from evidence_ledger.report_tsv import write_report_tsv
+from evidence_ledger.tables.report_tsv import write_report_tsv
 from evidence_ledger.sampling.sample import hash_rank_key, sample_claims, select_by_hash, summary_table
 from evidence_ledger.tables import write_table
 from evidence_ledger.tables.ingest import CLAIMS

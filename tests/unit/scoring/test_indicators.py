@@ -4,7 +4,7 @@ import json
 import pytest
 
 from support.paths import shared_file
-from evidence_ledger.report_tsv import write_report_tsv
+from evidence_ledger.tables.report_tsv import write_report_tsv
 from evidence_ledger.scoring import fever, indicators, scifact
 from evidence_ledger.tables import read_table, write_table
 from evidence_ledger.tables.evidence import EVIDENCE

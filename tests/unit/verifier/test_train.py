@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from evidence_ledger.demo.tiny_verifier import TinyVerifierSpec, build_tiny_verifier
-from evidence_ledger.model_files import PickleWeightsRefused
+from evidence_ledger.models.model_files import PickleWeightsRefused
 from evidence_ledger.verifier.train import BaseModel, load_base
 from support.pickle_weights import to_pickle_only
 

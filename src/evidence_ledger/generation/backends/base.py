@@ -29,7 +29,7 @@ module, this module imports no backend) or an installed package's entry point in
 :data:`ENTRY_POINT_GROUP`; the workflow turns a name registered in config
 (``generation.backend_plugins``) into its entry before a job gets it (docs/backends.md).
 Which backend a model uses (``models.<name>.backend``, else ``generation.backend``) and whether
-it is served (its jobs hold no GPU) is ``evidence_ledger.gpu_fit.model_backend`` / ``served``.
+it is served (its jobs hold no GPU) is ``evidence_ledger.models.gpu_fit.model_backend`` / ``served``.
 """
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ...errors import ExpectedError
-from ...gpu_fit import SERVED_BACKENDS, model_backend
-from ...model_files import (ModelFiles, check_model_tree, files_sha256, identity_files, loaded_weight_files,
+from ...models.gpu_fit import SERVED_BACKENDS, model_backend
+from ...models.model_files import (ModelFiles, check_model_tree, files_sha256, identity_files, loaded_weight_files,
                            resolve_model)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from ...model_files import load_kwargs, tokenizer_kwargs
+from ...models.model_files import load_kwargs, tokenizer_kwargs
 from .base import Backend, Generation, ModelSpec, SamplingSpec, library_versions
 from .chat_tokenizer import ChatTokenizerMixin
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...model_files import ModelFiles
+from ...models.model_files import ModelFiles
 from .base import Backend, Generation, ModelSpec, SamplingSpec, library_versions
 from .chat_tokenizer import ChatTokenizerMixin
 
