@@ -6,6 +6,7 @@ Out: a PNG whose bytes depend only on the numbers (no software or date metadata)
 """
 from __future__ import annotations
 
+import io
 import math
 from dataclasses import dataclass
 from typing import Mapping
@@ -36,9 +37,16 @@ class Bar:
 
 
 def decomposition_figure(bars: Mapping[str, Bar], png_path, title: str = "") -> None:
-    """Bars from zero for gain, E0, A1 (evidence first) and A0, E1 (answers first), each with
-    its interval as an error bar and the paper's value as a hollow diamond. Components absent
-    from ``bars`` are left out; with no bars at all the figure says so."""
+    """:func:`decomposition_figure_png` written to ``png_path`` (through a temporary, renamed)."""
+    png = decomposition_figure_png(bars, title)
+    with atomic_file(png_path) as tmp:
+        tmp.write_bytes(png)
+
+
+def decomposition_figure_png(bars: Mapping[str, Bar], title: str = "") -> bytes:
+    """The figure as PNG bytes: bars from zero for gain, E0, A1 (evidence first) and A0, E1
+    (answers first), each with its interval as an error bar and the paper's value as a hollow
+    diamond. Components absent from ``bars`` are left out; with no bars at all the figure says so."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     x, ticks, labels, groups = 0.0, [], [], []
     for group, names in DECOMPOSITION_GROUPS:
@@ -80,6 +88,7 @@ def decomposition_figure(bars: Mapping[str, Bar], png_path, title: str = "") -> 
     if title:
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    with atomic_file(png_path) as tmp:
-        fig.savefig(tmp, format="png", dpi=150, metadata={"Software": None})
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=150, metadata={"Software": None})
     plt.close(fig)
+    return buffer.getvalue()
