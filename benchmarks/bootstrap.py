@@ -88,9 +88,9 @@ def main(argv=None) -> dict:
     counts, index = panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
     stat = contrast_statistic(contrasts, index, panel.multiplier, counts)
     n = args.reference_draws
-    fast, t_fast = timed(lambda: bootstrap_draws(counts, stat, n_draws=n, seed=20260916, batch_size=128))
+    fast, t_fast = timed(lambda: bootstrap_draws(counts, stat, draws=n, seed=20260916, batch_size=128))
     cpu_fast = timed.cpu
-    slow, t_slow = timed(lambda: reference_bootstrap_draws(counts, stat, n_draws=n, seed=20260916, batch_size=128))
+    slow, t_slow = timed(lambda: reference_bootstrap_draws(counts, stat, draws=n, seed=20260916, batch_size=128))
     cpu_slow = timed.cpu
     tail = bonferroni_tail(0.05, 12)
     identical = bool(np.array_equal(fast, slow)) and all(
@@ -106,7 +106,7 @@ def main(argv=None) -> dict:
     comps = family_contrasts("primary")
     counts, index = panel_counts(panel, [c for _, _, c in comps], [1, 2, 3, 4, 5])
     stat = contrast_statistic([c for _, _, c in comps], index, 1, counts)
-    _, t_panel = timed(lambda: bootstrap_draws(counts, stat, n_draws=draws, seed=20260916, batch_size=128))
+    _, t_panel = timed(lambda: bootstrap_draws(counts, stat, draws=draws, seed=20260916, batch_size=128))
     result["primary_panel"] = {"families": 2000, "draws": draws, "seconds": round(t_panel, 2),
                                "cpu_seconds": round(timed.cpu, 2),
                                "count_columns": int(counts.shape[1] * counts.shape[2])}
@@ -118,7 +118,7 @@ def main(argv=None) -> dict:
     for d in range(3):
         models = [synthetic_panel(2000, m, 10 * d + k) for k, m in enumerate(("qwen3", "llama31"))]
         rows += panel_intervals(models, "exploratory", replicates=[1, 2, 3, 4, 5], resample_seeds=True,
-                                   n_draws=draws, seed=20260916, batch_size=128, tail=bonferroni_tail(0.05, 60))
+                                   draws=draws, seed=20260916, batch_size=128, tail=bonferroni_tail(0.05, 60))
     t_family, cpu_family = time.perf_counter() - start, time.process_time() - cpu
     result["exploratory_family"] = {"panels": 6, "comparisons": len(rows), "families_per_panel": 2000,
                                     "draws_per_panel": draws, "seconds": round(t_family, 2),

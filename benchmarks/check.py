@@ -40,7 +40,7 @@ def build_tree(work: Path, pages: int, fresh: bool) -> dict:
     sys.path.insert(0, str(HERE))
     from synthetic_wiki import write_fever_release
 
-    from evidence_ledger.fixtures.rehearsal_data import write_rehearsal_data
+    from evidence_ledger.datasets.rehearsal_data import write_rehearsal_data
 
     data, marker = work / "data", work / "done.json"
     if marker.exists() and not fresh and json.loads(marker.read_text())["pages"] == pages:

@@ -32,7 +32,7 @@ COMMAND_MODULES = (
     "evidence_ledger.run.plan_command",
     "evidence_ledger.account.cli",
     "evidence_ledger.jobs.stage_call",
-    "evidence_ledger.fixtures.rehearsal_data",
+    "evidence_ledger.datasets.rehearsal_data",
     "evidence_ledger.models.convert_weights",
 )
 EXIT_EXPECTED_ERROR = 2

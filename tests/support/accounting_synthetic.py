@@ -173,9 +173,9 @@ def run_study2(root, out, datasets=("fever", "scifact"), models=("qwen3", "llama
               "budgets": list(BUDGETS), "formats": list(FORMATS), "parser": "strict",
               "sensitivity_parsers": ["lenient"], "greedy_replicate": 0, "seed_replicates": [1, 2, 3, 4, 5]}
     study2_accounting(
-        answers={d: {m: root / f"results/scoring/{m}/{d}/answer_indicators.parquet" for m in models} for d in datasets},
-        evidence={d: root / f"results/scoring/{d}/evidence_indicators.parquet" for d in datasets},
-        relevant={d: root / f"results/scoring/{d}/relevant.parquet" for d in datasets},
-        families={d: root / f"results/families/{d}/families.parquet" for d in datasets},
+        answers=[root / f"results/scoring/{m}/{d}/answer_indicators.parquet" for d in datasets for m in models],
+        evidence=[root / f"results/scoring/{d}/evidence_indicators.parquet" for d in datasets],
+        relevant=[root / f"results/scoring/{d}/relevant.parquet" for d in datasets],
+        families=[root / f"results/families/{d}/families.parquet" for d in datasets],
         reference=reference, **params, **{f"{key}_out": path for key, path in outputs.items()})
     return outputs, params

@@ -119,11 +119,16 @@ def strongly_connected(graph) -> list[set[str]]:
     return found
 
 
+def rooms() -> set[str]:
+    """Every node: each subpackage and each top-level module but ``__init__``."""
+    return {path.name for path in PACKAGE_DIR.iterdir() if (path / "__init__.py").is_file()} | {
+        path.stem for path in PACKAGE_DIR.glob("*.py") if path.stem != "__init__"}
+
+
 def graph_counts(graph) -> dict[str, int]:
-    """``{"nodes", "edges", "cycles"}`` of the graph: every node with an import in or out, each
-    importing pair of nodes once, and the strongly connected components of more than one node."""
-    nodes = set(graph) | {target for targets in graph.values() for target in targets}
-    return {"nodes": len(nodes), "edges": sum(len(targets) for targets in graph.values()),
+    """``{"nodes", "edges", "cycles"}`` of the graph: every room (:func:`rooms`, importing or not),
+    each importing pair of rooms once, and the strongly connected components of more than one room."""
+    return {"nodes": len(rooms()), "edges": sum(len(targets) for targets in graph.values()),
             "cycles": len(strongly_connected(graph))}
 
 

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from evidence_ledger.config.layers import layered_config
-from evidence_ledger.fixtures.rehearsal_data import write_rehearsal_data
+from evidence_ledger.datasets.rehearsal_data import write_rehearsal_data
 
 from support.rehearsal import job_stats
 from support.hang_guard import HANG_GUARD_S

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from evidence_ledger.config.layers import layered_config
-from evidence_ledger.fixtures.rehearsal_data import write_rehearsal_data
+from evidence_ledger.datasets.rehearsal_data import write_rehearsal_data
 
 from support.hang_guard import HANG_GUARD_S
 from support.hub_cache import paper_hub_models, stand_in_hub_cache

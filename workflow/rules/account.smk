@@ -1,7 +1,7 @@
 # Rules of the 'account' stage: systems outside the pipeline (config `external`) accounted from
 # their official prediction files, as `python -m evidence_ledger account` does. Directive order:
-# input, output, log, benchmark, params, threads, resources, conda, script. Config reaches
-# scripts only through params. Rule functions: evidence_ledger.account.stage.
+# input, output, log, benchmark, params, threads, resources, conda, script. Config reaches the
+# stage functions only through params. Rule functions: evidence_ledger.account.stage.
 
 include: "account_functions.smk"
 
@@ -25,9 +25,12 @@ rule account_system:
     benchmark:
         timing_file("account", "account_system", "{system}")
     params:
-        design=lambda wc: account_design(wc.system),
-        scoring=account_scoring(),
-        bootstrap=bootstrap_params("study1"),
+        benchmark=lambda wc: ACCOUNTED_SYSTEMS[wc.system][0],
+        system=lambda wc: wc.system,
+        sources=lambda wc: list(ACCOUNTED_SYSTEMS[wc.system][1]["sources"]),
+        resample_runs=lambda wc: bool(ACCOUNTED_SYSTEMS[wc.system][1].get("resample_runs", False)),
+        **account_scoring(),
+        **bootstrap_params("study1"),
     wildcard_constraints:
         system="[A-Za-z0-9_-]+",
     threads: 1
@@ -37,4 +40,4 @@ rule account_system:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/account_system.py"
+        "../../scripts/call_stage.py"

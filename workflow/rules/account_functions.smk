@@ -25,13 +25,6 @@ def account_inputs(wildcards):
     return inputs
 
 
-def account_design(system):
-    """Benchmark, system, source names (source 0, source 1) and run resampling of one system."""
-    benchmark, spec = ACCOUNTED_SYSTEMS[system]
-    return {"benchmark": benchmark, "system": system, "sources": list(spec["sources"]),
-            "resample_runs": bool(spec.get("resample_runs", False))}
-
-
 def account_scoring():
     """The official scorers' options (config ``scoring``): evidence items and sentences scored."""
     s = config["scoring"]

@@ -1,7 +1,7 @@
 # Rules of the 'accounting' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params; the shared
-# parameter blocks (study1_design, study2_panel, bootstrap_params) and the Study 2 tables keyed
-# by dataset and model (study2_files / study2_inputs) are in accounting_functions.smk.
+# threads, resources, conda, script. Config reaches the stage functions only through params;
+# the shared parameter blocks (study1_design, study2_panel, bootstrap_params: each key its own
+# param) and the Study 2 tables in panel order (study2_inputs) are in accounting_functions.smk.
 # Rule functions: evidence_ledger.accounting.stage.
 
 include: "accounting_functions.smk"
@@ -15,16 +15,16 @@ rule study1_accounting:
         unresolved="results/study1/unresolved.parquet",
         **accounting_reference_inputs(),
     output:
-        estimates="results/accounting/study1/estimates.parquet",
-        summary=accounting_report("study1", "estimates.tsv", "accounting_study1"),
-        counts="results/accounting/study1/counts.parquet",
-        coverage="results/accounting/study1/coverage.parquet",
+        estimates_out="results/accounting/study1/estimates.parquet",
+        summary_out=accounting_report("study1", "estimates.tsv", "accounting_study1"),
+        counts_out="results/accounting/study1/counts.parquet",
+        coverage_out="results/accounting/study1/coverage.parquet",
     log:
         log_file("accounting", "study1_accounting"),
     benchmark:
         timing_file("accounting", "study1_accounting")
     params:
-        design=study1_design(),
+        **study1_design(),
         budget=ACC1["budget"],
         answer_format=ACC1["format"],
         unresolved_scope=ACC1["unresolved_scope"],
@@ -35,16 +35,16 @@ rule study1_accounting:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study1_accounting.py"
+        "../../scripts/call_stage.py"
 
 
 rule study1_bootstrap:
     input:
-        counts=rules.study1_accounting.output.counts,
+        counts=rules.study1_accounting.output.counts_out,
         **accounting_reference_inputs(),
     output:
-        intervals="results/accounting/study1/intervals.parquet",
-        summary=accounting_report("study1", "intervals.tsv", "accounting_study1_intervals"),
+        intervals_out="results/accounting/study1/intervals.parquet",
+        summary_out=accounting_report("study1", "intervals.tsv", "accounting_study1_intervals"),
     log:
         log_file("accounting", "study1_bootstrap"),
     benchmark:
@@ -54,7 +54,7 @@ rule study1_bootstrap:
         budget=ACC1["budget"],
         checkpoints=study1_checkpoints(),
         answer_format=ACC1["format"],
-        bootstrap=bootstrap_params("study1"),
+        **bootstrap_params("study1"),
     threads: 1
     resources:
         mem_mb=4000,
@@ -62,7 +62,7 @@ rule study1_bootstrap:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study1_bootstrap.py"
+        "../../scripts/call_stage.py"
 
 
 rule study2_accounting:
@@ -70,24 +70,23 @@ rule study2_accounting:
         **study2_inputs("answers", "evidence", "relevant", "families"),
         **accounting_reference_inputs(),
     output:
-        estimates="results/accounting/study2/estimates.parquet",
-        contrasts=accounting_report("study2", "contrasts.tsv", "accounting_contrasts"),
-        cells=accounting_report("study2", "cells.tsv", "accounting_cells"),
-        partition=accounting_report("study2", "partition.tsv", "accounting_partition"),
-        crossed=accounting_report("study2", "crossed.tsv", "accounting_crossed"),
-        invalid_rates="results/accounting/study2/invalid_rates.parquet",
-        invalid_rates_tsv=accounting_report("study2", "invalid_rates.tsv", "accounting_invalid_rates"),
-        counts="results/accounting/study2/counts.parquet",
-        coverage="results/accounting/study2/coverage.parquet",
-        traces="results/accounting/study2/pattern_traces.parquet",
-        examples=accounting_report("study2", "pattern_examples.tsv", "accounting_pattern_examples"),
+        estimates_out="results/accounting/study2/estimates.parquet",
+        contrasts_out=accounting_report("study2", "contrasts.tsv", "accounting_contrasts"),
+        cells_out=accounting_report("study2", "cells.tsv", "accounting_cells"),
+        partition_out=accounting_report("study2", "partition.tsv", "accounting_partition"),
+        crossed_out=accounting_report("study2", "crossed.tsv", "accounting_crossed"),
+        invalid_rates_out="results/accounting/study2/invalid_rates.parquet",
+        invalid_rates_tsv_out=accounting_report("study2", "invalid_rates.tsv", "accounting_invalid_rates"),
+        counts_out="results/accounting/study2/counts.parquet",
+        coverage_out="results/accounting/study2/coverage.parquet",
+        traces_out="results/accounting/study2/pattern_traces.parquet",
+        examples_out=accounting_report("study2", "pattern_examples.tsv", "accounting_pattern_examples"),
     log:
         log_file("accounting", "study2_accounting"),
     benchmark:
         timing_file("accounting", "study2_accounting")
     params:
-        files=study2_files("answers", "evidence", "relevant", "families"),
-        panel=study2_panel(),
+        **study2_panel(),
         parser=ACC2["parser"],
         sensitivity_parsers=ACC2["sensitivity_parsers"],
         greedy_replicate=ACC2["greedy_replicate"],
@@ -98,23 +97,29 @@ rule study2_accounting:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study2_accounting.py"
+        "../../scripts/call_stage.py"
 
 
 rule study2_bootstrap:
     input:
-        counts=rules.study2_accounting.output.counts,
+        counts=rules.study2_accounting.output.counts_out,
         **accounting_reference_inputs(),
     output:
-        intervals="results/accounting/study2/intervals_{family}.parquet",
-        summary=accounting_report("study2", "intervals_{family}.tsv", "accounting_intervals"),
+        intervals_out="results/accounting/study2/intervals_{family}.parquet",
+        summary_out=accounting_report("study2", "intervals_{family}.tsv", "accounting_intervals"),
     log:
         log_file("accounting", "study2_bootstrap", "{family}"),
     benchmark:
         timing_file("accounting", "study2_bootstrap", "{family}")
     params:
-        panel=study2_panel(),
-        bootstrap=lambda wc: bootstrap_params(wc.family),
+        family=lambda wc: wc.family,
+        **study2_panel(),
+        # the family's draw protocol (accounting.bootstrap; the Bonferroni size derived from its comparisons)
+        draws=lambda wc: config["accounting"]["bootstrap"][wc.family]["draws"],
+        alpha=lambda wc: config["accounting"]["bootstrap"][wc.family]["alpha"],
+        family_size=lambda wc: study2_family_size(config, wc.family),
+        seed=config["accounting"]["bootstrap"]["seed"],
+        batch_size=config["accounting"]["bootstrap"]["batch_size"],
     wildcard_constraints:
         family="|".join(STUDY2_BOOTSTRAP_FAMILIES),
     threads: 1
@@ -124,19 +129,19 @@ rule study2_bootstrap:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study2_bootstrap.py"
+        "../../scripts/call_stage.py"
 
 
 rule decision_labels:
     input:
         intervals="results/accounting/study2/intervals_primary.parquet",
-        estimates=rules.study2_accounting.output.estimates,
+        estimates=rules.study2_accounting.output.estimates_out,
         **accounting_reference_inputs(),
     output:
-        criteria="results/accounting/study2/decision_criteria.parquet",
-        criteria_tsv=accounting_report("study2", "decision_criteria.tsv", "accounting_decision_criteria"),
-        label="results/accounting/study2/decision_label.parquet",
-        label_tsv=accounting_report("study2", "decision_label.tsv", "accounting_decision_label"),
+        criteria_out="results/accounting/study2/decision_criteria.parquet",
+        criteria_tsv_out=accounting_report("study2", "decision_criteria.tsv", "accounting_decision_criteria"),
+        label_out="results/accounting/study2/decision_label.parquet",
+        label_tsv_out=accounting_report("study2", "decision_label.tsv", "accounting_decision_label"),
     log:
         log_file("accounting", "decision_labels"),
     benchmark:
@@ -157,15 +162,15 @@ rule decision_labels:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/decision_labels.py"
+        "../../scripts/call_stage.py"
 
 
 rule study2_forest_plot:
     input:
         intervals="results/accounting/study2/intervals_primary.parquet",
     output:
-        png=accounting_report("study2", "forest_primary.png", "accounting_forest"),
-        svg="results/accounting/study2/forest_primary.svg",
+        png_out=accounting_report("study2", "forest_primary.png", "accounting_forest"),
+        svg_out="results/accounting/study2/forest_primary.svg",
     log:
         log_file("accounting", "study2_forest_plot"),
     benchmark:
@@ -179,21 +184,19 @@ rule study2_forest_plot:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study2_forest_plot.py"
+        "../../scripts/call_stage.py"
 
 
 rule study2_controls:
     input:
         **study2_inputs("answers", "evidence", "relevant", "families"),
-        **accounting_reference_inputs(),
     output:
-        controls=accounting_report("study2", "controls.tsv", "accounting_controls"),
+        controls_out=accounting_report("study2", "controls.tsv", "accounting_controls"),
     log:
         log_file("accounting", "study2_controls"),
     benchmark:
         timing_file("accounting", "study2_controls")
     params:
-        files=study2_files("answers", "evidence", "relevant", "families"),
         datasets=STUDY2_DATASETS,
         models=STUDY2_MODELS,
         parser=ACC2["parser"],
@@ -203,7 +206,7 @@ rule study2_controls:
         primary_sources=control_ordering_sources(),
         mappings=alternative_code_mappings(),
         greedy_replicate=ACC2["greedy_replicate"],
-        bootstrap=bootstrap_params("controls"),
+        **bootstrap_params("controls"),
     threads: 1
     resources:
         mem_mb=8000,
@@ -211,7 +214,7 @@ rule study2_controls:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study2_controls.py"
+        "../../scripts/call_stage.py"
 
 
 rule control_generations:
@@ -219,7 +222,7 @@ rule control_generations:
         **study2_inputs("requests"),
         **accounting_reference_inputs(),
     output:
-        requests=accounting_report("study2", "control_generations.tsv", "accounting_control_generations"),
+        requests_out=accounting_report("study2", "control_generations.tsv", "accounting_control_generations"),
     log:
         log_file("accounting", "control_generations"),
     benchmark:
@@ -233,24 +236,23 @@ rule control_generations:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/control_generations.py"
+        "../../scripts/call_stage.py"
 
 
 rule study2_answer_accuracy:
     input:
         **study2_inputs("answers", "families"),
     output:
-        accuracy=accounting_report("study2", "answer_accuracy.tsv", "accounting_answer_accuracy"),
+        accuracy_out=accounting_report("study2", "answer_accuracy.tsv", "accounting_answer_accuracy"),
     log:
         log_file("accounting", "study2_answer_accuracy"),
     benchmark:
         timing_file("accounting", "study2_answer_accuracy")
     params:
-        files=study2_files("answers", "families"),
-        panel=study2_panel(),
+        **study2_panel(),
         parsers=study2_parsers(),
         greedy_replicate=ACC2["greedy_replicate"],
-        bootstrap=bootstrap_params("primary"),
+        **bootstrap_params("primary"),
     threads: 1
     resources:
         mem_mb=8000,
@@ -258,24 +260,23 @@ rule study2_answer_accuracy:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study2_answer_accuracy.py"
+        "../../scripts/call_stage.py"
 
 
 rule study2_parser_sensitivity:
     input:
         **study2_inputs("answers", "evidence", "relevant", "families"),
     output:
-        counts="results/accounting/study2/counts_by_parser.parquet",
-        sensitivity=accounting_report("study2", "parser_sensitivity.tsv", "accounting_parser_sensitivity"),
+        counts_out="results/accounting/study2/counts_by_parser.parquet",
+        sensitivity_out=accounting_report("study2", "parser_sensitivity.tsv", "accounting_parser_sensitivity"),
     log:
         log_file("accounting", "study2_parser_sensitivity"),
     benchmark:
         timing_file("accounting", "study2_parser_sensitivity")
     params:
-        files=study2_files("answers", "evidence", "relevant", "families"),
-        panel=study2_panel(),
+        **study2_panel(),
         parsers=study2_parsers(),
-        bootstrap=bootstrap_params("primary"),
+        **bootstrap_params("primary"),
     threads: 1
     resources:
         mem_mb=8000,
@@ -283,7 +284,7 @@ rule study2_parser_sensitivity:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study2_parser_sensitivity.py"
+        "../../scripts/call_stage.py"
 
 
 rule study1_answer_metrics:
@@ -293,15 +294,15 @@ rule study1_answer_metrics:
         evidence="results/study1/evidence_indicators.parquet",
         **accounting_reference_inputs(),
     output:
-        metrics=accounting_report("study1", "answer_metrics.tsv", "accounting_study1_answer_metrics"),
+        metrics_out=accounting_report("study1", "answer_metrics.tsv", "accounting_study1_answer_metrics"),
     log:
         log_file("accounting", "study1_answer_metrics"),
     benchmark:
         timing_file("accounting", "study1_answer_metrics")
     params:
-        design=study1_design(),
+        **study1_design(),
         classes=ACC1["macro_f1_classes"],
-        bootstrap=bootstrap_params("study1"),
+        **bootstrap_params("study1"),
     threads: 1
     resources:
         mem_mb=4000,
@@ -309,15 +310,15 @@ rule study1_answer_metrics:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study1_answer_metrics.py"
+        "../../scripts/call_stage.py"
 
 
 rule study2_endpoints:
     input:
-        estimates=rules.study2_accounting.output.estimates,
+        estimates=rules.study2_accounting.output.estimates_out,
         exploratory="results/accounting/study2/intervals_exploratory.parquet",
     output:
-        endpoints=accounting_report("study2", "endpoints.tsv", "accounting_endpoints"),
+        endpoints_out=accounting_report("study2", "endpoints.tsv", "accounting_endpoints"),
     log:
         log_file("accounting", "study2_endpoints"),
     benchmark:
@@ -331,21 +332,20 @@ rule study2_endpoints:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study2_endpoints.py"
+        "../../scripts/call_stage.py"
 
 
 rule design_tables:
     input:
         **study2_inputs("requests", "sample_summaries", "samples", "families", "evidence", "relevant", "answers"),
     output:
-        design=accounting_report("study2", "design.tsv", "accounting_design"),
-        populations=accounting_report("study2", "populations.tsv", "accounting_populations"),
+        design_out=accounting_report("study2", "design.tsv", "accounting_design"),
+        populations_out=accounting_report("study2", "populations.tsv", "accounting_populations"),
     log:
         log_file("accounting", "design_tables"),
     benchmark:
         timing_file("accounting", "design_tables")
     params:
-        files=study2_files("sample_summaries", "samples", "families", "evidence", "relevant", "answers"),
         datasets=STUDY2_DATASETS,
         models=STUDY2_MODELS,
     threads: 1
@@ -355,4 +355,4 @@ rule design_tables:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/design_tables.py"
+        "../../scripts/call_stage.py"

@@ -37,10 +37,10 @@ from evidence_ledger.run.config_checks import study2_family_size
 # --- Study 2 inputs, keyed by dataset (and model) --------------------------------------
 
 STUDY2_FILES = {
-    # per dataset x model: {dataset: {model: path}}
+    # per dataset x model
     "answers": "results/scoring/{model}/{dataset}/answer_indicators.parquet",
     "requests": "results/generation/{model}/{dataset}/requests.parquet",
-    # per dataset: {dataset: path}
+    # per dataset
     "evidence": "results/scoring/{dataset}/evidence_indicators.parquet",
     "relevant": "results/scoring/{dataset}/relevant.parquet",
     "families": "results/families/{dataset}/families.parquet",
@@ -49,24 +49,16 @@ STUDY2_FILES = {
 }
 
 
-def study2_files(*names):
-    """``{name: {dataset: path}}`` (``{name: {dataset: {model: path}}}`` for the per-model tables
-    ``answers`` and ``requests``) of the Study 2 tables ``names`` (keys of STUDY2_FILES): the
-    rules pass this as the ``files`` param, so stage functions look each table up by name."""
+def study2_inputs(*names):
+    """The Study 2 tables ``names`` (keys of STUDY2_FILES) as named input lists in panel order: one
+    per dataset of ``generation.datasets``, or, for the per-model tables ``answers`` and
+    ``requests``, one per dataset x model, dataset-major with the models in config order."""
     out = {}
     for name in names:
         pattern = STUDY2_FILES[name]
-        if "{model}" in pattern:
-            out[name] = {d: {m: pattern.format(dataset=d, model=m) for m in STUDY2_MODELS} for d in STUDY2_DATASETS}
-        else:
-            out[name] = {d: pattern.format(dataset=d) for d in STUDY2_DATASETS}
+        out[name] = [pattern.format(dataset=d, model=m) for d in STUDY2_DATASETS for m in STUDY2_MODELS] \
+            if "{model}" in pattern else [pattern.format(dataset=d) for d in STUDY2_DATASETS]
     return out
-
-
-def study2_inputs(*names):
-    """The same tables as named input lists (dataset-major, models in config order)."""
-    return {name: [p for v in by_dataset.values() for p in (v.values() if isinstance(v, dict) else [v])]
-            for name, by_dataset in study2_files(*names).items()}
 
 
 # --- shared parameter blocks ------------------------------------------------------------

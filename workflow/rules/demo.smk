@@ -1,6 +1,6 @@
 # Rules that build the embedded demo's small local models (code: src/evidence_ledger/demo/).
 # Directive order: input, output, log, benchmark, params, threads, resources, conda, script.
-# Config reaches scripts only through params.
+# Config reaches the stage functions only through params.
 #
 # build_demo_models    -> results/models/{model}          (models.<name>.build; generation, conflict)
 # build_demo_reranker  -> retrieval.reranker.local_dir    (retrieval.reranker.build; order_bge)
@@ -14,7 +14,7 @@ rule build_demo_models:
     input:
         **demo_model_train_inputs(),
     output:
-        directory("results/models/{model}"),
+        out=directory("results/models/{model}"),
     log:
         log_file("demo", "build_demo_models", "{model}"),
     benchmark:
@@ -47,14 +47,14 @@ rule build_demo_models:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/build_demo_models.py"
+        "../../scripts/call_stage.py"
 
 
 rule build_demo_reranker:
     input:
         unpack(lambda wc: demo_reranker_inputs()),
     output:
-        model=directory(config["retrieval"]["reranker"]["local_dir"] or "results/models/reranker"),
+        out=directory(config["retrieval"]["reranker"]["local_dir"] or "results/models/reranker"),
     log:
         log_file("demo", "build_demo_reranker"),
     benchmark:
@@ -73,7 +73,7 @@ rule build_demo_reranker:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/build_demo_reranker.py"
+        "../../scripts/call_stage.py"
 
 
 rule build_demo_verifier:
@@ -81,7 +81,7 @@ rule build_demo_verifier:
         claims=f"results/ingest/{config['verifier']['dataset']}/claims_train.parquet",
         units=f"results/ingest/{config['verifier']['dataset']}/units.parquet",
     output:
-        directory("results/models/verifier_base"),
+        out=directory("results/models/verifier_base"),
     log:
         log_file("demo", "build_demo_verifier"),
     benchmark:
@@ -95,7 +95,7 @@ rule build_demo_verifier:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/build_demo_verifier.py"
+        "../../scripts/call_stage.py"
 
 
 # results/models/{model} (build_demo_models) also matches the reranker directory

@@ -1,5 +1,5 @@
 # Rules of the 'diffgr' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# threads, resources, conda, script. Config reaches the stage functions only through params.
 # Rule functions: evidence_ledger.diffgr.stage.
 #
 # diffgr_generate (per model x dataset) -> diffgr_score; diffgr_score_files scores official
@@ -19,8 +19,8 @@ rule diffgr_generate:
         unpack(lambda wc: conflict_model_inputs(wc.dg_model)),
         records="results/ingest/{dg_dataset}/records.parquet",
     output:
-        answers="results/diffgr/{dg_model}/{dg_dataset}/reader_answers.parquet",
-        lengths="results/diffgr/{dg_model}/{dg_dataset}/lengths.parquet",
+        answers_out="results/diffgr/{dg_model}/{dg_dataset}/reader_answers.parquet",
+        lengths_out="results/diffgr/{dg_model}/{dg_dataset}/lengths.parquet",
     log:
         log_file("conflict", "diffgr_generate", "{dg_model}_{dg_dataset}"),
     benchmark:
@@ -31,7 +31,7 @@ rule diffgr_generate:
         prompt=lambda wc: DG["prompt"],
         closed_book_prompt=lambda wc: DG["closed_book_prompt"],
         system_message=lambda wc: diffgr_reader_system_message(wc.dg_model),
-        context_orders=DG["context_orders"],
+        context_orders=config["diffgr"]["context_orders"],
         shuffle_seed=DG["random_order_seed"],
         max_new_tokens=DG["max_new_tokens"],
         seed=DG["seed"],
@@ -45,7 +45,7 @@ rule diffgr_generate:
     conda:
         generation_conda_env()
     script:
-        "../../scripts/diffgr_generate.py"
+        "../../scripts/call_stage.py"
 
 
 rule diffgr_score:
@@ -60,14 +60,14 @@ rule diffgr_score:
         ),
         records=expand("results/ingest/{dg_dataset}/records.parquet", dg_dataset=DG["datasets"]),
     output:
-        cc_items="results/diffgr/cc_items.parquet",
-        diffgr=report(
+        cc_items_out="results/diffgr/cc_items.parquet",
+        diffgr_out=report(
             "results/diffgr/diffgr.tsv",
             caption="../report/conflict_diffgr.rst",
             category="Knowledge conflict",
             subcategory="DiffGR",
         ),
-        length_control=report(
+        length_control_out=report(
             "results/diffgr/length_control.tsv",
             caption="../report/conflict_diffgr_length.rst",
             category="Knowledge conflict",
@@ -91,14 +91,15 @@ rule diffgr_score:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/diffgr_score.py"
+        "../../scripts/call_stage.py"
 
 
 rule diffgr_score_files:
     input:
-        files=[data_path(fs[run]) for fs in DG.get("reader_run_files") or [] for run in DIFFGR_FILE_RUNS],
+        # the reader runs' files, named by params.file_sets
+        [data_path(fs[run]) for fs in DG.get("reader_run_files") or [] for run in DIFFGR_FILE_RUNS],
     output:
-        table=report(
+        out=report(
             "results/diffgr/reader_files.tsv",
             caption="../report/conflict_diffgr_files.rst",
             category="Knowledge conflict",
@@ -123,4 +124,4 @@ rule diffgr_score_files:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/diffgr_score_files.py"
+        "../../scripts/call_stage.py"

@@ -2,14 +2,14 @@
 # model, provider submissions exported / imported as sources, and diagnostics
 # (evidence.stage). Uses retrieval_claim_inputs and retrieval_per_document of retrieval.smk
 # (included before this file). Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# threads, resources, conda, script. Config reaches the stage functions only through params.
 
 include: "evidence_functions.smk"
 
 
 rule assemble_evidence:
     input:
-        tokenizers=budget_tokenizer_inputs(),
+        budget_tokenizer_inputs(),  # locally built tokenizers, named by params.tokenizers
         bm25="results/retrieval/{dataset}/ordering_bm25.parquet",
         bge="results/retrieval/{dataset}/ordering_bge.parquet",
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
@@ -40,7 +40,7 @@ rule assemble_evidence:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/assemble_evidence.py"
+        "../../scripts/call_stage.py"
 
 
 rule export_provider_submissions:
@@ -63,12 +63,12 @@ rule export_provider_submissions:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/export_provider_submissions.py"
+        "../../scripts/call_stage.py"
 
 
 rule import_evidence_source:
     input:
-        tokenizers=budget_tokenizer_inputs(),
+        budget_tokenizer_inputs(),  # locally built tokenizers, named by params.tokenizers
         submission=provider_submission_input,
         claims=lambda wc: provider_claim_inputs(wc.dataset),
         units="results/ingest/{dataset}/units.parquet",
@@ -94,7 +94,7 @@ rule import_evidence_source:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/import_evidence_source.py"
+        "../../scripts/call_stage.py"
 
 
 rule evidence_diagnostics:
@@ -118,4 +118,4 @@ rule evidence_diagnostics:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/evidence_diagnostics.py"
+        "../../scripts/call_stage.py"

@@ -1,5 +1,5 @@
 # Rules of the 'generation' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# threads, resources, conda, script. Config reaches the stage functions only through params.
 #
 # build_demo_models -> plan_requests -> generate (x shards) -> gather_responses -> parse_responses
 # The response cache (config generation.cache_dir) lives outside the declared outputs on
@@ -23,6 +23,8 @@ rule plan_requests:
     benchmark:
         timing_file("generation", "plan_requests", "{model}_{dataset}")
     params:
+        model=lambda wc: wc.model,
+        dataset=lambda wc: wc.dataset,
         seeds=GEN_CFG["seeds"],
         temperature=GEN_CFG["sampling"]["temperature"],
         top_p=GEN_CFG["sampling"]["top_p"],
@@ -49,13 +51,13 @@ rule plan_requests:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/plan_requests.py"
+        "../../scripts/call_stage.py"
 
 
 rule generate:
     input:
+        lambda wc: model_dir_inputs(wc.model),  # a locally built model, named by params.model_spec
         requests="results/generation/{model}/{dataset}/requests.parquet",
-        model=lambda wc: model_dir_inputs(wc.model),
     output:
         responses="results/generation/{model}/{dataset}/shards/responses_{shard}.parquet",
     log:
@@ -63,6 +65,8 @@ rule generate:
     benchmark:
         timing_file("generation", "generate", "{model}_{dataset}_{shard}")
     params:
+        model=lambda wc: wc.model,
+        shard=lambda wc: int(wc.shard),
         model_spec=lambda wc: generation_model_spec(wc.model),
         backend=lambda wc: generation_backend(wc.model),
         backend_options=lambda wc: generation_backend_options(wc.model),
@@ -80,7 +84,7 @@ rule generate:
     conda:
         generation_conda_env()
     script:
-        "../../scripts/generate.py"
+        "../../scripts/call_stage.py"
 
 
 rule gather_responses:
@@ -102,7 +106,7 @@ rule gather_responses:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/gather_responses.py"
+        "../../scripts/call_stage.py"
 
 
 rule parse_responses:
@@ -132,18 +136,19 @@ rule parse_responses:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/parse_responses.py"
+        "../../scripts/call_stage.py"
 
 
 rule generation_plan:
     input:
-        evidence=expand("results/evidence/{dataset}/evidence.parquet", dataset=GEN_CFG["datasets"]),
-        # after generation, so that output tokens come from the cached answers in every run
-        parsed=expand("results/generation/{model}/{dataset}/parsed.parquet", model=GEN_CFG["models"],
+        # the planner reads these under params.workdir; after generation, so that output tokens come
+        # from the cached answers in every run
+        expand("results/evidence/{dataset}/evidence.parquet", dataset=GEN_CFG["datasets"]),
+        expand("results/generation/{model}/{dataset}/parsed.parquet", model=GEN_CFG["models"],
                       dataset=GEN_CFG["datasets"]),
-        models=[d for m in GEN_CFG["models"] for d in model_dir_inputs(m)],
+        [d for m in GEN_CFG["models"] for d in model_dir_inputs(m)],
     output:
-        tsv=report(
+        out=report(
             "results/report/generation_plan.tsv",
             caption="../report/generation_plan.rst",
             category="Provenance",
@@ -163,4 +168,4 @@ rule generation_plan:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/generation_plan.py"
+        "../../scripts/call_stage.py"

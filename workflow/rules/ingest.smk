@@ -1,6 +1,6 @@
 # Rules of the 'ingest' stage: each benchmark's release files -> canonical tables under
 # results/ingest/ (datasets.stage). Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# threads, resources, conda, script. Config reaches the stage functions only through params.
 
 include: "ingest_functions.smk"
 
@@ -16,7 +16,7 @@ for _bench in benchmarks():
         input:
             unpack(lambda wc, name=_bench.name: ingest_inputs(name)),
         output:
-            claims=ingest_claims_outputs(_bench.name),
+            claim_tables=ingest_claims_outputs(_bench.name),
             units=f"results/ingest/{_bench.name}/units.parquet",
             documents=f"results/ingest/{_bench.name}/documents.parquet",
         log:
@@ -39,7 +39,7 @@ for _bench in benchmarks():
         script:
             # one script for every benchmark: Snakemake evaluates this expression again when the
             # job runs, after the loop has moved on, so it must not depend on the loop variable
-            "../../scripts/ingest_claim_benchmark.py"
+            "../../scripts/call_stage.py"
 
 
 rule ingest_wikicontradict:
@@ -61,12 +61,12 @@ rule ingest_wikicontradict:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/ingest_wikicontradict.py"
+        "../../scripts/call_stage.py"
 
 
 rule ingest_conflict_qa:
     input:
-        records=lambda wc: data_path(config["data"][wc.dataset]["records"]),
+        jsonl=lambda wc: data_path(config["data"][wc.dataset]["records"]),
     output:
         records="results/ingest/{dataset}/records.parquet",
     log:
@@ -84,4 +84,4 @@ rule ingest_conflict_qa:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/ingest_conflict_qa.py"
+        "../../scripts/call_stage.py"

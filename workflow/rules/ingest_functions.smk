@@ -28,10 +28,10 @@ def ingest_on_unresolved(dataset):
 
 
 def ingest_inputs(dataset):
-    """Named inputs of ingest_<dataset>: ``claims`` (split order) and ``corpus`` (config
+    """Named inputs of ingest_<dataset>: ``claim_files`` (split order) and ``corpus`` (config
     ``data.<dataset>.<the registry's corpus key>``) when configured."""
     section = config["data"][dataset]
-    inputs = {"claims": [data_path(p) for p in ingest_claim_files(dataset).values()]}
+    inputs = {"claim_files": [data_path(p) for p in ingest_claim_files(dataset).values()]}
     corpus = section.get(CORPUS_KEY[dataset])
     if corpus:
         inputs["corpus"] = data_path(corpus)

@@ -1,5 +1,5 @@
 # Rules of the 'report' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# threads, resources, conda, script. Config reaches the stage functions only through params.
 # Rule functions: evidence_ledger.report.stage.
 
 include: "report_functions.smk"
@@ -7,14 +7,14 @@ include: "report_functions.smk"
 
 rule provenance:
     input:
-        models=lambda wc: gpu_fit_model_inputs(),
+        lambda wc: gpu_fit_model_inputs(),  # locally built models: their identities are recorded
     output:
-        tsv=report(
+        out=report(
             "results/report/provenance.tsv",
             caption="../report/provenance.rst",
             category="Provenance",
         ),
-        gpu_fit=report(
+        gpu_fit_out=report(
             "results/report/gpu_fit.tsv",
             caption="../report/gpu_fit.rst",
             category="Provenance",
@@ -35,14 +35,14 @@ rule provenance:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/provenance.py"
+        "../../scripts/call_stage.py"
 
 
 rule claim_traces:
     input:
         unpack(claim_trace_inputs),
     output:
-        tsv=report(
+        out=report(
             "results/report/claim_traces.tsv",
             caption="../report/claim_traces.rst",
             category="Study 2",
@@ -63,19 +63,19 @@ rule claim_traces:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/claim_traces.py"
+        "../../scripts/call_stage.py"
 
 
 rule summary_page:
     input:
         unpack(summary_page_inputs),
     output:
-        html=report(
+        html_out=report(
             "results/report/summary.html",
             caption="../report/summary_page.rst",
             category=SUMMARY_CATEGORY,
         ),
-        decomposition=report(
+        decomposition_out=report(
             "results/report/study1_decomposition.png",
             caption="../report/study1_decomposition.rst",
             category=SUMMARY_CATEGORY,
@@ -99,14 +99,15 @@ rule summary_page:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/summary_page.py"
+        "../../scripts/call_stage.py"
 
 
 rule ledger:
     input:
-        unpack(ledger_inputs),
+        ledger_dependencies,
+        provenance="results/report/provenance.tsv",
     output:
-        "results/report/ledger.json",
+        ledger_out="results/report/ledger.json",
     log:
         log_file("report", "ledger"),
     benchmark:
@@ -121,4 +122,4 @@ rule ledger:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/ledger.py"
+        "../../scripts/call_stage.py"

@@ -10,7 +10,7 @@ def gpu_fit_model_inputs():
     generation jobs' models, the built reranker and the verifier's base model (built or local)."""
     models = dict.fromkeys(m for _, m in generation_jobs(config) if m in config["models"])
     dirs = [d for m in models for d in model_dir_inputs(m)]
-    dirs += list(reranker_inputs().values()) + list(verifier_base_inputs().values())
+    dirs += reranker_inputs() + verifier_base_inputs()
     return list(dict.fromkeys(dirs))
 
 
@@ -20,12 +20,13 @@ def trace_datasets():
 
 
 def claim_trace_inputs(wildcards):
-    inputs = {"traces": "results/accounting/study2/pattern_traces.parquet"}
-    for dataset in trace_datasets():
-        inputs[f"claims_{dataset}"] = f"results/sampling/{dataset}/sample.parquet"
-        inputs[f"evidence_{dataset}"] = f"results/evidence/{dataset}/evidence.parquet"
-        inputs[f"units_{dataset}"] = f"results/ingest/{dataset}/units.parquet"
-    return inputs
+    """Named inputs of claim_traces: the traces, and the sample, evidence and units of every
+    dataset of :func:`trace_datasets`, in that order."""
+    datasets = trace_datasets()
+    return {"traces": "results/accounting/study2/pattern_traces.parquet",
+            "claims": [f"results/sampling/{d}/sample.parquet" for d in datasets],
+            "evidence": [f"results/evidence/{d}/evidence.parquet" for d in datasets],
+            "units": [f"results/ingest/{d}/units.parquet" for d in datasets]}
 
 
 # The report category of the summary page. Snakemake lists categories in alphabetical order
@@ -44,9 +45,9 @@ def summary_extra_tables():
 
 def summary_page_inputs(wildcards):
     """Named inputs of summary_page: the headline report tables of every enabled study, the
-    provenance table and the extra tables (``extra``, in SUMMARY_PAGE_EXTRA_TABLES order)."""
+    provenance table and the extra tables (``extra_tables``, in SUMMARY_PAGE_EXTRA_TABLES order)."""
     inputs = {"provenance": "results/report/provenance.tsv",
-              "extra": [path for _, path in summary_extra_tables()]}
+              "extra_tables": [path for _, path in summary_extra_tables()]}
     if enabled("study1"):
         inputs["study1_estimates"] = "results/accounting/study1/estimates.tsv"
         inputs["study1_intervals"] = "results/accounting/study1/intervals.tsv"
@@ -71,8 +72,8 @@ def summary_page_inputs(wildcards):
         inputs["diffgr"] = "results/diffgr/diffgr.tsv"
         if config["diffgr"]["reader_run_files"]:
             inputs["diffgr_files"] = "results/diffgr/reader_files.tsv"
-    for name in ("estimates", "intervals", "answer_metrics"):
-        inputs[f"accounted_{name}"] = [f"results/account/{s}/{name}.tsv" for s in ACCOUNTED_SYSTEMS]
+    for key, name in (("estimates", "estimates"), ("intervals", "intervals"), ("metrics", "answer_metrics")):
+        inputs[f"accounted_{key}"] = [f"results/account/{s}/{name}.tsv" for s in ACCOUNTED_SYSTEMS]
     return inputs
 
 
@@ -127,11 +128,11 @@ def ledger_sources():
     return sources
 
 
-def ledger_inputs(wildcards):
-    """The ledger's tables, the provenance table and every file the tables' rules read."""
+def ledger_dependencies(wildcards):
+    """The ledger's tables and every file the tables' rules read (the ledger hashes them, as
+    ``params.sources`` names them)."""
     sources = ledger_sources()
-    return {"tables": [s["path"] for s in sources.values()], "provenance": "results/report/provenance.tsv",
-            "upstream": sorted({f for s in sources.values() for f in s["inputs"]})}
+    return [s["path"] for s in sources.values()] + sorted({f for s in sources.values() for f in s["inputs"]})
 
 
 def report_final_outputs():

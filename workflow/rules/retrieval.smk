@@ -2,7 +2,7 @@
 # and their bm25 / bge orderings (retrieval.stage). The evidence stage (evidence.smk,
 # included next) reads the same claims through retrieval_claim_inputs and
 # retrieval_per_document. Directive order: input, output, log, benchmark, params, threads,
-# resources, conda, script. Config reaches scripts only through params.
+# resources, conda, script. Config reaches the stage functions only through params.
 
 include: "retrieval_functions.smk"
 
@@ -29,7 +29,7 @@ rule index_corpus:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/index_corpus.py"
+        "../../scripts/call_stage.py"
 
 
 rule retrieve:
@@ -54,7 +54,7 @@ rule retrieve:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/retrieve.py"
+        "../../scripts/call_stage.py"
 
 
 rule build_pools:
@@ -79,7 +79,7 @@ rule build_pools:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/build_pools.py"
+        "../../scripts/call_stage.py"
 
 
 rule order_bm25:
@@ -106,12 +106,12 @@ rule order_bm25:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/order_bm25.py"
+        "../../scripts/call_stage.py"
 
 
 rule order_bge:
     input:
-        unpack(lambda wc: reranker_inputs()),
+        lambda wc: reranker_inputs(),  # a locally built reranker, named by params.reranker
         pools="results/retrieval/{dataset}/pools.parquet",
         retrieved="results/retrieval/{dataset}/retrieved.parquet",
         units="results/ingest/{dataset}/units.parquet",
@@ -134,4 +134,4 @@ rule order_bge:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/order_bge.py"
+        "../../scripts/call_stage.py"

@@ -39,4 +39,4 @@ def reranker_spec():
 def reranker_inputs():
     """The locally built reranker directory when ``retrieval.reranker.build`` is set, else nothing."""
     r = config["retrieval"]["reranker"]
-    return {"reranker": r["local_dir"]} if r["build"] and r["local_dir"] else {}
+    return [r["local_dir"]] if r["build"] and r["local_dir"] else []

@@ -1,6 +1,6 @@
 # Rules of the 'sampling' stage: claim families and the Study 2 claim samples
 # (sampling.stage). Directive order: input, output, log, benchmark, params, threads,
-# resources, conda, script. Config reaches scripts only through params.
+# resources, conda, script. Config reaches the stage functions only through params.
 
 include: "sampling_functions.smk"
 
@@ -34,7 +34,7 @@ rule build_families:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/build_families.py"
+        "../../scripts/call_stage.py"
 
 
 rule sample_claims:
@@ -64,4 +64,4 @@ rule sample_claims:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/sample_claims.py"
+        "../../scripts/call_stage.py"

@@ -1,5 +1,5 @@
 # Rules of the 'scoring' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# threads, resources, conda, script. Config reaches the stage functions only through params.
 # Scorer semantics: docs/scoring.md. Per-unit indicators: src/evidence_ledger/scoring/indicators.py.
 
 include: "scoring_functions.smk"
@@ -33,7 +33,7 @@ rule score_evidence:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/score_evidence.py"
+        "../../scripts/call_stage.py"
 
 
 rule score_answers:
@@ -57,4 +57,4 @@ rule score_answers:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/score_answers.py"
+        "../../scripts/call_stage.py"

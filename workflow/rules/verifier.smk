@@ -1,19 +1,21 @@
 # Rules of the 'verifier' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# threads, resources, conda, script. Config reaches the stage functions only through params.
 
 include: "verifier_functions.smk"
 
 
 rule serialise_verifier_inputs:
     input:
+        lambda wc: verifier_base_inputs(),  # a locally built base model, named by params.base
         unpack(verifier_serialise_inputs),
     output:
-        "results/verifier/inputs_{split}.parquet",
+        verifier_inputs="results/verifier/inputs_{split}.parquet",
     log:
         log_file("verifier", "serialise_verifier_inputs", "{split}"),
     benchmark:
         timing_file("verifier", "serialise_verifier_inputs", "{split}")
     params:
+        split=lambda wc: wc.split,
         sources=lambda wc: verifier_split_sources(wc.split),
         base=verifier_base_model(),
         max_total_tokens=VERIFIER_CFG["input"]["max_total_tokens"],
@@ -36,14 +38,15 @@ rule serialise_verifier_inputs:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/serialise_verifier_inputs.py"
+        "../../scripts/call_stage.py"
 
 
 rule train_verifier:
     input:
-        unpack(lambda wc: {"inputs": "results/verifier/inputs_train.parquet", **verifier_base_inputs()}),
+        lambda wc: verifier_base_inputs(),  # a locally built base model, named by params.base
+        inputs="results/verifier/inputs_train.parquet",
     output:
-        directory("results/verifier/ckpt{k}"),
+        checkpoint_dir=directory("results/verifier/ckpt{k}"),
     log:
         log_file("verifier", "train_verifier", "ckpt{k}"),
     benchmark:
@@ -73,7 +76,7 @@ rule train_verifier:
     conda:
         "../../envs/gpu-vllm.yaml"
     script:
-        "../../scripts/train_verifier.py"
+        "../../scripts/call_stage.py"
 
 
 rule predict_verifier:
@@ -81,7 +84,7 @@ rule predict_verifier:
         checkpoints=verifier_checkpoints(),
         inputs="results/verifier/inputs_dev.parquet",
     output:
-        "results/verifier/answers.parquet",
+        answers="results/verifier/answers.parquet",
     log:
         log_file("verifier", "predict_verifier"),
     benchmark:
@@ -99,18 +102,18 @@ rule predict_verifier:
     conda:
         "../../envs/gpu-vllm.yaml"
     script:
-        "../../scripts/predict_verifier.py"
+        "../../scripts/call_stage.py"
 
 
 rule study1_indicators:
     input:
         answers="results/verifier/answers.parquet",
         claims=f"results/ingest/{VERIFIER_CFG['dataset']}/claims_dev.parquet",
-        evidence=[verifier_evidence_path(s) for s in VERIFIER_CFG["sources"]],
+        evidence=lambda wc: [verifier_evidence_path(s) for s in VERIFIER_CFG["sources"]],
         inputs="results/verifier/inputs_dev.parquet",
     output:
-        answers="results/study1/answer_indicators.parquet",
-        evidence="results/study1/evidence_indicators.parquet",
+        answer_indicators="results/study1/answer_indicators.parquet",
+        evidence_indicators="results/study1/evidence_indicators.parquet",
         relevant="results/study1/relevant.parquet",
         unresolved="results/study1/unresolved.parquet",
         unresolved_tsv=report("results/study1/unresolved.tsv", caption="../report/study1_unresolved.rst",
@@ -130,7 +133,7 @@ rule study1_indicators:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/study1_indicators.py"
+        "../../scripts/call_stage.py"
 
 
 rule verifier_summary:
@@ -139,7 +142,7 @@ rule verifier_summary:
         checkpoints=verifier_checkpoints(),
         answers="results/verifier/answers.parquet",
     output:
-        report("results/verifier/summary.tsv", caption="../report/verifier_summary.rst", category="Verifier"),
+        summary=report("results/verifier/summary.tsv", caption="../report/verifier_summary.rst", category="Verifier"),
     log:
         log_file("verifier", "verifier_summary"),
     benchmark:
@@ -151,4 +154,4 @@ rule verifier_summary:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/verifier_summary.py"
+        "../../scripts/call_stage.py"

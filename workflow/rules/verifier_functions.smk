@@ -34,7 +34,7 @@ def verifier_base_local_dir():
 def verifier_base_inputs():
     """The base model's local directory as an input (demo build or local_dir), else nothing (Hub cache)."""
     local = verifier_base_local_dir()
-    return {"base": local} if local else {}
+    return [local] if local else []
 
 
 def verifier_serialise_inputs(wildcards):
@@ -44,7 +44,6 @@ def verifier_serialise_inputs(wildcards):
         "units": f"results/ingest/{d}/units.parquet",
         "evidence": [verifier_evidence_path(s) for s in verifier_split_sources(wildcards.split)],
     }
-    inputs.update(verifier_base_inputs())
     return inputs
 
 

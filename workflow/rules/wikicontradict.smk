@@ -1,5 +1,5 @@
 # Rules of the 'wikicontradict' stage. Directive order: input, output, log, benchmark, params,
-# threads, resources, conda, script. Config reaches scripts only through params.
+# threads, resources, conda, script. Config reaches the stage functions only through params.
 # Rule functions: evidence_ledger.wikicontradict.stage.
 #
 # wikicontradict_requests -> wikicontradict_generate -> wikicontradict_judge
@@ -17,7 +17,7 @@ rule wikicontradict_requests:
     input:
         instances="results/ingest/wikicontradict/instances.parquet",
     output:
-        requests="results/wikicontradict/{wc_model}/requests.parquet",
+        out="results/wikicontradict/{wc_model}/requests.parquet",
     log:
         log_file("conflict", "wikicontradict_requests", "{wc_model}"),
     benchmark:
@@ -35,7 +35,7 @@ rule wikicontradict_requests:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/wikicontradict_requests.py"
+        "../../scripts/call_stage.py"
 
 
 rule wikicontradict_generate:
@@ -43,7 +43,7 @@ rule wikicontradict_generate:
         unpack(lambda wc: conflict_model_inputs(wc.wc_model)),
         requests="results/wikicontradict/{wc_model}/requests.parquet",
     output:
-        responses="results/wikicontradict/{wc_model}/responses.parquet",
+        out="results/wikicontradict/{wc_model}/responses.parquet",
     log:
         log_file("conflict", "wikicontradict_generate", "{wc_model}"),
     benchmark:
@@ -59,7 +59,7 @@ rule wikicontradict_generate:
     conda:
         generation_conda_env()
     script:
-        "../../scripts/wikicontradict_generate.py"
+        "../../scripts/call_stage.py"
 
 
 rule wikicontradict_judge:
@@ -69,7 +69,7 @@ rule wikicontradict_judge:
         instances="results/ingest/wikicontradict/instances.parquet",
         fewshot=input_path("wikicontradict.judge.fewshot_file"),
     output:
-        judgements="results/wikicontradict/{wc_model}/judgements.parquet",
+        out="results/wikicontradict/{wc_model}/judgements.parquet",
     log:
         log_file("conflict", "wikicontradict_judge", "{wc_model}"),
     benchmark:
@@ -84,7 +84,7 @@ rule wikicontradict_judge:
     conda:
         generation_conda_env()
     script:
-        "../../scripts/wikicontradict_judge.py"
+        "../../scripts/call_stage.py"
 
 
 rule wikicontradict_judge_human:
@@ -94,7 +94,7 @@ rule wikicontradict_judge_human:
         instances="results/ingest/wikicontradict/instances.parquet",
         fewshot=input_path("wikicontradict.judge.fewshot_file"),
     output:
-        judged="results/wikicontradict/judge_agreement/judgements.parquet",
+        out="results/wikicontradict/judge_agreement/judgements.parquet",
     log:
         log_file("conflict", "wikicontradict_judge_human"),
     benchmark:
@@ -109,49 +109,28 @@ rule wikicontradict_judge_human:
     conda:
         generation_conda_env()
     script:
-        "../../scripts/wikicontradict_judge_human.py"
+        "../../scripts/call_stage.py"
 
 
 rule wikicontradict_metrics:
     input:
         judgements=expand("results/wikicontradict/{wc_model}/judgements.parquet", wc_model=WC["models"]),
         instances="results/ingest/wikicontradict/instances.parquet",
-        human_judged=(
-            "results/wikicontradict/judge_agreement/judgements.parquet" if wikicontradict_human_labels() else []
-        ),
+        **wikicontradict_agreement_inputs(),
     output:
-        rates=report(
+        rates_out=report(
             "results/wikicontradict/rates.tsv",
             caption="../report/conflict_wikicontradict_rates.rst",
             category="Knowledge conflict",
             subcategory="WikiContradict",
         ),
-        detection=report(
+        detection_out=report(
             "results/wikicontradict/detection.tsv",
             caption="../report/conflict_wikicontradict_detection.rst",
             category="Knowledge conflict",
             subcategory="WikiContradict",
         ),
-        agreement=(
-            report(
-                "results/wikicontradict/judge_agreement.tsv",
-                caption="../report/conflict_wikicontradict_agreement.rst",
-                category="Knowledge conflict",
-                subcategory="WikiContradict",
-            )
-            if wikicontradict_human_labels()
-            else []
-        ),
-        confusion=(
-            report(
-                "results/wikicontradict/judge_confusion.tsv",
-                caption="../report/conflict_wikicontradict_confusion.rst",
-                category="Knowledge conflict",
-                subcategory="WikiContradict",
-            )
-            if wikicontradict_human_labels()
-            else []
-        ),
+        **wikicontradict_agreement_outputs(),
     log:
         log_file("conflict", "wikicontradict_metrics"),
     benchmark:
@@ -166,4 +145,4 @@ rule wikicontradict_metrics:
     conda:
         "../../envs/cpu.yaml"
     script:
-        "../../scripts/wikicontradict_metrics.py"
+        "../../scripts/call_stage.py"

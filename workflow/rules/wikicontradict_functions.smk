@@ -25,6 +25,27 @@ def wikicontradict_human_labels():
     return data_path(rel) if rel else None
 
 
+def wikicontradict_agreement_inputs():
+    """``human_judged`` (the judge's verdicts on the human-labelled instances) when there are human labels."""
+    if not wikicontradict_human_labels():
+        return {}
+    return {"human_judged": "results/wikicontradict/judge_agreement/judgements.parquet"}
+
+
+def wikicontradict_agreement_outputs():
+    """``agreement_out`` and ``confusion_out`` (the judge against the human labels) when there are human labels."""
+    if not wikicontradict_human_labels():
+        return {}
+    return {
+        "agreement_out": report("results/wikicontradict/judge_agreement.tsv",
+                                caption="../report/conflict_wikicontradict_agreement.rst",
+                                category="Knowledge conflict", subcategory="WikiContradict"),
+        "confusion_out": report("results/wikicontradict/judge_confusion.tsv",
+                                caption="../report/conflict_wikicontradict_confusion.rst",
+                                category="Knowledge conflict", subcategory="WikiContradict"),
+    }
+
+
 def wikicontradict_final_outputs():
     if not enabled("wikicontradict"):
         return []

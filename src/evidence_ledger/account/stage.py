@@ -10,7 +10,7 @@ system beside the verifiers and LLMs (``report.stage``).
 from __future__ import annotations
 
 import logging
-from typing import Mapping, Sequence
+from typing import Sequence
 
 from .runs import ScoringOptions, read_runs
 from .tables import DrawSettings, account_runs, read_families
@@ -22,10 +22,12 @@ log = logging.getLogger(__name__)
 def account_system(*, gold, source0: Sequence[str], source1: Sequence[str], families=None, benchmark: str,
                    system: str, sources: Sequence[str], resample_runs: bool, max_evidence: int,
                    max_evidence_cell: int, max_sentences: int, draws: int, alpha: float, family_size: int, seed: int,
-                   batch_size: int, outputs: Mapping[str, str]) -> None:
+                   batch_size: int, estimates, estimates_tsv, counts, coverage, intervals, intervals_tsv,
+                   metrics_tsv) -> None:
     """Account one system from its prediction files: ``source0`` / ``source1`` the runs of its two
     sources (named ``sources``), matched by position; ``families`` an optional claim -> family
-    file (the cluster bootstrap); ``outputs`` the paths of ``account.write.TABLE_FILES``."""
+    file (the cluster bootstrap); ``estimates`` ... ``metrics_tsv`` the paths of
+    ``account.write.TABLE_FILES``."""
     options = ScoringOptions(max_evidence=max_evidence, max_evidence_cell=max_evidence_cell,
                              max_sentences=max_sentences)
     runs = read_runs(benchmark, gold, source0, source1, options)
@@ -34,6 +36,8 @@ def account_system(*, gold, source0: Sequence[str], source1: Sequence[str], fami
                             resample_runs=resample_runs)
     accounted = account_runs(runs, system=system, sources=tuple(sources), settings=settings, families=family_frame,
                              families_path=str(families), log=log)
-    write_tables(accounted, outputs)
+    write_tables(accounted, {"estimates": estimates, "estimates_tsv": estimates_tsv, "counts": counts,
+                             "coverage": coverage, "intervals": intervals, "intervals_tsv": intervals_tsv,
+                             "metrics_tsv": metrics_tsv})
     log.info("%s on %s: %d claims, %d runs per source, %d draws", system, benchmark, len(runs.units), runs.n_runs,
              draws)

@@ -165,14 +165,14 @@ def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings:
             {f: i for i, f in enumerate(fam_ids)}).to_numpy(dtype=np.int64)
     # every interval from one set of claim (family) draws: the components' and the answer metrics'
     jobs = [panel_interval_job(boot_panel, "study1", replicates=reps, resample_seeds=settings.resample_runs,
-                               n_draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
+                               draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
                                tail=settings.tail)]
     if runs.metric == "strict":
         jobs.append(study1_metric_job(
             answer_frame(runs, system=system, sources=sources), runs.units, dataset=runs.benchmark, system=system,
-            parser=PARSER, sources=sources, replicates=reps, classes=sort_claims(runs.gold), n_draws=settings.draws,
+            parser=PARSER, sources=sources, replicates=reps, classes=sort_claims(runs.gold), draws=settings.draws,
             seed=settings.seed, tail=settings.tail, eligible=runs.eligible, cluster_of=cluster_of))
-    results = run_jobs(jobs, n_draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
+    results = run_jobs(jobs, draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
                        resample_seeds=settings.resample_runs,
                        progress=draw_progress_logger(log, f"{system}/intervals", settings.draws))
     intervals = interval_table(results[0], study="study1", family="study1", population_of="all",

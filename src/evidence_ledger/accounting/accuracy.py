@@ -96,7 +96,7 @@ def cell_answers_per_seed(answers: np.ndarray, cells: Sequence[tuple], seeds: Se
 
 
 def study2_accuracy_rows(answers: pd.DataFrame, families: pd.DataFrame, *, dataset: str, system: str, parser: str,
-                         formats, sources, budgets, seeds: Sequence[int], greedy: int | None, n_draws: int,
+                         formats, sources, budgets, seeds: Sequence[int], greedy: int | None, draws: int,
                          seed: int, batch_size: int, tail: float) -> list[dict]:
     """Answer accuracy per cell of one panel: the seed mean with intervals (primary protocol), and
     the greedy value (descriptive, no interval)."""
@@ -105,14 +105,14 @@ def study2_accuracy_rows(answers: pd.DataFrame, families: pd.DataFrame, *, datas
     C = len(cells)
     tot = counts.sum(axis=0)
     est = (100.0 * tot[:, :C] / tot[:, C:]).mean(axis=0)
-    draws = bootstrap_draws(counts, ratio_statistic(C), n_draws=n_draws, seed=seed, batch_size=batch_size,
+    drawn = bootstrap_draws(counts, ratio_statistic(C), draws=draws, seed=seed, batch_size=batch_size,
                             resample_seeds=True)
     per_seed = cell_answers_per_seed(tot[:, C:], cells, seeds)
     rows = []
-    for i, ((f, s, b), iv) in enumerate(zip(cells, interval_rows(draws, est, tail))):
+    for i, ((f, s, b), iv) in enumerate(zip(cells, interval_rows(drawn, est, tail))):
         rows.append({"dataset": dataset, "system": system, "parser": parser, "quantity": "answer_accuracy",
                      "format": f, "answer_source": s, "budget": b, "replicate": -1, **iv, "tail": tail,
-                     "n_draws": n_draws, "n_clusters": counts.shape[0], "n_answers": per_seed[i]})
+                     "n_draws": draws, "n_clusters": counts.shape[0], "n_answers": per_seed[i]})
     if greedy is not None:
         g_counts, _ = study2_accuracy_counts(answers, families, dataset=dataset, system=system, parser=parser,
                                              formats=formats, sources=sources, budgets=budgets, replicates=[greedy])
@@ -217,7 +217,7 @@ def eligible_by_claim(evidence: pd.DataFrame, units: Sequence[str], *, dataset: 
 
 
 def study1_metric_rows(answers: pd.DataFrame, units: Sequence[str], *, dataset: str, system: str, parser: str,
-                       sources: Sequence[str], replicates: Sequence[int], classes: Sequence[str], n_draws: int,
+                       sources: Sequence[str], replicates: Sequence[int], classes: Sequence[str], draws: int,
                        seed: int, batch_size: int, tail: float, eligible: np.ndarray | None = None,
                        cluster_of: np.ndarray | None = None, resample_seeds: bool = False) -> list[dict]:
     """Study 1 accuracy / macro-F1 per source and their differences with paired claim intervals;
@@ -229,13 +229,13 @@ def study1_metric_rows(answers: pd.DataFrame, units: Sequence[str], *, dataset: 
     claims. ``resample_seeds``: replicates are drawn with replacement in each draw (sampled
     seeds, Study 2's protocol) instead of averaged as they are (checkpoints)."""
     job = study1_metric_job(answers, units, dataset=dataset, system=system, parser=parser, sources=sources,
-                            replicates=replicates, classes=classes, n_draws=n_draws, seed=seed, tail=tail,
+                            replicates=replicates, classes=classes, draws=draws, seed=seed, tail=tail,
                             eligible=eligible, cluster_of=cluster_of)
-    return run_jobs([job], n_draws=n_draws, seed=seed, batch_size=batch_size, resample_seeds=resample_seeds)[0]
+    return run_jobs([job], draws=draws, seed=seed, batch_size=batch_size, resample_seeds=resample_seeds)[0]
 
 
 def study1_metric_job(answers: pd.DataFrame, units: Sequence[str], *, dataset: str, system: str, parser: str,
-                      sources: Sequence[str], replicates: Sequence[int], classes: Sequence[str], n_draws: int,
+                      sources: Sequence[str], replicates: Sequence[int], classes: Sequence[str], draws: int,
                       seed: int, tail: float, eligible: np.ndarray | None = None,
                       cluster_of: np.ndarray | None = None) -> BootstrapJob:
     """The counts, statistic and row builder of :func:`study1_metric_rows` (to draw with the
@@ -259,9 +259,9 @@ def study1_metric_job(answers: pd.DataFrame, units: Sequence[str], *, dataset: s
     stat = study1_metric_statistic(len(sources), len(classes), evidence=eligible is not None)
     est = stat(counts.sum(axis=0)[None].astype(np.float64))[0]
 
-    def finish(draws: np.ndarray) -> list[dict]:
+    def finish(drawn: np.ndarray) -> list[dict]:
         return [{"dataset": dataset, "system": system, "parser": parser, "quantity": q, "classes": "|".join(classes),
-                 **iv, "tail": tail, "n_draws": n_draws, "seed": seed, "n_clusters": counts.shape[0]}
-                for q, iv in zip(names, interval_rows(draws, est, tail))]
+                 **iv, "tail": tail, "n_draws": draws, "seed": seed, "n_clusters": counts.shape[0]}
+                for q, iv in zip(names, interval_rows(drawn, est, tail))]
 
     return BootstrapJob(counts, stat, finish)

@@ -98,7 +98,7 @@ def agreement_counts(ans: pd.DataFrame, unit_family: pd.Series, n_families: int)
 def control_rows(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd.DataFrame, families: pd.DataFrame, *,
                  dataset: str, system: str, parser: str, budget: str, replicate: int, formats: Sequence[str],
                  control_sources: Sequence[str], primary_sources: Sequence[str], mappings: Sequence[str],
-                 n_draws: int, seed: int, batch_size: int, tail: float) -> list[dict]:
+                 draws: int, seed: int, batch_size: int, tail: float) -> list[dict]:
     """Long rows (one per format x control x quantity) of the controls analysis of one panel."""
     rows = []
     cells = control_cells(answers, formats=formats, control_sources=control_sources,
@@ -125,17 +125,17 @@ def control_rows(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd.Dat
         fam_panel = aggregate_to_families(panel, families)
         contrasts = [CONTROL_CONTRASTS[q] for q in CONTROL_QUANTITIES]
         counts, index = panel_counts(fam_panel, contrasts, [replicate])
-        draws = bootstrap_draws(counts, contrast_statistic(contrasts, index, fam_panel.multiplier, counts),
-                                n_draws=n_draws, seed=seed, batch_size=batch_size, resample_seeds=True)
+        drawn = bootstrap_draws(counts, contrast_statistic(contrasts, index, fam_panel.multiplier, counts),
+                                draws=draws, seed=seed, batch_size=batch_size, resample_seeds=True)
         est = [float(evaluate_exact(panel, c, [replicate])) for c in contrasts]
         fam = families[families["dataset"] == dataset].set_index("claim_id")["family_id"]
         fpos = {f: i for i, f in enumerate(fam_panel.units)}
         agree = agreement_counts(ans, fam.map(fpos), len(fam_panel.units))
-        a_draws = bootstrap_draws(agree, ratio_statistic(1), n_draws=n_draws, seed=seed, batch_size=batch_size,
+        a_draws = bootstrap_draws(agree, ratio_statistic(1), draws=draws, seed=seed, batch_size=batch_size,
                                   resample_seeds=True)
         a_tot = agree.sum(axis=0)[0]
-        ivs = interval_rows(np.concatenate([draws, a_draws], axis=1),
+        ivs = interval_rows(np.concatenate([drawn, a_draws], axis=1),
                             est + [100.0 * a_tot[0] / a_tot[1]], tail)
         for q, iv in zip(CONTROL_QUANTITIES + ("agreement",), ivs):
             rows.append({**meta, "quantity": q, **iv, "n_clusters": len(fam_panel.units)})
-    return [dict(r, tail=tail, n_draws=n_draws, seed=seed) for r in rows]
+    return [dict(r, tail=tail, n_draws=draws, seed=seed) for r in rows]

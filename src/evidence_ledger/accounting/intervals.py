@@ -40,7 +40,7 @@ def panel_counts(panel, contrasts, replicates: Sequence[int]) -> tuple[np.ndarra
     return counts, index
 
 
-def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_seeds: bool, n_draws: int, seed: int,
+def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_seeds: bool, draws: int, seed: int,
                     batch_size: int, tail: float, progress: Callable[[int], None] | None = None) -> list[dict]:
     """Bootstrap one or more panels that share their clusters (the models of one dataset) for
     one family, from a fresh ``PCG64(seed)``; one row per panel x comparison.
@@ -48,13 +48,13 @@ def panel_intervals(panels, family: str, *, replicates: Sequence[int], resample_
     Bootstrapping panels with the same clusters jointly gives exactly the draws each would get
     alone (same seed, same cluster count, same protocol), at the cost of one set of index
     draws and one multiplicity matrix per batch."""
-    job = panel_interval_job(panels, family, replicates=replicates, resample_seeds=resample_seeds, n_draws=n_draws,
+    job = panel_interval_job(panels, family, replicates=replicates, resample_seeds=resample_seeds, draws=draws,
                              seed=seed, batch_size=batch_size, tail=tail)
-    return run_jobs([job], n_draws=n_draws, seed=seed, batch_size=batch_size, resample_seeds=resample_seeds,
+    return run_jobs([job], draws=draws, seed=seed, batch_size=batch_size, resample_seeds=resample_seeds,
                     progress=progress)[0]
 
 
-def panel_interval_job(panels, family: str, *, replicates: Sequence[int], resample_seeds: bool, n_draws: int,
+def panel_interval_job(panels, family: str, *, replicates: Sequence[int], resample_seeds: bool, draws: int,
                        seed: int, batch_size: int, tail: float) -> BootstrapJob:
     """The counts, statistic and row builder of :func:`panel_intervals` (to draw with other
     jobs of the same clusters: ``resampling.bootstrap.run_jobs``)."""
@@ -80,16 +80,16 @@ def panel_interval_job(panels, family: str, *, replicates: Sequence[int], resamp
         raise ValueError("panels bootstrapped jointly must share their metric")
     contrasts = [tuple((coef, (p_i, cell)) for coef, cell in c) for p_i, _, _, c, _ in comps]
 
-    def finish(draws: np.ndarray) -> list[dict]:
-        lo, hi = percentile_interval(draws, tail)
+    def finish(drawn: np.ndarray) -> list[dict]:
+        lo, hi = percentile_interval(drawn, tail)
         rows = []
         for i, (p_i, quantity, factor, contrast, in_family) in enumerate(comps):
             panel = panels[p_i]
             rows.append({"dataset": panel.dataset, "system": panel.system, "quantity": quantity, "factor": factor,
                          "estimate": float(evaluate_exact(panel, contrast, replicates)), "lower": float(lo[i]),
-                         "upper": float(hi[i]), "boot_mean": float(draws[:, i].mean()),
-                         "boot_sd": float(draws[:, i].std(ddof=1)) if n_draws > 1 else float("nan"), "tail": tail,
-                         "n_draws": n_draws, "seed": seed, "batch_size": batch_size, "n_clusters": len(panel.units),
+                         "upper": float(hi[i]), "boot_mean": float(drawn[:, i].mean()),
+                         "boot_sd": float(drawn[:, i].std(ddof=1)) if draws > 1 else float("nan"), "tail": tail,
+                         "n_draws": draws, "seed": seed, "batch_size": batch_size, "n_clusters": len(panel.units),
                          "n_seed_indices": len(replicates) if resample_seeds else 0, "in_family": in_family})
         return rows
 
@@ -113,18 +113,18 @@ def interval_table(rows: list[dict], *, study: str, family: str, population_of, 
     return frame[list(INTERVALS.columns)]
 
 
-def draw_progress_logger(log, label: str, n_draws: int):
+def draw_progress_logger(log, label: str, draws: int):
     """A tqdm bar (stderr) plus log lines at every 10% of the draws."""
-    bar = tqdm(total=n_draws, desc=label, unit="draw", mininterval=5, leave=False)
-    state = {"done": 0, "next": max(1, n_draws // 10)}
+    bar = tqdm(total=draws, desc=label, unit="draw", mininterval=5, leave=False)
+    state = {"done": 0, "next": max(1, draws // 10)}
 
     def progress(done: int) -> None:
         bar.update(done - state["done"])
         state["done"] = done
-        if log and (done >= state["next"] or done == n_draws):
-            log.info("%s: %d / %d draws", label, done, n_draws)
-            state["next"] += max(1, n_draws // 10)
-        if done == n_draws:
+        if log and (done >= state["next"] or done == draws):
+            log.info("%s: %d / %d draws", label, done, draws)
+            state["next"] += max(1, draws // 10)
+        if done == draws:
             bar.close()
 
     return progress

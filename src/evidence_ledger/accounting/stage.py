@@ -18,15 +18,16 @@
   design_tables       REQUESTS + sampling / families / indicators -> Tables 4 and 5 (TSVs)
 
 Each takes paths and plain values (keyword-only); ``reference`` is the optional paper
-reference-values file. Output paths end in ``_out``. The Study 2 tables are looked up by name:
-``answers[dataset][model]`` and ``evidence[dataset]`` (likewise ``relevant``, ``families``,
-``samples``, ``sample_summaries``), mappings the rules pass as their ``files`` param
-(``study2_files`` in workflow/rules/accounting_functions.smk).
+reference-values file. Output paths end in ``_out``. The Study 2 tables come as lists in panel
+order: ``answers`` (and ``requests``) one per dataset x model, dataset-major with the models in
+``models`` order; ``evidence``, ``relevant``, ``families``, ``samples`` and
+``sample_summaries`` one per dataset of ``datasets`` (``study2_inputs`` in
+workflow/rules/accounting_functions.smk).
 """
 from __future__ import annotations
 
 import logging
-from typing import Mapping, Sequence
+from typing import Sequence
 
 import pandas as pd
 
@@ -52,6 +53,22 @@ from .patterns import invalid_rates, pattern_examples, pattern_traces
 from .reference import attach_reference, read_reference, reference_decision_label
 
 log = logging.getLogger(__name__)
+
+
+def _by_dataset(paths: Sequence[str], datasets: Sequence[str]) -> dict[str, str]:
+    """``{dataset: path}`` of a per-dataset input list in ``datasets`` order."""
+    paths, datasets = list(paths), list(datasets)
+    if len(paths) != len(datasets):
+        raise ValueError(f"{len(paths)} files for the {len(datasets)} datasets {datasets}")
+    return dict(zip(datasets, paths))
+
+
+def _by_dataset_and_model(paths: Sequence[str], datasets: Sequence[str], models: Sequence[str]) -> dict[str, dict]:
+    """``{dataset: {model: path}}`` of a per-dataset-x-model input list, dataset-major."""
+    paths, models = list(paths), list(models)
+    if len(paths) != len(datasets) * len(models):
+        raise ValueError(f"{len(paths)} files for the {len(datasets)} datasets x {len(models)} models")
+    return {d: dict(zip(models, paths[i * len(models):(i + 1) * len(models)])) for i, d in enumerate(datasets)}
 
 
 def _reference(path) -> pd.DataFrame | None:
@@ -105,7 +122,7 @@ def study1_bootstrap(*, counts, reference=None, sources: Sequence[str], budget: 
         sub = count_rows[count_rows["population"] == population]
         panel = panel_from_frame(sub, formats=[answer_format], sources=sources, answer_budgets=[budget],
                                  evidence_budgets=[budget], replicates=checkpoints, path=str(counts))
-        rows = panel_intervals(panel, "study1", replicates=checkpoints, resample_seeds=False, n_draws=draws,
+        rows = panel_intervals(panel, "study1", replicates=checkpoints, resample_seeds=False, draws=draws,
                                seed=seed, batch_size=batch_size, tail=tail,
                                progress=draw_progress_logger(log, f"study1/{population}", draws))
         frames.append(interval_table(rows, study="study1", family="study1", population_of=population,
@@ -115,7 +132,8 @@ def study1_bootstrap(*, counts, reference=None, sources: Sequence[str], budget: 
     write_report_tsv(out, summary_out)
 
 
-def study2_accounting(*, answers: Mapping[str, Mapping], evidence: Mapping, relevant: Mapping, families: Mapping,
+def study2_accounting(*, answers: Sequence[str], evidence: Sequence[str], relevant: Sequence[str],
+                      families: Sequence[str],
                       reference=None, datasets: Sequence[str], models: Sequence[str], sources: Sequence[str],
                       budgets: Sequence[str], formats: Sequence[str], parser: str,
                       sensitivity_parsers: Sequence[str] = (), greedy_replicate: int | None = None,
@@ -127,9 +145,11 @@ def study2_accounting(*, answers: Mapping[str, Mapping], evidence: Mapping, rele
     parser over the sampled seeds, invalid rates, (1,0,1,0)/(0,1,0,1) traces and examples,
     coverage.
 
-    ``answers[dataset][model]``, ``evidence[dataset]``, ``relevant[dataset]`` and
-    ``families[dataset]``: the input tables of every dataset of ``datasets`` and model of ``models``."""
+    ``answers`` (dataset x model), ``evidence``, ``relevant`` and ``families`` (per dataset): the
+    input tables of every dataset of ``datasets`` and model of ``models``, in panel order."""
     datasets, models = list(datasets), list(models)
+    answers = _by_dataset_and_model(answers, datasets, models)
+    evidence, relevant, families = (_by_dataset(x, datasets) for x in (evidence, relevant, families))
     seeds, greedy = list(seed_replicates), greedy_replicate
     replicates = ([greedy] if greedy is not None else []) + seeds
     ref = _reference(reference)
@@ -210,7 +230,7 @@ def study2_bootstrap(*, counts, reference=None, family: str, datasets: Sequence[
             sub = count_rows[(count_rows["dataset"] == dataset) & (count_rows["system"] == model)]
             panels.append(panel_from_frame(sub, formats=formats, sources=sources, answer_budgets=budgets,
                                            evidence_budgets=budgets, replicates=seed_replicates, path=str(counts)))
-        rows += panel_intervals(panels, family, replicates=seed_replicates, resample_seeds=True, n_draws=draws,
+        rows += panel_intervals(panels, family, replicates=seed_replicates, resample_seeds=True, draws=draws,
                                 seed=seed, batch_size=batch_size, tail=tail,
                                 progress=draw_progress_logger(log, f"{family}/{dataset}", draws))
     out = interval_table(rows, study="study2", family=family, population_of="all", family_size=family_size,
@@ -255,7 +275,8 @@ def study2_forest_plot(*, intervals, bound: float, png_out, svg_out) -> None:
     log.info("forest plot written to %s and %s", png_out, svg_out)
 
 
-def study2_controls(*, answers: Mapping[str, Mapping], evidence: Mapping, relevant: Mapping, families: Mapping,
+def study2_controls(*, answers: Sequence[str], evidence: Sequence[str], relevant: Sequence[str],
+                    families: Sequence[str],
                     datasets: Sequence[str], models: Sequence[str], parser: str, budget: str,
                     formats: Sequence[str], control_sources: Sequence[str], primary_sources: Sequence[str],
                     mappings: Sequence[str], greedy_replicate: int, draws: int, alpha: float, family_size: int,
@@ -263,7 +284,9 @@ def study2_controls(*, answers: Mapping[str, Mapping], evidence: Mapping, releva
     """The greedy controls analysed (``accounting.controls``): per model x dataset x format x
     control its units, feasibility, score, E-type contrasts against ``none`` and answer agreement
     with ``none``, intervals by the primary draw protocol at tail ``alpha / (2 family_size)``.
-    Inputs are keyed as in :func:`study2_accounting`."""
+    Inputs in panel order as in :func:`study2_accounting`."""
+    answers = _by_dataset_and_model(answers, datasets, models)
+    evidence, relevant, families = (_by_dataset(x, datasets) for x in (evidence, relevant, families))
     tail = bonferroni_tail(alpha, family_size)
     rows = []
     for dataset in datasets:
@@ -274,7 +297,7 @@ def study2_controls(*, answers: Mapping[str, Mapping], evidence: Mapping, releva
             ans = tables.read_frame(answers[dataset][model], ANSWER_INDICATORS)
             rows += control_rows(ans, ev, rel, fam, dataset=dataset, system=model, parser=parser, budget=budget,
                                  replicate=greedy_replicate, formats=formats, control_sources=control_sources,
-                                 primary_sources=primary_sources, mappings=mappings, n_draws=draws, seed=seed,
+                                 primary_sources=primary_sources, mappings=mappings, draws=draws, seed=seed,
                                  batch_size=batch_size, tail=tail)
             log.info("controls %s/%s: %d rows", dataset, model, len(rows))
     write_report_tsv(pd.DataFrame(rows), controls_out)
@@ -315,13 +338,14 @@ def control_generations(*, requests: Sequence, design: str, reference=None, requ
                             "reference", "reference_design"]], requests_out)
 
 
-def study2_answer_accuracy(*, answers: Mapping[str, Mapping], families: Mapping, datasets: Sequence[str],
+def study2_answer_accuracy(*, answers: Sequence[str], families: Sequence[str], datasets: Sequence[str],
                            models: Sequence[str], sources: Sequence[str], budgets: Sequence[str], formats: Sequence[str],
                            parsers: Sequence[str], greedy_replicate: int | None, seed_replicates: Sequence[int],
                            draws: int, alpha: float, family_size: int, seed: int, batch_size: int,
                            accuracy_out) -> None:
     """Study 2 answer accuracy per cell (INVALID counted wrong) for every parser, seed mean with
-    primary-protocol intervals and the greedy value. Inputs are keyed as in :func:`study2_accounting`."""
+    primary-protocol intervals and the greedy value. Inputs in panel order as in :func:`study2_accounting`."""
+    answers, families = _by_dataset_and_model(answers, datasets, models), _by_dataset(families, datasets)
     tail = bonferroni_tail(alpha, family_size)
     rows = []
     for dataset in datasets:
@@ -331,21 +355,23 @@ def study2_answer_accuracy(*, answers: Mapping[str, Mapping], families: Mapping,
             for p in parsers:
                 rows += study2_accuracy_rows(ans, fam, dataset=dataset, system=model, parser=p, formats=formats,
                                              sources=sources, budgets=budgets, seeds=seed_replicates,
-                                             greedy=greedy_replicate, n_draws=draws, seed=seed,
+                                             greedy=greedy_replicate, draws=draws, seed=seed,
                                              batch_size=batch_size, tail=tail)
     write_report_tsv(pd.DataFrame(rows), accuracy_out)
 
 
-def study2_parser_sensitivity(*, answers: Mapping[str, Mapping], evidence: Mapping, relevant: Mapping,
-                              families: Mapping,
+def study2_parser_sensitivity(*, answers: Sequence[str], evidence: Sequence[str], relevant: Sequence[str],
+                              families: Sequence[str],
                               datasets: Sequence[str], models: Sequence[str], sources: Sequence[str],
                               budgets: Sequence[str], formats: Sequence[str], parsers: Sequence[str],
                               seed_replicates: Sequence[int], draws: int, alpha: float, family_size: int,
                               seed: int, batch_size: int, counts_out, sensitivity_out) -> None:
     """The primary family (format and context effects on E0) under every parser, with the
     primary draws (a fresh ``PCG64(seed)`` per dataset and parser, so every parser gets the same
-    family and seed-index draws); the family counts of every parser are saved. Inputs are keyed
-    as in :func:`study2_accounting`."""
+    family and seed-index draws); the family counts of every parser are saved. Inputs in panel
+    order as in :func:`study2_accounting`."""
+    answers = _by_dataset_and_model(answers, datasets, models)
+    evidence, relevant, families = (_by_dataset(x, datasets) for x in (evidence, relevant, families))
     tail = bonferroni_tail(alpha, family_size)
     rows, count_parts = [], []
     for dataset in datasets:
@@ -362,7 +388,7 @@ def study2_parser_sensitivity(*, answers: Mapping[str, Mapping], evidence: Mappi
                 panels.append(aggregate_to_families(panel, fam))
                 count_parts.append(panel_to_frame(panels[-1], study="study2", population="all", parser=p))
             for r in panel_intervals(panels, "primary", replicates=seed_replicates, resample_seeds=True,
-                                     n_draws=draws, seed=seed, batch_size=batch_size, tail=tail):
+                                     draws=draws, seed=seed, batch_size=batch_size, tail=tail):
                 rows.append({"parser": p, **r})
     tables.write_table(pd.concat(count_parts, ignore_index=True), counts_out, CLUSTER_COUNTS)
     out = pd.DataFrame(rows)
@@ -391,7 +417,7 @@ def study1_answer_metrics(*, answers, relevant, evidence=None, dataset: str, sys
         eligible = eligible_by_claim(tables.read_frame(evidence, EVIDENCE_INDICATORS), units, dataset=dataset,
                                      sources=sources, n_replicates=len(checkpoints))
     rows = study1_metric_rows(ans, units, dataset=dataset, system=system, parser=parser, sources=sources,
-                              replicates=checkpoints, classes=classes, n_draws=draws, seed=seed,
+                              replicates=checkpoints, classes=classes, draws=draws, seed=seed,
                               batch_size=batch_size, tail=bonferroni_tail(alpha, family_size), eligible=eligible)
     frame = pd.DataFrame(rows).assign(study="study1", population="all")
     frame = attach_reference(frame, _reference(reference))
@@ -421,13 +447,17 @@ def study2_endpoints(*, estimates, exploratory, parser: str, endpoints_out) -> N
                      endpoints_out)
 
 
-def design_tables(*, requests: Sequence, sample_summaries: Mapping, samples: Mapping, families: Mapping,
-                  evidence: Mapping, relevant: Mapping, answers: Mapping[str, Mapping], datasets: Sequence[str],
+def design_tables(*, requests: Sequence, sample_summaries: Sequence[str], samples: Sequence[str],
+                  families: Sequence[str], evidence: Sequence[str], relevant: Sequence[str], answers: Sequence[str],
+                  datasets: Sequence[str],
                   models: Sequence[str], design_out, populations_out) -> None:
     """The paper's Tables 4 (conditions and requests per model x dataset) and 5 (each
     population's size through the joins). ``requests``: the REQUESTS table of every model x
-    dataset; the other inputs are keyed as in :func:`study2_accounting` (``sample_summaries``
-    and ``samples`` by dataset)."""
+    dataset; the other inputs in panel order as in :func:`study2_accounting` (``sample_summaries``
+    and ``samples`` one per dataset)."""
+    answers = _by_dataset_and_model(answers, datasets, models)
+    sample_summaries, samples, families, evidence, relevant = (
+        _by_dataset(x, datasets) for x in (sample_summaries, samples, families, evidence, relevant))
     req = pd.concat([tables.read_frame(p, REQUESTS, columns=["model", "dataset", "condition", "request_id"]
                                        + ["source", "budget", "format", "code_mapping", "replicate"])
                      for p in requests], ignore_index=True)

@@ -67,7 +67,7 @@ def diffgr_reader_pairs(records: Iterable[Mapping], prompt: str, closed_book_pro
     missing/empty.
     """
     records = list(records)
-    prompts, _ = plan_reader_prompts(records, prompt, closed_book_prompt, orders=[])
+    prompts, _ = plan_reader_prompts(records, prompt, closed_book_prompt, context_orders=[])
     by_id = {r["question_id"]: r for r in records}
     pairs, skipped = [], 0
     for p in prompts:

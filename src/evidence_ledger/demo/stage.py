@@ -1,6 +1,6 @@
 """File-level entry points of the demo rules (``workflow/rules/demo.smk``): read tables, build a small model.
 
-Each function here is what one ``scripts/<rule>.py`` calls:
+Each function here is what the job of the rule of its name calls (:mod:`evidence_ledger.jobs.stage_job`):
   build_demo_models    training CLAIMS + UNITS (+ conflict inputs) -> a tiny chat model directory
   build_demo_reranker  corpus indexes + training CLAIMS + UNITS -> the tiny reranker directory
   build_demo_verifier  training CLAIMS + UNITS -> the tiny verifier base model directory

@@ -121,7 +121,7 @@ def run_passages(run: str, order: str, generated: str, retrieved: str) -> list[s
 
 
 def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt: str,
-                        orders: Sequence[str], *,
+                        context_orders: Sequence[str], *,
                         shuffle_seed: int | None = None) -> tuple[list[dict], list[dict]]:
     """Reader prompts for every question and run, plus per-question length statistics.
 
@@ -130,7 +130,7 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
     original's ``ctxs_num 1``) and the generated passage closest to it in length.
     Order ``random`` arranges each question's two passages as the official random merge
     did: from the record's ``ctxs``, else replayed from ``random.Random(shuffle_seed)`` over
-    the complete released file (config ``diffgr.random_order_seed``, required when ``orders``
+    the complete released file (config ``diffgr.random_order_seed``, required when ``context_orders``
     holds ``random``; :func:`.reader_setup.random_arrangements`, which refuses a file that is
     neither).
     Returns ``(prompts, lengths)``: prompt rows ``(question_id, run, order, context_order,
@@ -139,13 +139,13 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
     ``(question_id, generated_index, gen_words, ret_words, length_ratio, length_rel_diff)``.
     A record without a generated or retrieved passage raises ``ValueError`` naming it.
     """
-    for o in orders:
+    for o in context_orders:
         if o not in ORDERS:
             raise ValueError(f"unknown context order {o!r}; use one of {ORDERS}")
-    if "random" in orders and shuffle_seed is None:
+    if "random" in context_orders and shuffle_seed is None:
         raise ValueError("context order 'random' needs shuffle_seed (config diffgr.random_order_seed)")
     records = list(records)
-    shuffled = random_arrangements(records, shuffle_seed) if "random" in orders else []
+    shuffled = random_arrangements(records, shuffle_seed) if "random" in context_orders else []
     prompts, lengths = [], []
     for k, rec in enumerate(records):
         qid = rec["question_id"]
@@ -159,7 +159,7 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
         gw, rw = count_words(generated), count_words(retrieved)
         lengths.append({"question_id": qid, "generated_index": gi, "gen_words": gw, "ret_words": rw,
                         "length_ratio": length_ratio(gw, rw), "length_rel_diff": length_rel_diff(gw, rw)})
-        plan = [("hybrid", o) for o in orders] + [("generated", ""), ("retrieved", ""), ("closed_book", "")]
+        plan = [("hybrid", o) for o in context_orders] + [("generated", ""), ("retrieved", ""), ("closed_book", "")]
         for run, order in plan:
             arrangement = shuffled[k] if order == "random" else order
             passages = run_passages(run, arrangement, generated, retrieved)
@@ -195,7 +195,7 @@ def diffgr_from_counts(gen_ans, ir_ans):
 
 # ----------------------------------------------------------------------------- end to end
 def reader_request_rows(records: Sequence[dict], model: str, dataset: str, prompt: str, closed_book_prompt: str,
-                        orders: Sequence[str], max_new_tokens: int, seed: int, threshold: float,
+                        context_orders: Sequence[str], max_new_tokens: int, seed: int, threshold: float,
                         system_message: str = "", *,
                         shuffle_seed: int | None = None) -> tuple[list[dict], list[dict]]:
     """Request rows (DIFFGR_READER_ANSWERS columns up to ``request_id``) and DIFFGR_LENGTHS rows.
@@ -203,7 +203,8 @@ def reader_request_rows(records: Sequence[dict], model: str, dataset: str, promp
     ``system_message`` ('' = none) precedes every user prompt; ``shuffle_seed`` seeds the
     ``random`` order's arrangements (required with that order, see :func:`plan_reader_prompts`)."""
     sampling = greedy_sampling(max_new_tokens, seed)
-    prompts, lengths = plan_reader_prompts(records, prompt, closed_book_prompt, orders, shuffle_seed=shuffle_seed)
+    prompts, lengths = plan_reader_prompts(records, prompt, closed_book_prompt, context_orders,
+                                           shuffle_seed=shuffle_seed)
     rows = [{"model": model, "dataset": dataset, "question_id": p["question_id"], "run": p["run"],
              "order": p["order"], "context_order": p["context_order"],
              **request_columns(p["prompt"], sampling, system_message)} for p in prompts]
@@ -295,7 +296,7 @@ def bootstrap_diffgr(gen: Sequence[int], ir: Sequence[int], draws: int, seed: in
         return {"ci_low": math.nan, "ci_high": math.nan, "n_draws": int(max(draws, 0)), "n_undefined": 0}
     counts = np.column_stack([np.asarray(gen, dtype=np.int64), np.asarray(ir, dtype=np.int64)])[:, None, :]
     values = bootstrap_draws(counts, lambda tot: diffgr_from_counts(tot[:, 0, 0], tot[:, 0, 1])[:, None],
-                             n_draws=int(draws), seed=int(seed), resample_seeds=False)[:, 0]
+                             draws=int(draws), seed=int(seed), resample_seeds=False)[:, 0]
     ok = values[~np.isnan(values)]
     if ok.size == 0:
         return {"ci_low": math.nan, "ci_high": math.nan, "n_draws": int(draws), "n_undefined": int(draws)}

@@ -40,8 +40,9 @@ def diffgr_generate(*, records, model_dir=None, model: str, dataset: str, prompt
     official random context order (config ``diffgr.random_order_seed``; ``read.py`` seeds 4)."""
     record_rows = read_table(records, CONFLICT_QA_RECORDS).to_pylist()
     rows, lengths = reader_request_rows(record_rows, model, dataset, prompt, closed_book_prompt,
-                                        list(context_orders), max_new_tokens, seed, length_threshold,
-                                        system_message, shuffle_seed=shuffle_seed)
+                                        context_orders=list(context_orders), max_new_tokens=max_new_tokens, seed=seed,
+                                        threshold=length_threshold, system_message=system_message,
+                                        shuffle_seed=shuffle_seed)
     gens = generate_for_rows(rows, model, model_cfg, backend, backend_options, cache_dir, local_dir=model_dir,
                              batch_size=batch_size, tag=f"diffgr-{model}-{dataset}",
                              progress=progress_logger(len(rows), f"diffgr {model} {dataset}"))

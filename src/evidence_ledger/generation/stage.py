@@ -1,6 +1,6 @@
 """File-level entry points of the generation rules (read tables, call the library, write).
 
-Each function here is what one ``scripts/<rule>.py`` calls (keyword-only, paths and plain
+Each function here is what the job of the rule of its name calls (keyword-only, paths and plain
 values):
   plan_requests     CLAIMS (Study 2 population) + EVIDENCE -> REQUESTS of one model x dataset
   generate          REQUESTS -> RESPONSES of one shard, through the response cache (one engine

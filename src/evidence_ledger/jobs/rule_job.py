@@ -2,34 +2,31 @@
 
 In:  a rule name, its wildcard values, the Snakefile, the working directory and the run's config
 (``--configfile`` files and ``--config`` values, as on Snakemake's command line; none = the
-embedded demo). Out: the keyword arguments the rule's script passes to its stage function
-for that job, and the function's name.
+embedded demo). Out: the stage function the rule's job calls, and its keyword arguments for
+that job.
 
 How: Snakemake's Python API (``snakemake.api.SnakemakeApi``) builds the DAG for the rule's
 output files with those wildcards, the same way ``snakemake TARGET`` does; the job of the rule
-in that DAG gives the expanded ``input``, ``output``, ``params``, ``log``, ``wildcards``,
-``threads`` and ``resources``, which fill the ``snakemake`` object a rule script sees (as
-PyPSA-Eur's ``mock_snakemake`` does). The rule's script (``scripts/<rule>.py``, one call of
-one stage function: docs/LAYOUT.md, "The calling convention") is then read, not run: its
-statements other than the logging set-up and the call are executed, and the call's keyword
-expressions are evaluated against that object, so the stage function can be called in this
-process with exactly what the workflow would pass, logging to stderr rather than the rule log.
+in that DAG gives the expanded ``input``, ``output`` and ``params`` (as PyPSA-Eur's
+``mock_snakemake`` gives a script its ``snakemake`` object), and the job's own adapter,
+:func:`evidence_ledger.jobs.stage_job.job_keywords` (docs/LAYOUT.md, "The calling convention"),
+turns them into the keywords, so the stage function can be called in this process with exactly
+what the workflow would pass, logging to stderr rather than the rule log.
 """
 from __future__ import annotations
 
-import ast
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-LOG_SETUP = "log_to_rule_log"
+from .stage_job import job_keywords, stage_function
 
 
 @dataclass(frozen=True)
-class ScriptCall:
-    """The stage function a rule script calls and the keyword arguments it passes."""
+class JobCall:
+    """The stage function a rule's job calls and the keyword arguments it passes."""
 
     function: str
     kwargs: dict[str, Any]
@@ -47,40 +44,6 @@ def parse_wildcards(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def script_statements(source: str) -> tuple[list[ast.stmt], ast.Call]:
-    """Split a rule script into the statements to run first and its one stage-function call.
-
-    The logging set-up (``log_to_rule_log(...)``) and the docstring are dropped; the call is the
-    last top-level expression statement that calls a plain name other than the set-up."""
-    body = ast.parse(source).body
-    calls = [node for node in body if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-             and isinstance(node.value.func, ast.Name)]
-    stage = [node for node in calls if node.value.func.id != LOG_SETUP]
-    if not stage:
-        raise ValueError("the script calls no stage function")
-    call = stage[-1]
-    keep = [node for node in body if node is not call and node not in calls
-            and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
-    return keep, call.value
-
-
-def evaluate_script_call(source: str, filename: str, snakemake: Any) -> tuple[str, dict[str, Any]]:
-    """Run a rule script's set-up statements with ``snakemake`` bound, then evaluate its stage
-    call's keywords; returns (function name, keyword arguments). Positional arguments are refused
-    (stage functions are keyword-only)."""
-    keep, call = script_statements(source)
-    if call.args:
-        raise ValueError(f"{filename}: the stage call passes positional arguments")
-    namespace: dict[str, Any] = {"snakemake": snakemake, "__file__": filename, "__name__": "__rule_script__"}
-    exec(compile(ast.Module(body=keep, type_ignores=[]), filename, "exec"), namespace)
-    kwargs = {}
-    for keyword in call.keywords:
-        if keyword.arg is None:
-            raise ValueError(f"{filename}: the stage call passes **kwargs")
-        kwargs[keyword.arg] = eval(compile(ast.Expression(keyword.value), filename, "eval"), namespace)
-    return call.func.id, kwargs
-
-
 def plain(value: Any) -> Any:
     """Snakemake's containers and path objects -> lists, dicts and strings (for printing and calling)."""
     if isinstance(value, str):
@@ -90,18 +53,6 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
-
-
-def rule_script_path(rule) -> Path:
-    """The script file a rule runs, resolved against the rule file's directory."""
-    script = rule.script
-    if script is None:
-        raise ValueError(f"rule {rule.name} has no script: directive")
-    path = Path(script.get_path_or_uri(secret_free=True) if hasattr(script, "get_path_or_uri") else str(script))
-    if not path.is_absolute():
-        path = Path(rule.basedir.get_path_or_uri(secret_free=True) if hasattr(rule.basedir, "get_path_or_uri")
-                    else str(rule.basedir)) / path
-    return path.resolve()
 
 
 @contextmanager
@@ -154,17 +105,9 @@ def target_files(workflow, rule_name: str, wildcards: Mapping[str, str]) -> list
     return [str(f) for f in output]
 
 
-def snakemake_object(job, workflow):
-    """The ``snakemake`` object a script of ``job`` sees (``snakemake.script.Snakemake``)."""
-    from snakemake.script import Snakemake
-
-    return Snakemake(job.input, job.output, job.params, job.wildcards, job.threads, job.resources,
-                     job.log, workflow.config, job.rule.name, None, scriptdir=None)
-
-
 def rule_job_call(rule_name: str, wildcards: Mapping[str, str], *, snakefile: Path, workdir: Path,
                   configfiles: Sequence[Path] = (), config: Mapping[str, Any] | None = None,
-                  config_args: Sequence[str] | None = None) -> ScriptCall:
+                  config_args: Sequence[str] | None = None) -> JobCall:
     """The stage call of ``rule_name``'s job with ``wildcards`` for the given run: the function's
     name, its keyword arguments (plain values, paths relative to ``workdir``) and the job's outputs.
     ``config_args``: the raw ``--config`` entries (else ``config``'s values, quoted as Snakemake
@@ -174,6 +117,6 @@ def rule_job_call(rule_name: str, wildcards: Mapping[str, str], *, snakefile: Pa
         targets = target_files(parsed, rule_name, wildcards)
     with workflow_dag(snakefile, workdir, configfiles, config, targets=targets, config_args=config_args) as workflow:
         job = find_job(workflow, rule_name, wildcards)
-        script = rule_script_path(job.rule)
-        function, kwargs = evaluate_script_call(script.read_text(), str(script), snakemake_object(job, workflow))
-        return ScriptCall(function, plain(kwargs), tuple(str(f) for f in job.output))
+        function = stage_function(rule_name)
+        kwargs = job_keywords(function, rule_name, job.input, job.output, job.params)
+        return JobCall(function.__name__, plain(kwargs), tuple(str(f) for f in job.output))

@@ -14,7 +14,8 @@ CPU seconds of the process and its finished children, from interpreter start, an
 RSS), the figure ``benchmarks/demo_time.py`` sums per rule (Snakemake's own
 ``benchmark:`` CPU column samples the process tree and misses short-lived work).
 
-Every ``scripts/<rule>.py`` calls :func:`log_to_rule_log` once and then one stage function.
+Every rule's job calls :func:`log_to_rule_log` once and then its stage function
+(:func:`evidence_ledger.jobs.stage_job.run_rule_job`).
 """
 from __future__ import annotations
 

@@ -6,10 +6,10 @@ calls it with exactly the inputs, outputs and params the workflow passes to that
 those wildcards, for that config (none given: the embedded demo), in the working directory
 (``--directory``); see :mod:`evidence_ledger.jobs.rule_job` and docs/LAYOUT.md.
 
-Every rule ``R`` has a script ``scripts/R.py`` that calls one keyword-only function
-``evidence_ledger.<package>.stage.R`` with paths and plain values. This command finds that
-function by the rule's name (in the ``stage`` module of every package) and calls it with
-the given keyword arguments, each value parsed as YAML (``k=5`` is an int, ``k=[a, b]`` a
+Every rule ``R``'s job calls one keyword-only function ``evidence_ledger.<package>.stage.R``
+with its named inputs, outputs and params (:mod:`evidence_ledger.jobs.stage_job`). This command
+finds that function by the rule's name (in the ``stage`` module of every package) and calls it
+with the given keyword arguments, each value parsed as YAML (``k=5`` is an int, ``k=[a, b]`` a
 list, ``k=null`` None, anything else a string). Logging goes to stderr.
 
 In:  a rule name and ``key=value`` pairs, or ``--rule`` with a rule name and ``wildcard=value``
@@ -19,40 +19,20 @@ missing or unknown keywords, or the job that is not in the workflow's DAG.
 from __future__ import annotations
 
 import argparse
-import importlib
 import inspect
 import json
 import logging
 import os
-import pkgutil
 from pathlib import Path
 
 import yaml
 
-import evidence_ledger
 from evidence_ledger.errors import ExpectedError
+from evidence_ledger.jobs.stage_job import stage_functions
 
 
 class CallRefused(ExpectedError):
     """A rule, job or keyword that ``call`` cannot run (printed as one line, exit 2)."""
-
-
-def stage_functions() -> dict[str, object]:
-    """``{rule name: function}`` for every public function of every ``evidence_ledger.<pkg>.stage`` module."""
-    found = {}
-    for info in pkgutil.iter_modules(evidence_ledger.__path__):
-        if not info.ispkg:
-            continue
-        try:
-            module = importlib.import_module(f"evidence_ledger.{info.name}.stage")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"evidence_ledger.{info.name}.stage":
-                continue
-            raise
-        for name, fn in inspect.getmembers(module, inspect.isfunction):
-            if fn.__module__ == module.__name__ and not name.startswith("_"):
-                found[name] = fn
-    return found
 
 
 def parse_keyword_arguments(pairs: list[str]) -> dict[str, object]:
@@ -119,8 +99,6 @@ def call_workflow_job(args, functions: dict[str, object]) -> int:
     if args.print_only:
         print(json.dumps({"function": job.function, "kwargs": job.kwargs}, indent=2, default=str))
         return 0
-    if job.function not in functions:
-        raise CallRefused(f"call --rule {args.job_rule}: its script calls {job.function!r}, not a stage function")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     here = Path.cwd()
     os.chdir(args.directory)

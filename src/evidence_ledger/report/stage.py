@@ -67,13 +67,17 @@ def provenance(*, config: Mapping, repo, verifier_base_dir=None, out, device_mem
         log.info("wrote the GPU fit of %d jobs to %s", len(frame), gpu_fit_out)
 
 
-def claim_traces(*, traces, claims: Mapping, evidence: Mapping, units: Mapping, datasets: Sequence[str],
-                 sources: Sequence[str], per_pattern: int, out) -> None:
+def claim_traces(*, traces, claims: Sequence[str], evidence: Sequence[str], units: Sequence[str],
+                 datasets: Sequence[str], sources: Sequence[str], per_pattern: int, out) -> None:
     """Per-claim traces of evidence-only credit changes: ``per_pattern`` traces per dataset x
     system x pattern, with the evidence text of both sources (newlines kept as `` | ``).
 
-    ``claims`` / ``evidence`` / ``units``: dataset -> path of its sample (CLAIMS), EVIDENCE and
-    UNITS tables, for every dataset of ``datasets``; ``sources``: (source 0, source 1)."""
+    ``claims`` / ``evidence`` / ``units``: the sample (CLAIMS), EVIDENCE and UNITS tables of every
+    dataset of ``datasets``, in that order; ``sources``: (source 0, source 1)."""
+    if not len(claims) == len(evidence) == len(units) == len(datasets):
+        raise ValueError(f"claim traces: {len(claims)} claims, {len(evidence)} evidence and {len(units)} units tables "
+                         f"for the {len(datasets)} datasets {list(datasets)}")
+    claims, evidence, units = (dict(zip(datasets, paths)) for paths in (claims, evidence, units))
     trace_rows = read_frame(traces, PATTERN_TRACES)
     selected = select_traces(trace_rows, int(per_pattern))
     parts = []

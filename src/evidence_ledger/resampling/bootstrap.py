@@ -4,7 +4,7 @@ In:  ``counts`` (clusters, seeds, stats) int64 -- per-cluster sums of the scorin
      every replicate/seed and count statistic (e.g. an ``accounting.panel.CountPanel`` flattened by
      ``accounting.intervals.panel_counts``) -- and a
      ``statistic`` mapping resampled totals (draws, seeds, stats) float64 to (draws, outputs).
-Out: (n_draws, outputs) float64 draws and linear percentile intervals.
+Out: (draws, outputs) float64 draws and linear percentile intervals.
 
 Draw protocol (one ``numpy.random.Generator(PCG64(seed))`` per call, batches of
 ``batch_size`` draws; the last batch may be shorter): for each batch,
@@ -39,13 +39,13 @@ Statistic = Callable[[np.ndarray], np.ndarray]
 EXACT_LIMIT = 2 ** 53
 
 
-def draw_batches(rng: np.random.Generator, n_clusters: int, n_seeds: int, n_draws: int, batch_size: int,
+def draw_batches(rng: np.random.Generator, n_clusters: int, n_seeds: int, draws: int, batch_size: int,
                  resample_seeds: bool) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """Yield ``(start, idx (b, n_clusters), sidx (b, n_seeds))`` following the draw protocol."""
-    if n_draws < 1 or batch_size < 1:
-        raise ValueError("n_draws and batch_size must be positive")
-    for start in range(0, n_draws, batch_size):
-        b = min(batch_size, n_draws - start)
+    if draws < 1 or batch_size < 1:
+        raise ValueError("draws and batch_size must be positive")
+    for start in range(0, draws, batch_size):
+        b = min(batch_size, draws - start)
         idx = rng.integers(0, n_clusters, size=(b, n_clusters), dtype=index_dtype(n_clusters))
         if resample_seeds:
             sidx = rng.integers(0, n_seeds, size=(b, n_seeds))
@@ -93,7 +93,7 @@ def one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def bootstrap_draws(counts: np.ndarray, statistic: Statistic, *, n_draws: int, seed: int, batch_size: int = 128,
+def bootstrap_draws(counts: np.ndarray, statistic: Statistic, *, draws: int, seed: int, batch_size: int = 128,
                     resample_seeds: bool = True, progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Bootstrap draws of ``statistic`` by the counts-matrix method (see module docstring).
 
@@ -111,14 +111,14 @@ def bootstrap_draws(counts: np.ndarray, statistic: Statistic, *, n_draws: int, s
     rng = np.random.Generator(np.random.PCG64(seed))
     out = None
     with one_blas_thread():
-        for start, idx, sidx in draw_batches(rng, n_clusters, n_seeds, n_draws, batch_size, resample_seeds):
+        for start, idx, sidx in draw_batches(rng, n_clusters, n_seeds, draws, batch_size, resample_seeds):
             b = idx.shape[0]
             w = multiplicities(idx, n_clusters).astype(dtype)
             tot = (w @ unique)[:, inverse].astype(np.float64).reshape(b, n_seeds, n_stats)
             tot = tot[np.arange(b)[:, None], sidx]
             vals = statistic(tot)
             if out is None:
-                out = np.empty((n_draws, vals.shape[1]), dtype=np.float64)
+                out = np.empty((draws, vals.shape[1]), dtype=np.float64)
             out[start:start + b] = vals
             if progress is not None:
                 progress(start + b)
@@ -129,14 +129,14 @@ def bootstrap_draws(counts: np.ndarray, statistic: Statistic, *, n_draws: int, s
 class BootstrapJob:
     """What one set of intervals needs from the draws: per-cluster ``counts`` (clusters, seeds,
     stats), the ``statistic`` of their resampled totals, and ``finish`` turning the draws
-    (n_draws, outputs) into result rows."""
+    (draws, outputs) into result rows."""
 
     counts: np.ndarray
     statistic: Statistic
     finish: Callable[[np.ndarray], list]
 
 
-def run_jobs(jobs: Sequence[BootstrapJob], *, n_draws: int, seed: int, batch_size: int = 128,
+def run_jobs(jobs: Sequence[BootstrapJob], *, draws: int, seed: int, batch_size: int = 128,
              resample_seeds: bool = True, progress: Callable[[int], None] | None = None) -> list[list]:
     """The rows of every job from one set of draws: the jobs' count columns side by side in one
     :func:`bootstrap_draws` call, each statistic on its own columns. The index draws depend only
@@ -157,10 +157,10 @@ def run_jobs(jobs: Sequence[BootstrapJob], *, n_draws: int, seed: int, batch_siz
         widths[:] = [o.shape[1] for o in outs]
         return np.concatenate(outs, axis=1)
 
-    draws = bootstrap_draws(counts, statistic, n_draws=n_draws, seed=seed, batch_size=batch_size,
+    drawn = bootstrap_draws(counts, statistic, draws=draws, seed=seed, batch_size=batch_size,
                             resample_seeds=resample_seeds, progress=progress)
     edges = np.cumsum([0] + widths)
-    return [job.finish(np.ascontiguousarray(draws[:, lo:hi])) for job, lo, hi in zip(jobs, edges[:-1], edges[1:])]
+    return [job.finish(np.ascontiguousarray(drawn[:, lo:hi])) for job, lo, hi in zip(jobs, edges[:-1], edges[1:])]
 
 
 def percentile_interval(draws: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:

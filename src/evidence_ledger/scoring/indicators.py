@@ -220,7 +220,7 @@ def eligibility_summary_table(rows: Sequence[Mapping], outside_sample: int = 0) 
     return pd.DataFrame(out, columns=columns)
 
 
-# --- Parquet adapters (used by scripts/score_*.py) ----------------------------------
+# --- Parquet adapters (used by scoring.stage) ----------------------------------
 
 
 def split_by_population(rows: Iterable[Mapping], claims: Iterable[Mapping]) -> tuple[list, list]:

@@ -1,6 +1,6 @@
 """File-level entry points of the scoring rules (Study 2 indicator tables).
 
-Each function here is what one ``scripts/<rule>.py`` calls (keyword-only, paths and plain
+Each function here is what the job of the rule of its name calls (keyword-only, paths and plain
 values):
   score_evidence  EVIDENCE + sample (CLAIMS) -> EVIDENCE_INDICATORS, RELEVANT, eligibility TSV
   score_answers   PARSED + sample (CLAIMS) -> ANSWER_INDICATORS

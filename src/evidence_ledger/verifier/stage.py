@@ -1,6 +1,6 @@
 """File-level entry points of the verifier rules (Study 1).
 
-Each function here is what one ``scripts/<rule>.py`` calls (keyword-only, paths and plain
+Each function here is what the job of the rule of its name calls (keyword-only, paths and plain
 values):
   serialise_verifier_inputs  CLAIMS + UNITS + provider EVIDENCE -> VERIFIER_INPUTS of one split
   train_verifier             training VERIFIER_INPUTS + base model -> one checkpoint directory

@@ -22,7 +22,7 @@ def test_study2_accuracy_counts_invalid_wrong_and_averages_seeds():
     answers = pd.DataFrame([s2_answer(c, r, p) for r, ps in preds.items() for c, p in zip("abc", ps)])
     families = pd.DataFrame({"dataset": "fever", "claim_id": list("abc"), "family_id": ["f1", "f1", "f2"]})
     rows = study2_accuracy_rows(answers, families, dataset="fever", system="m", parser="strict", formats=["codes"],
-                                sources=["bm25"], budgets=["short"], seeds=[1, 2], greedy=0, n_draws=200, seed=5,
+                                sources=["bm25"], budgets=["short"], seeds=[1, 2], greedy=0, draws=200, seed=5,
                                 batch_size=64, tail=0.025)
     mean = next(r for r in rows if r["replicate"] == -1)
     greedy = next(r for r in rows if r["replicate"] == 0)
@@ -55,7 +55,7 @@ def test_study1_accuracy_and_macro_f1_by_hand():
     R tp0 -> 0, N 0 -> 26.67; mean 41.11. Differences: accuracy 0, macro-F1 -6.11."""
     rows = study1_metric_rows(s1_answers(), ["1", "2", "3", "4"], dataset="feverous", system="verifier",
                               parser="none", sources=["s0", "s1"], replicates=[1, 2],
-                              classes=["NOT ENOUGH INFO", "REFUTES", "SUPPORTS"], n_draws=100, seed=20261099,
+                              classes=["NOT ENOUGH INFO", "REFUTES", "SUPPORTS"], draws=100, seed=20261099,
                               batch_size=32, tail=0.025)
     est = {r["quantity"]: r["estimate"] for r in rows}
     assert est["accuracy_0"] == pytest.approx(62.5) and est["accuracy_1"] == pytest.approx(62.5)
@@ -77,8 +77,8 @@ def test_study1_metric_draws_are_the_study1_claim_draws():
     (here claim 1 only) resamples to exactly the same draws."""
     counts = np.zeros((4, 2, 1), dtype=np.int64)
     counts[0] = 1
-    a = bootstrap_draws(counts, lambda t: t[:, 0, :], n_draws=50, seed=20261099, batch_size=16, resample_seeds=False)
-    b = bootstrap_draws(np.concatenate([counts, counts * 0 + 1], axis=2), lambda t: t[:, 0, :1], n_draws=50,
+    a = bootstrap_draws(counts, lambda t: t[:, 0, :], draws=50, seed=20261099, batch_size=16, resample_seeds=False)
+    b = bootstrap_draws(np.concatenate([counts, counts * 0 + 1], axis=2), lambda t: t[:, 0, :1], draws=50,
                         seed=20261099, batch_size=16, resample_seeds=False)
     assert np.array_equal(a, b)
 
@@ -94,7 +94,7 @@ def test_study2_seed_mean_n_answers_is_the_cells_count_per_seed():
     answers = pd.DataFrame(rows_in)
     families = pd.DataFrame({"dataset": "fever", "claim_id": list("abc"), "family_id": ["f1", "f1", "f2"]})
     rows = study2_accuracy_rows(answers, families, dataset="fever", system="m", parser="strict", formats=["codes"],
-                                sources=["bm25"], budgets=["short", "long"], seeds=[1, 2], greedy=0, n_draws=20,
+                                sources=["bm25"], budgets=["short", "long"], seeds=[1, 2], greedy=0, draws=20,
                                 seed=5, batch_size=8, tail=0.025)
     assert sorted(r["n_answers"] for r in rows) == [3, 3, 3, 3]
 
@@ -104,5 +104,5 @@ def test_study2_seeds_with_different_cell_counts_are_refused():
     families = pd.DataFrame({"dataset": "fever", "claim_id": list("abc"), "family_id": ["f1", "f1", "f2"]})
     with pytest.raises(ValueError, match="different answer counts"):
         study2_accuracy_rows(answers, families, dataset="fever", system="m", parser="strict", formats=["codes"],
-                             sources=["bm25"], budgets=["short"], seeds=[1, 2], greedy=None, n_draws=20,
+                             sources=["bm25"], budgets=["short"], seeds=[1, 2], greedy=None, draws=20,
                              seed=5, batch_size=8, tail=0.025)

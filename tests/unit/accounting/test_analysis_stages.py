@@ -77,8 +77,7 @@ def test_parser_sensitivity_uses_the_strict_draws(tmp_path):
     seed, same families: identical draws), and the lenient rows differ from them only where
     the INVALID answers the lenient parser recovers change the counts."""
     p = write_inputs(tmp_path)
-    kw = dict(answers={"fever": {"m": p["answers"]}}, evidence={"fever": p["evidence"]},
-              relevant={"fever": p["relevant"]}, families={"fever": p["families"]},
+    kw = dict(answers=[p["answers"]], evidence=[p["evidence"]], relevant=[p["relevant"]], families=[p["families"]],
               datasets=["fever"], models=["m"], sources=["bm25", "bge"], budgets=["short", "long"],
               formats=["codes", "labels"], seed_replicates=[1, 2, 3, 4, 5], draws=64, alpha=0.05, family_size=12,
               seed=20260916, batch_size=16)

@@ -42,7 +42,7 @@ def test_gold_control_population_feasibility_scores_and_agreement():
     answers, ev, relevant, families = tables()
     rows = control_rows(answers, ev, relevant, families, dataset="fever", system="m", parser="strict",
                         budget="short", replicate=0, formats=["labels"], control_sources=["none", "gold"],
-                        primary_sources=["bm25"], mappings=[], n_draws=64, seed=3, batch_size=16, tail=0.025)
+                        primary_sources=["bm25"], mappings=[], draws=64, seed=3, batch_size=16, tail=0.025)
     by = {(r["control"], r["quantity"]): r for r in rows}
     gold = by[("gold", "score")]
     assert (gold["units"], gold["units_total"]) == (3, 4) and gold["feasibility"] == pytest.approx(75.0)
@@ -62,7 +62,7 @@ def test_a_control_without_answers_reports_zero_units():
     answers, ev, relevant, families = tables()
     rows = control_rows(answers, ev, relevant, families, dataset="fever", system="m", parser="strict",
                         budget="short", replicate=0, formats=["labels"], control_sources=["none", "swap_bm25"],
-                        primary_sources=["bm25"], mappings=[], n_draws=16, seed=3, batch_size=16, tail=0.025)
+                        primary_sources=["bm25"], mappings=[], draws=16, seed=3, batch_size=16, tail=0.025)
     swap = [r for r in rows if r["control"] == "swap_bm25"]
     assert len(swap) == 1 and swap[0]["units"] == 0 and swap[0]["feasibility"] == 0
 
@@ -81,7 +81,7 @@ def test_code_mapping_control_uses_the_sources_evidence():
     ev = pd.concat([ev, pd.DataFrame([evidence("bm25", c, c in "14") for c in "1234"])], ignore_index=True)
     rows = control_rows(answers, ev, relevant, families, dataset="fever", system="m", parser="strict",
                         budget="short", replicate=0, formats=["codes"], control_sources=["none"],
-                        primary_sources=["bm25"], mappings=["rotated"], n_draws=16, seed=3, batch_size=16,
+                        primary_sources=["bm25"], mappings=["rotated"], draws=16, seed=3, batch_size=16,
                         tail=0.025)
     by = {(r["control"], r["quantity"]): r["estimate"] for r in rows}
     assert by[("codes:rotated@bm25", "score")] == pytest.approx(50.0)

@@ -23,24 +23,21 @@ def test_on_unresolved_count_logs_the_count_it_kept(tmp_path, caplog):
 
 
 def test_ingest_input_error_is_written_to_the_rule_log_as_one_line(tmp_path):
-    """scripts/ingest_claim_benchmark.py (rule ingest_fever) run as Snakemake runs it (a ``snakemake`` global): the InputError
-    naming file and line must be in the rule's log file as one ``error:`` line (an expected error
-    needs no traceback), not only on the job's stderr."""
+    """scripts/call_stage.py for rule ingest_fever, run as Snakemake runs it (a ``snakemake`` global): the
+    InputError naming file and line must be in the rule's log file as one ``error:`` line (an
+    expected error needs no traceback), not only on the job's stderr."""
     bad = tmp_path / "dev.jsonl"
     bad.write_text(json.dumps(CLAIM) + "\n" + '{"id": 9,\n')
     log = tmp_path / "logs" / "ingest_fever.log"
     runner = textwrap.dedent(f"""
         import runpy, types
-        class Input(list):
-            def get(self, key, default=None):
-                return getattr(self, key, default)
-        inp = Input(); inp.claims = [{str(bad)!r}]
-        out = types.SimpleNamespace(claims=[{str(tmp_path / 'c.parquet')!r}], units={str(tmp_path / 'u.parquet')!r},
-                                    documents={str(tmp_path / 'd.parquet')!r})
-        snakemake = types.SimpleNamespace(input=inp, output=out, log=[{str(log)!r}],
-                                          params=types.SimpleNamespace(splits=["dev"], on_unresolved="error", benchmark="fever",
-                                                                   data_root={str(tmp_path)!r}))
-        runpy.run_path({str(REPO_ROOT / 'scripts' / 'ingest_claim_benchmark.py')!r}, init_globals={{"snakemake": snakemake}})
+        snakemake = types.SimpleNamespace(
+            rule="ingest_fever", log=[{str(log)!r}], resources={{}},
+            input={{"claim_files": [{str(bad)!r}]}},
+            output={{"claim_tables": [{str(tmp_path / 'c.parquet')!r}], "units": {str(tmp_path / 'u.parquet')!r},
+                    "documents": {str(tmp_path / 'd.parquet')!r}}},
+            params={{"splits": ["dev"], "on_unresolved": "error", "benchmark": "fever", "data_root": {str(tmp_path)!r}}})
+        runpy.run_path({str(REPO_ROOT / 'scripts' / 'call_stage.py')!r}, init_globals={{"snakemake": snakemake}})
     """)
     proc = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, check=False,
                           env={"PYTHONPATH": str(REPO_ROOT / "src"), "PATH": "/usr/bin:/bin"})

@@ -46,8 +46,8 @@ def write_inputs(tmp_path, n_claims=40, units_per_claim=6):
 
 def test_claim_traces_from_filtered_reads_equal_the_full_read(tmp_path):
     paths = write_inputs(tmp_path)
-    claim_traces(traces=paths["traces"], claims={"fever": paths["claims"]}, evidence={"fever": paths["evidence"]},
-                 units={"fever": paths["units"]}, datasets=["fever"], sources=list(SOURCES), per_pattern=2,
+    claim_traces(traces=paths["traces"], claims=[paths["claims"]], evidence=[paths["evidence"]],
+                 units=[paths["units"]], datasets=["fever"], sources=list(SOURCES), per_pattern=2,
                  out=tmp_path / "traces.tsv")
     chosen = select_traces(read_frame(paths["traces"], PATTERN_TRACES), 2)
     expected = build_trace_rows(chosen, read_frame(paths["claims"], CLAIMS), read_frame(paths["evidence"], EVIDENCE),

@@ -27,8 +27,8 @@ def test_counts_matrix_draws_are_bit_identical_to_reference_loop(dataset):
     contrasts = [c for _, _, c in comps]
     counts, index = panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
     stat = contrast_statistic(contrasts, index, panel.multiplier, counts)
-    fast = bootstrap_draws(counts, stat, n_draws=300, seed=20260916, batch_size=128)
-    slow = reference_bootstrap_draws(counts, stat, n_draws=300, seed=20260916, batch_size=128)
+    fast = bootstrap_draws(counts, stat, draws=300, seed=20260916, batch_size=128)
+    slow = reference_bootstrap_draws(counts, stat, draws=300, seed=20260916, batch_size=128)
     assert fast.shape == (300, len(contrasts))
     assert np.array_equal(fast, slow)
     tail = bonferroni_tail(0.05, 12)
@@ -45,8 +45,8 @@ def test_study1_draws_without_seed_resampling_match_reference():
     contrasts = [c for _, _, c in family_contrasts("study1")]
     counts, index = panel_counts(panel, contrasts, [1, 2, 3, 4])
     stat = contrast_statistic(contrasts, index, 1, counts)
-    fast = bootstrap_draws(counts, stat, n_draws=200, seed=20261099, resample_seeds=False)
-    slow = reference_bootstrap_draws(counts, stat, n_draws=200, seed=20261099, resample_seeds=False)
+    fast = bootstrap_draws(counts, stat, draws=200, seed=20261099, resample_seeds=False)
+    slow = reference_bootstrap_draws(counts, stat, draws=200, seed=20261099, resample_seeds=False)
     assert np.array_equal(fast, slow)
 
 
@@ -66,9 +66,9 @@ def test_same_seed_same_draws_and_other_seed_differs():
     contrasts = [c for _, _, c in family_contrasts("primary")]
     counts, index = panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
     stat = contrast_statistic(contrasts, index, 1)
-    a = bootstrap_draws(counts, stat, n_draws=257, seed=5, batch_size=128)
-    b = bootstrap_draws(counts, stat, n_draws=257, seed=5, batch_size=128)
-    c = bootstrap_draws(counts, stat, n_draws=257, seed=6, batch_size=128)
+    a = bootstrap_draws(counts, stat, draws=257, seed=5, batch_size=128)
+    b = bootstrap_draws(counts, stat, draws=257, seed=5, batch_size=128)
+    c = bootstrap_draws(counts, stat, draws=257, seed=6, batch_size=128)
     assert np.array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -93,7 +93,7 @@ def test_paired_conditions_share_the_cluster_sample():
     assert zero == ()
     contrasts = [t00, t00]
     counts, index = panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
-    d = bootstrap_draws(counts, contrast_statistic(contrasts, index, 1), n_draws=50, seed=3)
+    d = bootstrap_draws(counts, contrast_statistic(contrasts, index, 1), draws=50, seed=3)
     assert np.array_equal(d[:, 0], d[:, 1])
     assert d[:, 0].std() > 0
 
@@ -113,7 +113,7 @@ def test_joint_bootstrap_of_models_equals_separate_bootstraps():
                                   formats=syn.FORMATS, sources=syn.SOURCES, answer_budgets=syn.BUDGETS,
                                   evidence_budgets=syn.BUDGETS, replicates=syn.REPLICATES)
         panels.append(aggregate_to_families(p, families))
-    kw = dict(replicates=[1, 2, 3, 4, 5], resample_seeds=True, n_draws=150, seed=9, batch_size=64, tail=0.01)
+    kw = dict(replicates=[1, 2, 3, 4, 5], resample_seeds=True, draws=150, seed=9, batch_size=64, tail=0.01)
     joint = panel_intervals(panels, "exploratory", **kw)
     alone = panel_intervals(panels[0], "exploratory", **kw) + panel_intervals(panels[1], "exploratory", **kw)
     assert joint == alone
@@ -132,7 +132,7 @@ def test_exploratory_e0_companion_has_the_primary_estimate_and_wider_interval():
                           formats=syn.FORMATS, sources=syn.SOURCES, answer_budgets=syn.BUDGETS,
                           evidence_budgets=syn.BUDGETS, replicates=syn.REPLICATES)
     panel = aggregate_to_families(p, families)
-    kw = dict(replicates=[1, 2, 3, 4, 5], resample_seeds=True, n_draws=400, seed=9, batch_size=64)
+    kw = dict(replicates=[1, 2, 3, 4, 5], resample_seeds=True, draws=400, seed=9, batch_size=64)
     primary = next(r for r in panel_intervals(panel, "primary", tail=0.05 / 24, **kw)
                    if (r["quantity"], r["factor"]) == ("E0", "context"))
     explo = next(r for r in panel_intervals(panel, "exploratory", tail=0.05 / 120, **kw) if not r["in_family"])
@@ -180,7 +180,7 @@ def test_null_format_effect_is_exactly_zero_in_every_strict_draw(merge):
     contrasts = [c for _, _, c in family_contrasts("primary")]  # format, context on E0
     counts, index = panel_counts(panel, contrasts, [1, 2, 3, 4, 5])
     stat = contrast_statistic(contrasts, index, 1, counts if merge else None)
-    d = bootstrap_draws(counts, stat, n_draws=300, seed=2)
+    d = bootstrap_draws(counts, stat, draws=300, seed=2)
     if merge:  # one claim-count denominator: numerators combine exactly, then one division
         assert (d[:, 0] == 0.0).all()
     else:  # per-cell ratios summed in floating point: zero only up to rounding
@@ -207,8 +207,8 @@ def test_jobs_drawn_together_get_the_draws_each_gets_alone():
     stat_a = lambda tot: tot[:, :, 0].mean(axis=1, keepdims=True) / tot[:, :, 1:2].mean(axis=1)
     stat_b = lambda tot: tot.sum(axis=1)
     jobs = [BootstrapJob(a, stat_a, lambda d: d), BootstrapJob(b, stat_b, lambda d: d)]
-    together = run_jobs(jobs, n_draws=300, seed=9, batch_size=64, resample_seeds=True)
-    alone = [run_jobs([job], n_draws=300, seed=9, batch_size=64, resample_seeds=True)[0] for job in jobs]
+    together = run_jobs(jobs, draws=300, seed=9, batch_size=64, resample_seeds=True)
+    alone = [run_jobs([job], draws=300, seed=9, batch_size=64, resample_seeds=True)[0] for job in jobs]
     for joint, single in zip(together, alone):
         assert joint.shape == single.shape and np.array_equal(joint, single)
     assert together[1].shape == (300, 2)

@@ -16,7 +16,7 @@ import pytest
 
 from evidence_ledger.run import preflight
 from evidence_ledger.run.preflight import FAIL, NOTE, OK, command_line_run, run_checks
-from evidence_ledger.fixtures.rehearsal_data import write_rehearsal_data
+from evidence_ledger.datasets.rehearsal_data import write_rehearsal_data
 
 from support.hub_cache import paper_hub_models, snapshot_dir, stand_in_hub_cache, stand_in_model_dir
 from support.paths import REPO_ROOT
