@@ -38,6 +38,10 @@ from evidence_ledger.retrieval.corpus import build_corpus_index, load_corpus_ind
 from evidence_ledger.retrieval.ordering import order_pool  # noqa: E402
 from evidence_ledger.retrieval.pool_bm25 import bm25okapi_scores  # noqa: E402
 from evidence_ledger.retrieval.text import bm25_tokens  # noqa: E402
+from evidence_ledger.config.layers import DEFAULTS_FILE, read_layer, repo_root  # noqa: E402
+
+# the settings a run uses (config/defaults.yaml): the index's and the pool ordering's BM25
+RETRIEVAL = read_layer(repo_root() / DEFAULTS_FILE)["retrieval"]
 
 OUT = Path(__file__).resolve().parent / "results" / "bm25.json"
 STOP_RANKS = 100
@@ -93,7 +97,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bm25bench"))
     try:
         t = clock()
-        build_corpus_index(doc_ids, [""] * len(docs), docs, tmp / "index")
+        build_corpus_index(doc_ids, [""] * len(docs), docs, tmp / "index", **RETRIEVAL["corpus_bm25"])
         build_s = since(t)
         t = clock()
         index = load_corpus_index(tmp / "index", mmap=True)
@@ -107,7 +111,7 @@ def main() -> None:
 
     t = clock()
     tokenised = [bm25_tokens(d) for d in docs]
-    okapi = BM25Okapi(tokenised)
+    okapi = BM25Okapi(tokenised, **RETRIEVAL["pool_bm25"])
     rank_build_s = since(t)
     nq = min(args.rank_bm25_queries, len(queries))
     t = clock()
@@ -131,10 +135,10 @@ def main() -> None:
         query = list(rng.choice(src, size=min(5, len(src)), replace=False))
         ids = [doc_ids[m] for m in members]
         c0 = time.process_time()
-        ours = bm25okapi_scores(pool, query)
+        ours = bm25okapi_scores(pool, query, **RETRIEVAL["pool_bm25"])
         ours_order = order_pool(ids, ours)
         c1 = time.process_time()
-        ref = BM25Okapi(pool).get_scores(query)
+        ref = BM25Okapi(pool, **RETRIEVAL["pool_bm25"]).get_scores(query)
         ref_order = sorted(range(size), key=lambda i: (-float(ref[i]), i, ids[i]))
         c2 = time.process_time()
         ours_cpu += c1 - c0

@@ -124,7 +124,8 @@ def main() -> None:
             import vllm  # noqa: F401
 
             results["vllm"] = measure("vllm", spec, reqs, {"batch_size": args.batch_size, "enforce_eager": True,
-                                                           "max_model_len": 1024, "enable_prefix_caching": False},
+                                                           "max_model_len": 1024, "enable_prefix_caching": False,
+                                                           "tensor_parallel_size": 1, "gpu_memory_utilization": 0.9},
                                       work)
         except ImportError as exc:
             results["vllm"] = {"skipped": f"vllm not importable: {exc}"}

@@ -31,6 +31,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from evidence_ledger.demo.reranker import build_tiny_reranker  # noqa: E402
 from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, score_pairs  # noqa: E402
 from evidence_ledger.memory.peak_rss import own_peak_rss_kib  # noqa: E402
+from evidence_ledger.config.layers import DEFAULTS_FILE, read_layer, repo_root  # noqa: E402
+
+RERANKER = read_layer(repo_root() / DEFAULTS_FILE)["retrieval"]["reranker"]  # a run's settings (config/defaults.yaml)
 
 SIZES = {"tiny": {"hidden_size": 64, "layers": 2, "heads": 2}, "base": {"hidden_size": 768, "layers": 12, "heads": 12}}
 # bge-reranker-base's embedding rows (XLM-R's 250,002-piece vocabulary): the "base" stand-in's
@@ -125,7 +128,9 @@ def main() -> None:
         subprocess.run([sys.executable, __file__, "--size", args.size, "--seed", str(args.seed), "--words",
                         str(args.words), "--build-into", str(model_dir)], check=True)
         build_s = time.perf_counter() - t0
-        reranker, identity = load_reranker(RerankerSpec(local_dir=str(model_dir), batch_size=args.batch_size, fp16=True))
+        reranker, identity = load_reranker(RerankerSpec(local_dir=str(model_dir), batch_size=args.batch_size, fp16=True,
+                                                                max_length=RERANKER["max_length"],
+                                                                allow_pickle_weights=False))
         load_peak_mib = own_peak_rss_kib() / 1024
         weights_file_mib = sum(f.stat().st_size for f in model_dir.glob("*.safetensors")) / 2**20
         score_pairs(reranker, pairs[: min(256, len(pairs))])  # warm-up

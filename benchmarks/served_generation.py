@@ -68,7 +68,7 @@ SERVED = "tiny-qwen3"
 MAX_MODEL_LEN = 2048
 KWARGS = {"enable_thinking": False}
 ENGINE = {"enforce_eager": True, "max_model_len": MAX_MODEL_LEN, "enable_prefix_caching": False,
-          "gpu_memory_utilization": 0.3}
+          "gpu_memory_utilization": 0.3, "tensor_parallel_size": 1}
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
 
 

@@ -33,10 +33,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 OUT = Path(__file__).resolve().parent / "results" / "verifier.json"
+# a run's verifier settings (config/defaults.yaml)
+VERIFIER = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "defaults.yaml").read_text())["verifier"]
 WORDS = [f"w{i}" for i in range(400)] + ["red", "blue", "house", "river", "painted", "not", "in", "the"]
 
 
@@ -73,12 +77,15 @@ def cpu_benchmark(args) -> dict:
         build_tiny_verifier(texts, base_dir, spec)
         inputs = synthetic_inputs(512, args.seq_len, 400, 1)
         settings = TrainingSettings(seed=1, final_update=args.steps, batch_size=args.batch_size, grad_accumulation=1,
-                                    learning_rate=1e-3, warmup_ratio=0.1, label_set=("SUPPORTS", "REFUTES"))
+                                    learning_rate=1e-3, warmup_ratio=0.1, label_set=("SUPPORTS", "REFUTES"),
+                                    weight_decay=VERIFIER["weight_decay"], max_grad_norm=VERIFIER["max_grad_norm"],
+                                    precision=VERIFIER["precision"])
         t0, c0 = time.perf_counter(), time.process_time()
         train_checkpoint(inputs, BaseModel(str(base_dir)), settings, Path(tmp) / "ckpt", checkpoint=1)
         train_wall, train_cpu = time.perf_counter() - t0, time.process_time() - c0
         t0, c0 = time.perf_counter(), time.process_time()
-        predict_checkpoint(Path(tmp) / "ckpt", inputs, checkpoint=1, system="bench", batch_size=64)
+        predict_checkpoint(Path(tmp) / "ckpt", inputs, checkpoint=1, system="bench", batch_size=64,
+                           precision=VERIFIER["precision"])
         pred_wall, pred_cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
         "model": {"hidden_size": spec.hidden_size, "layers": spec.num_hidden_layers, "heads": spec.num_attention_heads,

@@ -29,6 +29,18 @@ UNIT_CLAIM_ABSTRACT = "claim_abstract"
 UNITS = (UNIT_CLAIM, UNIT_CLAIM_ABSTRACT)
 #: accounting metrics (``accounting.METRIC_MULTIPLIER`` keys)
 METRICS = ("strict", "f1")
+#: the official scorers' evidence caps, as keywords of every scorer's ``unit_evidence_eligible``,
+#: with the config key (under ``scoring``) that may override each for a run
+SCORER_CAPS = {"max_evidence": "max_evidence", "max_evidence_cell": "max_evidence_cell",
+               "max_sentences": "max_abstract_sentences"}
+#: the conflict-QA reader files of DiffGR (NQ-CC, TQA-CC: the RetrieveOrGenerated release, "Blinded
+#: by Generated Contexts", Tan et al., 2024), each with the questions of its released file: the
+#: reader runs read the whole open-domain test split of Natural Questions (3,610 questions) and
+#: TriviaQA (11,313), the splits of DPR (Karpukhin et al., 2020). Counts only: the release files (a
+#: Google Drive folder named in the repository's README) could not be fetched to record a content hash.
+CONFLICT_QA_RELEASES = {"nqcc": 3610, "tqacc": 11313}
+#: their names: the ``{dataset}`` values of the ingest_conflict_qa rule and the ``diffgr.datasets`` of a run
+CONFLICT_QA_DATASETS = tuple(CONFLICT_QA_RELEASES)
 
 #: environment variable listing plugin modules (comma-separated) imported before each lookup
 PLUGINS_ENV = "EVIDENCE_LEDGER_BENCHMARK_PLUGINS"
@@ -55,7 +67,11 @@ class Benchmark:
     returns the CLAIMS tables (FEVER, FEVEROUS: bounded memory whatever the wiki's size)
     (``progress``, when the reader takes it, is called once per corpus file or page).
     ``scorer`` and ``prompts`` are module paths; ``prompt_family`` keys the templates in
-    ``generation.prompts``. ``ingest_resources`` are the ingest rule's resources (fixed ``mem_mb`` / ``runtime``), or None
+    ``generation.prompts``. ``scorer_caps`` are the official scorer's evidence caps (keys of
+    :data:`SCORER_CAPS`: FEVER scores the first 5 predicted sentences, FEVEROUS 5 non-cell and 25
+    cell-like elements, SciFact 3 sentences per abstract): the scorer's defaults, the scoring
+    rules' values unless config ``scoring`` overrides one, and the evidence's scored prefix
+    (:meth:`scored_prefix`). ``ingest_resources`` are the ingest rule's resources (fixed ``mem_mb`` / ``runtime``), or None
     for resources sized from the job's input by ``rule_resources`` (model ``ingest``: the
     streaming wiki readers, whose memory does not grow with the corpus).
     """
@@ -69,6 +85,7 @@ class Benchmark:
     reader: str
     scorer: str
     prompt_family: str
+    scorer_caps: Mapping[str, int]
     prompts: str = "evidence_ledger.generation.prompts"
     ingest_resources: Mapping[str, int] | None = field(default_factory=lambda: {"mem_mb": 4000, "runtime": 60})
 
@@ -81,6 +98,21 @@ class Benchmark:
     def per_document(self) -> bool:
         """True where the unit of evaluation is claim x retrieved abstract."""
         return self.unit == UNIT_CLAIM_ABSTRACT
+
+    def caps(self, scoring: Mapping | None = None) -> dict[str, int | None]:
+        """Every scorer cap of :data:`SCORER_CAPS` for a run: config ``scoring.<key>`` where it is
+        set (not null), else this benchmark's own cap, else None (a cap its scorer does not read)."""
+        scoring = scoring or {}
+        return {cap: scoring.get(key) if scoring.get(key) is not None else self.scorer_caps.get(cap)
+                for cap, key in SCORER_CAPS.items()}
+
+    def scored_prefix(self, scoring: Mapping | None = None) -> tuple[int, int | None]:
+        """``(non_cell, cell)``: how many leading non-cell and cell-like units of a submission its
+        scorer reads (FEVER ``max_evidence``; FEVEROUS ``max_evidence`` + ``max_evidence_cell``;
+        SciFact ``max_sentences`` per abstract); ``cell`` None: no cell budget."""
+        caps = self.caps(scoring)
+        non_cell = caps["max_evidence"] if "max_evidence" in self.scorer_caps else caps["max_sentences"]
+        return non_cell, caps["max_evidence_cell"] if "max_evidence_cell" in self.scorer_caps else None
 
 
 _WIKI_LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
@@ -96,6 +128,10 @@ def _check(bench: Benchmark) -> None:
         raise ValueError(f"benchmark {bench.name!r}: unit {bench.unit!r} is not one of {list(UNITS)}")
     if bench.metric not in METRICS:
         raise ValueError(f"benchmark {bench.name!r}: metric {bench.metric!r} is not one of {list(METRICS)}")
+    unknown_caps = set(bench.scorer_caps) - set(SCORER_CAPS)
+    if unknown_caps or not ({"max_evidence", "max_sentences"} & set(bench.scorer_caps)):
+        raise ValueError(f"benchmark {bench.name!r}: scorer_caps {dict(bench.scorer_caps)} must hold max_evidence or "
+                         f"max_sentences, and only keys of {list(SCORER_CAPS)}")
     if not bench.labels or len(set(bench.labels)) != len(bench.labels):
         raise ValueError(f"benchmark {bench.name!r}: labels {bench.labels!r} must be distinct and non-empty")
     if bench.nei_label is not None and bench.nei_label not in bench.labels:
@@ -179,22 +215,27 @@ def dataset_wildcard_regex() -> str:
     return "|".join(benchmark_names())
 
 
+def conflict_qa_wildcard_regex() -> str:
+    """Snakemake constraint of a conflict-QA dataset wildcard: ``nqcc|tqacc``."""
+    return "|".join(CONFLICT_QA_DATASETS)
+
+
 FEVER = register_benchmark(Benchmark(
     name="fever", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
     unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.fever:write_fever_release",
-    scorer="evidence_ledger.scoring.fever", prompt_family="wiki",
+    scorer="evidence_ledger.scoring.fever", prompt_family="wiki", scorer_caps={"max_evidence": 5},
     ingest_resources=None,
 ))
 FEVEROUS = register_benchmark(Benchmark(
     name="feverous", labels=_WIKI_LABELS, nei_label="NOT ENOUGH INFO", metric="strict",
     unit=UNIT_CLAIM, corpus_key="wiki", reader="evidence_ledger.datasets.feverous:write_feverous_release",
     scorer="evidence_ledger.scoring.feverous", prompt_family="wiki",
-    ingest_resources=None,
+    scorer_caps={"max_evidence": 5, "max_evidence_cell": 25}, ingest_resources=None,
 ))
 SCIFACT = register_benchmark(Benchmark(
     name="scifact", labels=("SUPPORT", "CONTRADICT", "NOINFO"), nei_label="NOINFO", metric="f1",
     unit=UNIT_CLAIM_ABSTRACT, corpus_key="corpus", reader="evidence_ledger.datasets.scifact:ingest_scifact",
-    scorer="evidence_ledger.scoring.scifact", prompt_family="scifact",
+    scorer="evidence_ledger.scoring.scifact", prompt_family="scifact", scorer_caps={"max_sentences": 3},
     ingest_resources={"mem_mb": 2000, "runtime": 20},
 ))
 
@@ -212,7 +253,6 @@ def config_benchmark_references(config: dict) -> dict[str, list[str]]:
         "retrieval.datasets": list(retrieval.get("datasets") or []),
         "retrieval.extra_claim_splits": list(retrieval.get("extra_claim_splits") or {}),
         "retrieval.reranker.build.datasets": list(((retrieval.get("reranker") or {}).get("build") or {}).get("datasets") or {}),
-        "evidence.scored_prefix": list(evidence.get("scored_prefix") or {}),
         "evidence.needs_no_evidence": list(evidence.get("needs_no_evidence") or {}),
         "external": list(config.get("external") or {}),
         "generation.datasets": list(generation.get("datasets") or []),

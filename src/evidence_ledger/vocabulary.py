@@ -24,10 +24,11 @@ from typing import Iterable
 INVALID = "INVALID"
 
 # --- greedy control evidence sources (the paper's Appendix F controls) ---------------------
-#: controls: no evidence, gold evidence, another claim's evidence, the source's order reversed
-CONTROLS = ("none", "swap", "gold", "reversed")
+#: controls: no evidence, another claim's evidence, gold evidence, the source's order reversed
+CONTROL_NONE, CONTROL_SWAP, CONTROL_GOLD, CONTROL_REVERSED = "none", "swap", "gold", "reversed"
+CONTROLS = (CONTROL_NONE, CONTROL_SWAP, CONTROL_GOLD, CONTROL_REVERSED)
 #: controls built from each ordering source's own evidence, named ``{control}_{source}``
-PER_SOURCE_CONTROLS = ("swap", "reversed")
+PER_SOURCE_CONTROLS = (CONTROL_SWAP, CONTROL_REVERSED)
 
 
 def control_source(control: str, ordering_source: str) -> str:
@@ -166,7 +167,8 @@ DIFFGR_GENERATED_FIRST = "generated_first"
 DIFFGR_RETRIEVED_FIRST = "retrieved_first"
 #: DiffGR context orders: ``random`` = the official ``read.py --merge_order random`` run, then
 #: the two fixed arrangements (config ``diffgr.context_orders``)
-DIFFGR_ORDERS = ("random", DIFFGR_GENERATED_FIRST, DIFFGR_RETRIEVED_FIRST)
+DIFFGR_RANDOM = "random"
+DIFFGR_ORDERS = (DIFFGR_RANDOM, DIFFGR_GENERATED_FIRST, DIFFGR_RETRIEVED_FIRST)
 
 #: columns of the released WikiContradict RAG-QA CSV (``WikiContradict_dataset_v1_rag_qa.csv``)
 WIKICONTRADICT_CSV_COLUMNS = ("question_ID", "question", "context1", "context2", "answer1", "answer2",

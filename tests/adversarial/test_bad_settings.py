@@ -30,12 +30,11 @@ def test_demo_config_has_no_start_errors():
 
 
 @pytest.mark.parametrize("key, value, message", [
-    ("accounting.study2.sources", ["bm25", "bgee"], "accounting.study2.sources = ['bm25', 'bgee'] and generation.sources"),
+    ("generation.formats", ["codes"], "generation.formats = ['codes']: Study 2 compares two levels of it"),
     ("generation.models", ["qwen3", "nosuch"], "generation.models names ['nosuch'], which models does not define"),
     ("evidence.budgets", {"short": 192, "long": 64}, "evidence.budgets.short = 192 must be smaller than evidence.budgets.long"),
     ("generation.seeds", [], "generation.seeds is empty"),
     ("accounting.study2.seed_replicates", [1, 99], "accounting.study2.seed_replicates names [99]"),
-    ("accounting.study2.budgets", ["long", "short"], "accounting.study2.budgets = ['long', 'short'] and generation.budgets"),
     ("wikicontradict.models", ["nosuch"], "wikicontradict.models names ['nosuch']"),
     ("data_root", None, "data_root is not set"),
 ])
@@ -45,8 +44,8 @@ def test_bad_setting_is_named_by_its_key(key, value, message):
 
 
 @pytest.mark.parametrize("override, message", [
-    ("accounting={study2: {sources: [bm25, bgee]}}",
-     "accounting.study2.sources = ['bm25', 'bgee'] and generation.sources = ['bm25', 'bge']"),
+    ("generation={sources: [bm25, bge, bm25x]}",
+     "generation.sources = ['bm25', 'bge', 'bm25x']: Study 2 compares two levels of it"),
     ("generation={models: [qwen3, nosuch]}", "generation.models names ['nosuch'], which models does not define"),
 ])
 def test_workflow_start_refuses_the_setting_before_any_job(tmp_path, override, message):

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from support.defaults import DEFAULTS, PREDICT_DEFAULTS, reranker_spec
+
 from evidence_ledger.errors import InputError
 from evidence_ledger.models.model_files import PickleWeightsRefused, ShardMissing, resolve_model
 from evidence_ledger.files.safe_files import PathOutside
@@ -73,12 +75,12 @@ def verifier_tokenizer(d):
 
 def verifier_checkpoint(d):
     from evidence_ledger.verifier.predict import predict_checkpoint
-    return predict_checkpoint(d, None, checkpoint=1, system="probe")
+    return predict_checkpoint(d, None, checkpoint=1, system="probe", **PREDICT_DEFAULTS)
 
 
 def reranker(d):
-    from evidence_ledger.retrieval.reranker import RerankerSpec, resolve_model_dir
-    return resolve_model_dir(RerankerSpec(local_dir=str(d)))
+    from evidence_ledger.retrieval.reranker import resolve_model_dir
+    return resolve_model_dir(reranker_spec(local_dir=str(d)))
 
 
 def generation_spec(d):
@@ -89,7 +91,7 @@ def generation_spec(d):
 def transformers_backend(d):
     from evidence_ledger.generation.backends.base import ModelSpec
     from evidence_ledger.generation.backends.transformers_backend import TransformersBackend
-    return TransformersBackend(ModelSpec(name="qwen3", path=str(d)))
+    return TransformersBackend(ModelSpec(name="qwen3", path=str(d)), batch_size=DEFAULTS["generation"]["batch_size"])
 
 
 def budget_tokenizer(d):

@@ -11,6 +11,8 @@ from pathlib import Path
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 
+from support.defaults import DEFAULTS
+
 from evidence_ledger import tables
 from evidence_ledger.evidence.prefix import CELL_LIKE_KINDS
 from evidence_ledger.evidence.stage import import_evidence_source
@@ -21,8 +23,7 @@ from evidence_ledger.verifier.stage import serialise_verifier_inputs
 
 from .evidence_tokenizers import budget_tokenizers
 
-PAPER_LIMITS = {"max_total_tokens": 512, "max_claim_tokens": 64, "max_units": 8, "max_candidates": 30,
-                "max_unit_tokens": 96}
+PAPER_LIMITS = dict(DEFAULTS["verifier"]["input"])  # the paper's serialisation limits
 
 
 def verifier_tokenizer_dir(root: Path) -> Path:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from support.defaults import DEFAULTS
 from support.paths import REPO_ROOT
 
 from evidence_ledger.config.layers import layered_config
@@ -32,7 +33,7 @@ def test_identity_has_quantization_only_when_set():
 def test_transformers_backend_refuses_a_quantized_model():
     spec = model_spec_from_config("llama3_70b", PAPER["models"]["llama3_70b"])
     with pytest.raises(ValueError, match="models.llama3_70b.quantization: null"):
-        TransformersBackend(spec)
+        TransformersBackend(spec, batch_size=DEFAULTS["generation"]["batch_size"])
 
 
 def test_provenance_records_quantization_and_the_departure(tmp_path: Path):

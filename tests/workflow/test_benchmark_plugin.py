@@ -119,7 +119,6 @@ def toy_config(tmp_path: Path) -> Path:
     cfg["sampling"]["toy"] = {"split": "dev", "method": "all"}
     cfg["families"]["splits"]["toy"] = ["dev"]
     cfg["retrieval"]["datasets"].append("toy")
-    cfg["evidence"]["scored_prefix"]["toy"] = {"non_cell": 5}
     cfg["generation"]["datasets"].append("toy")
     path = tmp_path / "toy.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))

@@ -10,15 +10,15 @@ rule account_system:
     input:
         unpack(account_inputs),
     output:
-        estimates="results/account/{system}/estimates.parquet",
-        estimates_tsv=report_output("results/account/{system}/estimates.tsv", "account_estimates", "Accounting",
+        estimates=ACCOUNT("estimates"),
+        estimates_tsv=report_output(ACCOUNT("estimates_tsv"), "account_estimates", "Accounting",
                                     "External systems"),
-        counts="results/account/{system}/counts.parquet",
-        coverage="results/account/{system}/coverage.parquet",
-        intervals="results/account/{system}/intervals.parquet",
-        intervals_tsv=report_output("results/account/{system}/intervals.tsv", "account_intervals", "Accounting",
+        counts=ACCOUNT("counts"),
+        coverage=ACCOUNT("coverage"),
+        intervals=ACCOUNT("intervals"),
+        intervals_tsv=report_output(ACCOUNT("intervals_tsv"), "account_intervals", "Accounting",
                                     "External systems"),
-        metrics_tsv=report_output("results/account/{system}/answer_metrics.tsv", "account_answer_metrics",
+        metrics_tsv=report_output(ACCOUNT("answer_metrics_tsv"), "account_answer_metrics",
                                   "Accounting", "External systems"),
     log:
         log_file("account", "account_system", "{system}"),
@@ -29,7 +29,9 @@ rule account_system:
         system=lambda wc: wc.system,
         sources=lambda wc: list(ACCOUNTED_SYSTEMS[wc.system][1]["sources"]),
         resample_runs=lambda wc: bool(ACCOUNTED_SYSTEMS[wc.system][1].get("resample_runs", False)),
-        **account_scoring(),
+        max_evidence=lambda wc: account_scoring(wc.system)["max_evidence"],
+        max_evidence_cell=lambda wc: account_scoring(wc.system)["max_evidence_cell"],
+        max_sentences=lambda wc: account_scoring(wc.system)["max_sentences"],
         **bootstrap_params("study1"),
     wildcard_constraints:
         system="[A-Za-z0-9_-]+",

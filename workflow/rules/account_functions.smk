@@ -25,11 +25,10 @@ def account_inputs(wildcards):
     return inputs
 
 
-def account_scoring():
-    """The official scorers' options (config ``scoring``): evidence items and sentences scored."""
-    s = config["scoring"]
-    return {"max_evidence": s["max_evidence"], "max_evidence_cell": s["max_evidence_cell"],
-            "max_sentences": s["max_abstract_sentences"]}
+def account_scoring(system):
+    """The official scorers' caps of one system's benchmark (benchmark registry), as config
+    ``scoring`` may override them: evidence items and sentences scored."""
+    return get_benchmark(ACCOUNTED_SYSTEMS[system][0]).caps(config["scoring"])
 
 
 def account_title(system):
@@ -39,7 +38,7 @@ def account_title(system):
 
 
 def account_final_outputs():
-    return [f"results/account/{s}/{name}" for s in ACCOUNTED_SYSTEMS for name in ("intervals.tsv", "answer_metrics.tsv")]
+    return [ACCOUNT(name, system=s) for s in ACCOUNTED_SYSTEMS for name in ("intervals_tsv", "answer_metrics_tsv")]
 
 
 FINAL_OUTPUTS["account"] = account_final_outputs

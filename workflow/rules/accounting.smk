@@ -9,16 +9,16 @@ include: "accounting_functions.smk"
 
 rule study1_accounting:
     input:
-        answers="results/study1/answer_indicators.parquet",
-        evidence="results/study1/evidence_indicators.parquet",
-        relevant="results/study1/relevant.parquet",
-        unresolved="results/study1/unresolved.parquet",
+        answers=VERIFIER("answer_indicators"),
+        evidence=VERIFIER("evidence_indicators"),
+        relevant=VERIFIER("relevant"),
+        unresolved=VERIFIER("unresolved"),
         **accounting_reference_inputs(),
     output:
-        estimates_out="results/accounting/study1/estimates.parquet",
-        summary_out=accounting_report("study1", "estimates.tsv", "accounting_study1"),
-        counts_out="results/accounting/study1/counts.parquet",
-        coverage_out="results/accounting/study1/coverage.parquet",
+        estimates_out=ACCOUNTING("study1_estimates"),
+        summary_out=accounting_report("study1_estimates_tsv", "accounting_study1"),
+        counts_out=ACCOUNTING("study1_counts"),
+        coverage_out=ACCOUNTING("study1_coverage"),
     log:
         log_file("accounting", "study1_accounting"),
     benchmark:
@@ -43,8 +43,8 @@ rule study1_bootstrap:
         counts=rules.study1_accounting.output.counts_out,
         **accounting_reference_inputs(),
     output:
-        intervals_out="results/accounting/study1/intervals.parquet",
-        summary_out=accounting_report("study1", "intervals.tsv", "accounting_study1_intervals"),
+        intervals_out=ACCOUNTING("study1_intervals"),
+        summary_out=accounting_report("study1_intervals_tsv", "accounting_study1_intervals"),
     log:
         log_file("accounting", "study1_bootstrap"),
     benchmark:
@@ -70,17 +70,17 @@ rule study2_accounting:
         **study2_inputs("answers", "evidence", "relevant", "families"),
         **accounting_reference_inputs(),
     output:
-        estimates_out="results/accounting/study2/estimates.parquet",
-        contrasts_out=accounting_report("study2", "contrasts.tsv", "accounting_contrasts"),
-        cells_out=accounting_report("study2", "cells.tsv", "accounting_cells"),
-        partition_out=accounting_report("study2", "partition.tsv", "accounting_partition"),
-        crossed_out=accounting_report("study2", "crossed.tsv", "accounting_crossed"),
-        invalid_rates_out="results/accounting/study2/invalid_rates.parquet",
-        invalid_rates_tsv_out=accounting_report("study2", "invalid_rates.tsv", "accounting_invalid_rates"),
-        counts_out="results/accounting/study2/counts.parquet",
-        coverage_out="results/accounting/study2/coverage.parquet",
-        traces_out="results/accounting/study2/pattern_traces.parquet",
-        examples_out=accounting_report("study2", "pattern_examples.tsv", "accounting_pattern_examples"),
+        estimates_out=ACCOUNTING("estimates"),
+        contrasts_out=accounting_report("contrasts_tsv", "accounting_contrasts"),
+        cells_out=accounting_report("cells_tsv", "accounting_cells"),
+        partition_out=accounting_report("partition_tsv", "accounting_partition"),
+        crossed_out=accounting_report("crossed_tsv", "accounting_crossed"),
+        invalid_rates_out=ACCOUNTING("invalid_rates"),
+        invalid_rates_tsv_out=accounting_report("invalid_rates_tsv", "accounting_invalid_rates"),
+        counts_out=ACCOUNTING("counts"),
+        coverage_out=ACCOUNTING("coverage"),
+        traces_out=ACCOUNTING("pattern_traces"),
+        examples_out=accounting_report("pattern_examples_tsv", "accounting_pattern_examples"),
     log:
         log_file("accounting", "study2_accounting"),
     benchmark:
@@ -105,8 +105,8 @@ rule study2_bootstrap:
         counts=rules.study2_accounting.output.counts_out,
         **accounting_reference_inputs(),
     output:
-        intervals_out="results/accounting/study2/intervals_{family}.parquet",
-        summary_out=accounting_report("study2", "intervals_{family}.tsv", "accounting_intervals"),
+        intervals_out=ACCOUNTING("intervals"),
+        summary_out=accounting_report("intervals_tsv", "accounting_intervals"),
     log:
         log_file("accounting", "study2_bootstrap", "{family}"),
     benchmark:
@@ -134,14 +134,14 @@ rule study2_bootstrap:
 
 rule decision_labels:
     input:
-        intervals="results/accounting/study2/intervals_primary.parquet",
+        intervals=ACCOUNTING("intervals", family="primary"),
         estimates=rules.study2_accounting.output.estimates_out,
         **accounting_reference_inputs(),
     output:
-        criteria_out="results/accounting/study2/decision_criteria.parquet",
-        criteria_tsv_out=accounting_report("study2", "decision_criteria.tsv", "accounting_decision_criteria"),
-        label_out="results/accounting/study2/decision_label.parquet",
-        label_tsv_out=accounting_report("study2", "decision_label.tsv", "accounting_decision_label"),
+        criteria_out=ACCOUNTING("decision_criteria"),
+        criteria_tsv_out=accounting_report("decision_criteria_tsv", "accounting_decision_criteria"),
+        label_out=ACCOUNTING("decision_label"),
+        label_tsv_out=accounting_report("decision_label_tsv", "accounting_decision_label"),
     log:
         log_file("accounting", "decision_labels"),
     benchmark:
@@ -167,10 +167,10 @@ rule decision_labels:
 
 rule study2_forest_plot:
     input:
-        intervals="results/accounting/study2/intervals_primary.parquet",
+        intervals=ACCOUNTING("intervals", family="primary"),
     output:
-        png_out=accounting_report("study2", "forest_primary.png", "accounting_forest"),
-        svg_out="results/accounting/study2/forest_primary.svg",
+        png_out=accounting_report("forest_png", "accounting_forest"),
+        svg_out=ACCOUNTING("forest_svg"),
     log:
         log_file("accounting", "study2_forest_plot"),
     benchmark:
@@ -191,7 +191,7 @@ rule study2_controls:
     input:
         **study2_inputs("answers", "evidence", "relevant", "families"),
     output:
-        controls_out=accounting_report("study2", "controls.tsv", "accounting_controls"),
+        controls_out=accounting_report("analysis_tsv", "accounting_controls", analysis="controls"),
     log:
         log_file("accounting", "study2_controls"),
     benchmark:
@@ -222,7 +222,7 @@ rule control_generations:
         **study2_inputs("requests"),
         **accounting_reference_inputs(),
     output:
-        requests_out=accounting_report("study2", "control_generations.tsv", "accounting_control_generations"),
+        requests_out=accounting_report("analysis_tsv", "accounting_control_generations", analysis="control_generations"),
     log:
         log_file("accounting", "control_generations"),
     benchmark:
@@ -243,7 +243,7 @@ rule study2_answer_accuracy:
     input:
         **study2_inputs("answers", "families"),
     output:
-        accuracy_out=accounting_report("study2", "answer_accuracy.tsv", "accounting_answer_accuracy"),
+        accuracy_out=accounting_report("analysis_tsv", "accounting_answer_accuracy", analysis="answer_accuracy"),
     log:
         log_file("accounting", "study2_answer_accuracy"),
     benchmark:
@@ -267,8 +267,8 @@ rule study2_parser_sensitivity:
     input:
         **study2_inputs("answers", "evidence", "relevant", "families"),
     output:
-        counts_out="results/accounting/study2/counts_by_parser.parquet",
-        sensitivity_out=accounting_report("study2", "parser_sensitivity.tsv", "accounting_parser_sensitivity"),
+        counts_out=ACCOUNTING("counts_by_parser"),
+        sensitivity_out=accounting_report("analysis_tsv", "accounting_parser_sensitivity", analysis="parser_sensitivity"),
     log:
         log_file("accounting", "study2_parser_sensitivity"),
     benchmark:
@@ -289,12 +289,12 @@ rule study2_parser_sensitivity:
 
 rule study1_answer_metrics:
     input:
-        answers="results/study1/answer_indicators.parquet",
-        relevant="results/study1/relevant.parquet",
-        evidence="results/study1/evidence_indicators.parquet",
+        answers=VERIFIER("answer_indicators"),
+        relevant=VERIFIER("relevant"),
+        evidence=VERIFIER("evidence_indicators"),
         **accounting_reference_inputs(),
     output:
-        metrics_out=accounting_report("study1", "answer_metrics.tsv", "accounting_study1_answer_metrics"),
+        metrics_out=accounting_report("study1_answer_metrics_tsv", "accounting_study1_answer_metrics"),
     log:
         log_file("accounting", "study1_answer_metrics"),
     benchmark:
@@ -316,9 +316,9 @@ rule study1_answer_metrics:
 rule study2_endpoints:
     input:
         estimates=rules.study2_accounting.output.estimates_out,
-        exploratory="results/accounting/study2/intervals_exploratory.parquet",
+        exploratory=ACCOUNTING("intervals", family="exploratory"),
     output:
-        endpoints_out=accounting_report("study2", "endpoints.tsv", "accounting_endpoints"),
+        endpoints_out=accounting_report("analysis_tsv", "accounting_endpoints", analysis="endpoints"),
     log:
         log_file("accounting", "study2_endpoints"),
     benchmark:
@@ -339,8 +339,8 @@ rule design_tables:
     input:
         **study2_inputs("requests", "sample_summaries", "samples", "families", "evidence", "relevant", "answers"),
     output:
-        design_out=accounting_report("study2", "design.tsv", "accounting_design"),
-        populations_out=accounting_report("study2", "populations.tsv", "accounting_populations"),
+        design_out=accounting_report("analysis_tsv", "accounting_design", analysis="design"),
+        populations_out=accounting_report("analysis_tsv", "accounting_populations", analysis="populations"),
     log:
         log_file("accounting", "design_tables"),
     benchmark:

@@ -12,11 +12,11 @@ STUDY2_DATASETS = list(config["generation"]["datasets"])
 STUDY2_MODELS = list(config["generation"]["models"])
 
 
-def accounting_report(study, filename, caption):
-    """A report TSV/figure of an accounting rule: ``results/accounting/<study>/<filename>`` with
-    caption ``workflow/report/<caption>.rst``, shown under Accounting > Study 1 / Study 2."""
-    return report_output(f"results/accounting/{study}/{filename}", caption, "Accounting",
-                         {"study1": "Study 1", "study2": "Study 2"}[study])
+def accounting_report(name, caption, **wildcards):
+    """A report TSV/figure of an accounting rule (``ACCOUNTING(name, **wildcards)``) with caption
+    ``workflow/report/<caption>.rst``, shown under Accounting > Study 1 / Study 2 (its folder)."""
+    path = ACCOUNTING(name, **wildcards)
+    return report_output(path, caption, "Accounting", "Study 1" if "/study1/" in path else "Study 2")
 
 
 def accounting_reference_inputs():
@@ -38,14 +38,14 @@ from evidence_ledger.run.config_checks import study2_family_size
 
 STUDY2_FILES = {
     # per dataset x model
-    "answers": "results/scoring/{model}/{dataset}/answer_indicators.parquet",
-    "requests": "results/generation/{model}/{dataset}/requests.parquet",
+    "answers": SCORING("answer_indicators"),
+    "requests": GENERATION("requests"),
     # per dataset
-    "evidence": "results/scoring/{dataset}/evidence_indicators.parquet",
-    "relevant": "results/scoring/{dataset}/relevant.parquet",
-    "families": "results/families/{dataset}/families.parquet",
-    "samples": "results/sampling/{dataset}/sample.parquet",
-    "sample_summaries": "results/sampling/{dataset}/sample_summary.tsv",
+    "evidence": SCORING("evidence_indicators"),
+    "relevant": SCORING("relevant"),
+    "families": SAMPLING("families"),
+    "samples": SAMPLING("sample"),
+    "sample_summaries": SAMPLING("sample_summary"),
 }
 
 
@@ -65,10 +65,11 @@ def study2_inputs(*names):
 
 
 def study2_panel():
-    """The Study 2 design the panel rules share (datasets, models, sources, budgets, formats
-    and the sampled replicates), from ``generation`` and ``accounting.study2``."""
-    return {"datasets": STUDY2_DATASETS, "models": STUDY2_MODELS, "sources": ACC2["sources"],
-            "budgets": ACC2["budgets"], "formats": ACC2["formats"], "seed_replicates": ACC2["seed_replicates"]}
+    """The Study 2 design the panel rules share: datasets, models and the factor levels (sources,
+    budgets, formats: level 0, level 1) of ``generation``, the sampled replicates of ``accounting.study2``."""
+    g = config["generation"]
+    return {"datasets": STUDY2_DATASETS, "models": STUDY2_MODELS, "sources": g["sources"], "budgets": g["budgets"],
+            "formats": g["formats"], "seed_replicates": ACC2["seed_replicates"]}
 
 
 def bootstrap_params(family):
@@ -140,14 +141,14 @@ STUDY2_ANALYSES = ("controls", "control_generations", "answer_accuracy", "parser
 def accounting_final_outputs():
     targets = []
     if enabled("study1"):
-        targets += ["results/accounting/study1/estimates.tsv", "results/accounting/study1/intervals.tsv"]
+        targets += [ACCOUNTING("study1_estimates_tsv"), ACCOUNTING("study1_intervals_tsv")]
     if enabled("study2"):
-        targets += [f"results/accounting/study2/intervals_{f}.tsv" for f in STUDY2_BOOTSTRAP_FAMILIES]
-        targets += ["results/accounting/study2/decision_label.tsv", "results/accounting/study2/forest_primary.png",
-                    "results/accounting/study2/pattern_examples.tsv", "results/accounting/study2/invalid_rates.tsv"]
-        targets += [f"results/accounting/study2/{n}.tsv" for n in STUDY2_ANALYSES]
+        targets += [ACCOUNTING("intervals_tsv", family=f) for f in STUDY2_BOOTSTRAP_FAMILIES]
+        targets += [ACCOUNTING("decision_label_tsv"), ACCOUNTING("forest_png"),
+                    ACCOUNTING("pattern_examples_tsv"), ACCOUNTING("invalid_rates_tsv")]
+        targets += [ACCOUNTING("analysis_tsv", analysis=n) for n in STUDY2_ANALYSES]
     if enabled("study1"):
-        targets += ["results/accounting/study1/answer_metrics.tsv"]
+        targets += [ACCOUNTING("study1_answer_metrics_tsv")]
     return targets
 
 

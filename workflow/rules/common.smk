@@ -7,12 +7,14 @@ Each stage's own input functions, constants and target hook live in
 workflow/rules/<stage>_functions.smk, included at the top of workflow/rules/<stage>.smk.
 """
 import os
+import re
 from pathlib import Path
 
 import yaml
 from snakemake.utils import validate
 
 from evidence_ledger.benchmark_registry import benchmark_names, benchmarks
+from evidence_ledger.benchmark_registry import CONFLICT_QA_DATASETS, conflict_qa_wildcard_regex
 from evidence_ledger.benchmark_registry import dataset_wildcard_regex, get_benchmark, load_plugins
 from evidence_ledger.jobs import rule_resources
 from evidence_ledger.run import gpu_slots, job_env
@@ -131,6 +133,162 @@ def log_file(stage, rule, wildcards=None):
 def timing_file(stage, rule, wildcards=None):
     """The job's timing file (Snakemake's ``benchmark:`` directive) beside its log (``....timing.tsv``)."""
     return log_file(stage, rule, wildcards)[: -len(".log")] + ".timing.tsv"
+
+
+# --- where every stage writes: one path provider per stage (PyPSA-Eur's resources() pattern) ---
+# Each output path of the workflow is spelled once, here, under a name; rules and input
+# functions ask the stage's provider for it: INGEST("units") is "results/ingest/{dataset}/units.parquet",
+# INGEST("units", dataset="fever") fills that wildcard (others stay for Snakemake).
+
+
+def fill_wildcards(pattern, values):
+    """``pattern`` with the ``{name}`` wildcards of ``values`` replaced by their values."""
+    return re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), pattern)
+
+
+def path_provider(stage, paths):
+    """The path provider of ``stage``: ``provider(name, **wildcards)`` -> ``results/<paths[name]>``
+    with the given wildcards filled in; an unknown name is refused when the workflow is parsed."""
+    def provider(key, /, **values):
+        if key not in paths:
+            raise KeyError(f"the {stage} stage writes no {key!r}; its outputs: {sorted(paths)}")
+        return fill_wildcards(f"results/{paths[key]}", values)
+    provider.stage, provider.paths = stage, paths
+    return provider
+
+
+INGEST = path_provider("ingest", {
+    "claims": "ingest/{dataset}/claims_{split}.parquet",
+    "units": "ingest/{dataset}/units.parquet",
+    "documents": "ingest/{dataset}/documents.parquet",
+    "instances": "ingest/wikicontradict/instances.parquet",
+    "records": "ingest/{dataset}/records.parquet",
+})
+
+SAMPLING = path_provider("sampling", {
+    "sample": "sampling/{dataset}/sample.parquet",
+    "sample_summary": "sampling/{dataset}/sample_summary.tsv",
+    "families": "families/{dataset}/families.parquet",
+    "family_links": "families/{dataset}/family_links.parquet",
+    "families_summary": "families/{dataset}/families_summary.tsv",
+})
+
+RETRIEVAL = path_provider("retrieval", {
+    "index": "retrieval/{dataset}/index",
+    "retrieved": "retrieval/{dataset}/retrieved.parquet",
+    "pools": "retrieval/{dataset}/pools.parquet",
+    "ordering": "retrieval/{dataset}/ordering_{source}.parquet",
+})
+
+EVIDENCE = path_provider("evidence", {
+    "evidence": "evidence/{dataset}/evidence.parquet",
+    "external": "evidence/{dataset}/external_{name}.parquet",
+    "external_summary": "evidence/{dataset}/external_{name}.summary.json",
+    "submission": "evidence/{dataset}/submissions/external_{name}.jsonl",
+    "diagnostics": "evidence/{dataset}/diagnostics.tsv",
+})
+
+GENERATION = path_provider("generation", {
+    "requests": "generation/{model}/{dataset}/requests.parquet",
+    "shard_responses": "generation/{model}/{dataset}/shards/responses_{shard}.parquet",
+    "responses": "generation/{model}/{dataset}/responses.parquet",
+    "parsed": "generation/{model}/{dataset}/parsed.parquet",
+    "parse_failures": "generation/{model}/{dataset}/parse_failures.tsv",
+    "plan": "report/generation_plan.tsv",
+})
+
+VERIFIER = path_provider("verifier", {
+    "inputs": "verifier/inputs_{split}.parquet",
+    "checkpoint": "verifier/ckpt{k}",
+    "answers": "verifier/answers.parquet",
+    "summary": "verifier/summary.tsv",
+    "answer_indicators": "study1/answer_indicators.parquet",
+    "evidence_indicators": "study1/evidence_indicators.parquet",
+    "relevant": "study1/relevant.parquet",
+    "unresolved": "study1/unresolved.parquet",
+    "unresolved_tsv": "study1/unresolved.tsv",
+})
+
+DEMO = path_provider("demo", {
+    "model": "models/{model}",
+})
+
+SCORING = path_provider("scoring", {
+    "evidence_indicators": "scoring/{dataset}/evidence_indicators.parquet",
+    "relevant": "scoring/{dataset}/relevant.parquet",
+    "eligibility": "scoring/{dataset}/eligibility.tsv",
+    "answer_indicators": "scoring/{model}/{dataset}/answer_indicators.parquet",
+})
+
+ACCOUNTING = path_provider("accounting", {
+    "study1_estimates": "accounting/study1/estimates.parquet",
+    "study1_estimates_tsv": "accounting/study1/estimates.tsv",
+    "study1_counts": "accounting/study1/counts.parquet",
+    "study1_coverage": "accounting/study1/coverage.parquet",
+    "study1_intervals": "accounting/study1/intervals.parquet",
+    "study1_intervals_tsv": "accounting/study1/intervals.tsv",
+    "study1_answer_metrics_tsv": "accounting/study1/answer_metrics.tsv",
+    "estimates": "accounting/study2/estimates.parquet",
+    "contrasts_tsv": "accounting/study2/contrasts.tsv",
+    "cells_tsv": "accounting/study2/cells.tsv",
+    "partition_tsv": "accounting/study2/partition.tsv",
+    "crossed_tsv": "accounting/study2/crossed.tsv",
+    "invalid_rates": "accounting/study2/invalid_rates.parquet",
+    "invalid_rates_tsv": "accounting/study2/invalid_rates.tsv",
+    "counts": "accounting/study2/counts.parquet",
+    "coverage": "accounting/study2/coverage.parquet",
+    "pattern_traces": "accounting/study2/pattern_traces.parquet",
+    "pattern_examples_tsv": "accounting/study2/pattern_examples.tsv",
+    "intervals": "accounting/study2/intervals_{family}.parquet",
+    "intervals_tsv": "accounting/study2/intervals_{family}.tsv",
+    "decision_criteria": "accounting/study2/decision_criteria.parquet",
+    "decision_criteria_tsv": "accounting/study2/decision_criteria.tsv",
+    "decision_label": "accounting/study2/decision_label.parquet",
+    "decision_label_tsv": "accounting/study2/decision_label.tsv",
+    "forest_png": "accounting/study2/forest_primary.png",
+    "forest_svg": "accounting/study2/forest_primary.svg",
+    "counts_by_parser": "accounting/study2/counts_by_parser.parquet",
+    "analysis_tsv": "accounting/study2/{analysis}.tsv",
+})
+
+ACCOUNT = path_provider("account", {
+    "estimates": "account/{system}/estimates.parquet",
+    "estimates_tsv": "account/{system}/estimates.tsv",
+    "counts": "account/{system}/counts.parquet",
+    "coverage": "account/{system}/coverage.parquet",
+    "intervals": "account/{system}/intervals.parquet",
+    "intervals_tsv": "account/{system}/intervals.tsv",
+    "answer_metrics_tsv": "account/{system}/answer_metrics.tsv",
+})
+
+WIKICONTRADICT = path_provider("wikicontradict", {
+    "requests": "wikicontradict/{wc_model}/requests.parquet",
+    "responses": "wikicontradict/{wc_model}/responses.parquet",
+    "judgements": "wikicontradict/{wc_model}/judgements.parquet",
+    "human_judged": "wikicontradict/judge_agreement/judgements.parquet",
+    "rates": "wikicontradict/rates.tsv",
+    "detection": "wikicontradict/detection.tsv",
+    "agreement": "wikicontradict/judge_agreement.tsv",
+    "confusion": "wikicontradict/judge_confusion.tsv",
+})
+
+DIFFGR = path_provider("diffgr", {
+    "answers": "diffgr/{dg_model}/{dg_dataset}/reader_answers.parquet",
+    "lengths": "diffgr/{dg_model}/{dg_dataset}/lengths.parquet",
+    "cc_items": "diffgr/cc_items.parquet",
+    "diffgr": "diffgr/diffgr.tsv",
+    "length_control": "diffgr/length_control.tsv",
+    "reader_files": "diffgr/reader_files.tsv",
+})
+
+REPORT = path_provider("report", {
+    "provenance": "report/provenance.tsv",
+    "gpu_fit": "report/gpu_fit.tsv",
+    "claim_traces": "report/claim_traces.tsv",
+    "summary": "report/summary.html",
+    "decomposition": "report/study1_decomposition.png",
+    "ledger": "report/ledger.json",
+})
 
 
 def report_output(path, caption, category, subcategory):

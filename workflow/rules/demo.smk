@@ -14,7 +14,7 @@ rule build_demo_models:
     input:
         **demo_model_train_inputs(),
     output:
-        out=directory("results/models/{model}"),
+        out=directory(DEMO("model")),
     log:
         log_file("demo", "build_demo_models", "{model}"),
     benchmark:
@@ -54,7 +54,7 @@ rule build_demo_reranker:
     input:
         unpack(lambda wc: demo_reranker_inputs()),
     output:
-        out=directory(config["retrieval"]["reranker"]["local_dir"] or "results/models/reranker"),
+        out=directory(config["retrieval"]["reranker"]["local_dir"] or DEMO("model", model="reranker")),
     log:
         log_file("demo", "build_demo_reranker"),
     benchmark:
@@ -78,10 +78,10 @@ rule build_demo_reranker:
 
 rule build_demo_verifier:
     input:
-        claims=f"results/ingest/{config['verifier']['dataset']}/claims_train.parquet",
-        units=f"results/ingest/{config['verifier']['dataset']}/units.parquet",
+        claims=INGEST("claims", dataset=config['verifier']['dataset'], split="train"),
+        units=INGEST("units", dataset=config['verifier']['dataset']),
     output:
-        out=directory("results/models/verifier_base"),
+        out=directory(DEMO("model", model="verifier_base")),
     log:
         log_file("demo", "build_demo_verifier"),
     benchmark:

@@ -29,18 +29,18 @@ def demo_model_train_inputs():
     """Ingested train claims + units of the datasets the demo models are trained on."""
     datasets = config["generation"].get("demo_models", {}).get("train_datasets", config["generation"]["datasets"])
     out = {
-        "claims": [f"results/ingest/{d}/claims_train.parquet" for d in datasets],
-        "units": [f"results/ingest/{d}/units.parquet" for d in datasets],
+        "claims": [INGEST("claims", dataset=d, split="train") for d in datasets],
+        "units": [INGEST("units", dataset=d) for d in datasets],
         "wikicontradict": [],
         "fewshot": [],
         "reader_records": [],
     }
     if demo_conflict_tasks_on():
         if "wikicontradict" in config and enabled("wikicontradict"):
-            out["wikicontradict"] = ["results/ingest/wikicontradict/instances.parquet"]
+            out["wikicontradict"] = [INGEST("instances")]
             out["fewshot"] = [input_path("wikicontradict.judge.fewshot_file")]
         if "diffgr" in config and enabled("diffgr"):
-            out["reader_records"] = [f"results/ingest/{d}/records.parquet" for d in config["diffgr"]["datasets"]]
+            out["reader_records"] = [INGEST("records", dataset=d) for d in config["diffgr"]["datasets"]]
     return out
 
 
@@ -81,9 +81,9 @@ def demo_reranker_inputs():
     if not b:
         raise ValueError("retrieval.reranker.build is not set; the reranker is loaded from the Hub")
     ds = list(b["datasets"])
-    return {"index": [f"results/retrieval/{d}/index" for d in ds],
-            "units": [f"results/ingest/{d}/units.parquet" for d in ds],
-            "claims": [f"results/ingest/{d}/claims_{s}.parquet" for d in ds for s in b["datasets"][d]]}
+    return {"index": [RETRIEVAL("index", dataset=d) for d in ds],
+            "units": [INGEST("units", dataset=d) for d in ds],
+            "claims": [INGEST("claims", dataset=d, split=s) for d in ds for s in b["datasets"][d]]}
 
 
 def demo_reranker_claims_per_dataset():

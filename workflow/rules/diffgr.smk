@@ -11,16 +11,16 @@ include: "diffgr_functions.smk"
 
 wildcard_constraints:
     dg_model="|".join(DG.get("models") or ["__none__"]),
-    dg_dataset="nqcc|tqacc",
+    dg_dataset=conflict_qa_wildcard_regex(),
 
 
 rule diffgr_generate:
     input:
         unpack(lambda wc: conflict_model_inputs(wc.dg_model)),
-        records="results/ingest/{dg_dataset}/records.parquet",
+        records=INGEST("records", dataset="{dg_dataset}"),
     output:
-        answers_out="results/diffgr/{dg_model}/{dg_dataset}/reader_answers.parquet",
-        lengths_out="results/diffgr/{dg_model}/{dg_dataset}/lengths.parquet",
+        answers_out=DIFFGR("answers"),
+        lengths_out=DIFFGR("lengths"),
     log:
         log_file("conflict", "diffgr_generate", "{dg_model}_{dg_dataset}"),
     benchmark:
@@ -51,24 +51,24 @@ rule diffgr_generate:
 rule diffgr_score:
     input:
         answers=expand(
-            "results/diffgr/{dg_model}/{dg_dataset}/reader_answers.parquet",
+            DIFFGR("answers"),
             dg_model=DG["models"],
             dg_dataset=DG["datasets"],
         ),
         lengths=expand(
-            "results/diffgr/{dg_model}/{dg_dataset}/lengths.parquet", dg_model=DG["models"], dg_dataset=DG["datasets"]
+            DIFFGR("lengths"), dg_model=DG["models"], dg_dataset=DG["datasets"]
         ),
-        records=expand("results/ingest/{dg_dataset}/records.parquet", dg_dataset=DG["datasets"]),
+        records=expand(INGEST("records", dataset="{dg_dataset}"), dg_dataset=DG["datasets"]),
     output:
-        cc_items_out="results/diffgr/cc_items.parquet",
+        cc_items_out=DIFFGR("cc_items"),
         diffgr_out=report(
-            "results/diffgr/diffgr.tsv",
+            DIFFGR("diffgr"),
             caption="../report/conflict_diffgr.rst",
             category="Knowledge conflict",
             subcategory="DiffGR",
         ),
         length_control_out=report(
-            "results/diffgr/length_control.tsv",
+            DIFFGR("length_control"),
             caption="../report/conflict_diffgr_length.rst",
             category="Knowledge conflict",
             subcategory="DiffGR",
@@ -100,7 +100,7 @@ rule diffgr_score_files:
         [data_path(fs[run]) for fs in DG.get("reader_run_files") or [] for run in DIFFGR_FILE_RUNS],
     output:
         out=report(
-            "results/diffgr/reader_files.tsv",
+            DIFFGR("reader_files"),
             caption="../report/conflict_diffgr_files.rst",
             category="Knowledge conflict",
             subcategory="DiffGR",

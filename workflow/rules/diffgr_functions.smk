@@ -22,9 +22,9 @@ def diffgr_reader_system_message(name):
 def diffgr_final_outputs():
     if not enabled("diffgr"):
         return []
-    out = ["results/diffgr/diffgr.tsv", "results/diffgr/length_control.tsv"]
+    out = [DIFFGR("diffgr"), DIFFGR("length_control")]
     if config["diffgr"].get("reader_run_files"):
-        out.append("results/diffgr/reader_files.tsv")
+        out.append(DIFFGR("reader_files"))
     return out
 
 

@@ -10,13 +10,13 @@ include: "evidence_functions.smk"
 rule assemble_evidence:
     input:
         budget_tokenizer_inputs(),  # locally built tokenizers, named by params.tokenizers
-        bm25="results/retrieval/{dataset}/ordering_bm25.parquet",
-        bge="results/retrieval/{dataset}/ordering_bge.parquet",
-        retrieved="results/retrieval/{dataset}/retrieved.parquet",
+        bm25=RETRIEVAL("ordering", source="bm25"),
+        bge=RETRIEVAL("ordering", source="bge"),
+        retrieved=RETRIEVAL("retrieved"),
         claims=lambda wc: retrieval_claim_inputs(wc.dataset),
-        units="results/ingest/{dataset}/units.parquet",
+        units=INGEST("units"),
     output:
-        evidence="results/evidence/{dataset}/evidence.parquet",
+        evidence=EVIDENCE("evidence"),
     log:
         log_file("evidence", "assemble_evidence", "{dataset}"),
     benchmark:
@@ -45,16 +45,18 @@ rule assemble_evidence:
 
 rule export_provider_submissions:
     input:
-        ordering=lambda wc: f"results/retrieval/{wc.dataset}/ordering_{provider_export_source(wc)}.parquet",
+        ordering=lambda wc: RETRIEVAL("ordering", dataset=wc.dataset, source=provider_export_source(wc)),
         claims=lambda wc: provider_claim_inputs(wc.dataset),
     output:
-        submission="results/evidence/{dataset}/submissions/external_{name,[A-Za-z0-9_-]+}.jsonl",
+        submission=EVIDENCE("submission"),
     log:
         log_file("evidence", "export_provider_submissions", "{dataset}_{name}"),
     benchmark:
         timing_file("evidence", "export_provider_submissions", "{dataset}_{name}")
     params:
         max_ids=config["evidence"]["export_max_ids"],
+    wildcard_constraints:
+        name="[A-Za-z0-9_-]+",
     threads: 1
     priority: 85
     resources:
@@ -71,10 +73,10 @@ rule import_evidence_source:
         budget_tokenizer_inputs(),  # locally built tokenizers, named by params.tokenizers
         submission=provider_submission_input,
         claims=lambda wc: provider_claim_inputs(wc.dataset),
-        units="results/ingest/{dataset}/units.parquet",
+        units=INGEST("units"),
     output:
-        evidence="results/evidence/{dataset}/external_{name,[A-Za-z0-9_-]+}.parquet",
-        summary="results/evidence/{dataset}/external_{name}.summary.json",
+        evidence=EVIDENCE("external"),
+        summary=EVIDENCE("external_summary"),
     log:
         log_file("evidence", "import_evidence_source", "{dataset}_{name}"),
     benchmark:
@@ -86,6 +88,8 @@ rule import_evidence_source:
         prefix_non_cell=lambda wc: scored_prefix_non_cell(wc.dataset),
         prefix_cell=lambda wc: scored_prefix_cell(wc.dataset),
         cell_like_kinds=list(config["evidence"]["cell_like_kinds"]),
+    wildcard_constraints:
+        name="[A-Za-z0-9_-]+",
     threads: 1
     priority: 85
     resources:
@@ -101,7 +105,7 @@ rule evidence_diagnostics:
     input:
         unpack(evidence_diagnostics_inputs),
     output:
-        tsv=report("results/evidence/{dataset}/diagnostics.tsv", caption="../report/retrieval_diagnostics.rst",
+        tsv=report(EVIDENCE("diagnostics"), caption="../report/retrieval_diagnostics.rst",
                    category="Retrieval", subcategory="{dataset}"),
     log:
         log_file("evidence", "evidence_diagnostics", "{dataset}"),

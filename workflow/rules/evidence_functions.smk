@@ -27,13 +27,14 @@ def budget_tokenizer_inputs():
 
 
 def scored_prefix_non_cell(dataset):
-    """Scored-prefix cap on non-cell units (config ``evidence.scored_prefix.<dataset>.non_cell``)."""
-    return config["evidence"]["scored_prefix"][dataset]["non_cell"]
+    """Scored-prefix cap on non-cell units: the dataset's scorer caps (benchmark registry), as
+    config ``scoring`` may override them (``Benchmark.scored_prefix``)."""
+    return get_benchmark(dataset).scored_prefix(config["scoring"])[0]
 
 
 def scored_prefix_cell(dataset):
-    """Scored-prefix cap on cell-like units (``evidence.scored_prefix.<dataset>.cell``), None: no cap."""
-    return config["evidence"]["scored_prefix"][dataset].get("cell")
+    """Scored-prefix cap on cell-like units (as :func:`scored_prefix_non_cell`); None: no cap."""
+    return get_benchmark(dataset).scored_prefix(config["scoring"])[1]
 
 
 def evidence_providers(dataset):
@@ -51,7 +52,7 @@ def evidence_providers(dataset):
 
 def provider_evidence_path(dataset, source):
     """The EVIDENCE table of one Study 1 evidence source (``import_evidence_source``)."""
-    return f"results/evidence/{dataset}/external_{source}.parquet"
+    return EVIDENCE("external", dataset=dataset, name=source)
 
 
 def provider_claim_inputs(dataset):
@@ -59,7 +60,7 @@ def provider_claim_inputs(dataset):
     list, e.g. [train, dev]: Study 1 trains on source-0 evidence of the training claims)."""
     splits = config["evidence"]["provider_split"]
     splits = [splits] if isinstance(splits, str) else list(splits)
-    return [f"results/ingest/{dataset}/claims_{s}.parquet" for s in splits]
+    return [INGEST("claims", dataset=dataset, split=s) for s in splits]
 
 
 def provider_submission_input(wildcards):
@@ -67,7 +68,7 @@ def provider_submission_input(wildcards):
     or our ordering exported as a submission (``export``)."""
     spec = evidence_providers(wildcards.dataset)[wildcards.name]
     if isinstance(spec, dict):
-        return f"results/evidence/{wildcards.dataset}/submissions/external_{wildcards.name}.jsonl"
+        return EVIDENCE("submission", dataset=wildcards.dataset, name=wildcards.name)
     return data_path(spec[0])
 
 
@@ -77,9 +78,9 @@ def provider_export_source(wildcards):
 
 def evidence_diagnostics_inputs(wildcards):
     d = wildcards.dataset
-    return {"claims": retrieval_claim_inputs(d), "retrieved": f"results/retrieval/{d}/retrieved.parquet",
-            "pools": f"results/retrieval/{d}/pools.parquet",
-            "evidence": [f"results/evidence/{d}/evidence.parquet"]
+    return {"claims": retrieval_claim_inputs(d), "retrieved": RETRIEVAL("retrieved", dataset=d),
+            "pools": RETRIEVAL("pools", dataset=d),
+            "evidence": [EVIDENCE("evidence", dataset=d)]
             + [provider_evidence_path(d, n) for n in evidence_providers(d)]}
 
 
@@ -99,7 +100,7 @@ def evidence_final_outputs():
     targets = []
     for d in retrieval_datasets():
         if retrieval_has_claims(d):
-            targets += [f"results/evidence/{d}/evidence.parquet", f"results/evidence/{d}/diagnostics.tsv"]
+            targets += [EVIDENCE("evidence", dataset=d), EVIDENCE("diagnostics", dataset=d)]
         targets += [provider_evidence_path(d, n) for n in evidence_providers(d)]
     return targets
 

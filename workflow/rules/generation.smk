@@ -14,10 +14,10 @@ include: "generation_functions.smk"
 
 rule plan_requests:
     input:
-        claims="results/sampling/{dataset}/sample.parquet",
-        evidence="results/evidence/{dataset}/evidence.parquet",
+        claims=SAMPLING("sample"),
+        evidence=EVIDENCE("evidence"),
     output:
-        requests="results/generation/{model}/{dataset}/requests.parquet",
+        requests=GENERATION("requests"),
     log:
         log_file("generation", "plan_requests", "{model}_{dataset}"),
     benchmark:
@@ -57,9 +57,9 @@ rule plan_requests:
 rule generate:
     input:
         lambda wc: model_dir_inputs(wc.model),  # a locally built model, named by params.model_spec
-        requests="results/generation/{model}/{dataset}/requests.parquet",
+        requests=GENERATION("requests"),
     output:
-        responses="results/generation/{model}/{dataset}/shards/responses_{shard}.parquet",
+        responses=GENERATION("shard_responses"),
     log:
         log_file("generation", "generate", "{model}_{dataset}_{shard}"),
     benchmark:
@@ -89,10 +89,10 @@ rule generate:
 
 rule gather_responses:
     input:
-        requests="results/generation/{model}/{dataset}/requests.parquet",
+        requests=GENERATION("requests"),
         shards=generation_shard_outputs,
     output:
-        responses="results/generation/{model}/{dataset}/responses.parquet",
+        responses=GENERATION("responses"),
     log:
         log_file("generation", "gather_responses", "{model}_{dataset}"),
     benchmark:
@@ -111,12 +111,12 @@ rule gather_responses:
 
 rule parse_responses:
     input:
-        requests="results/generation/{model}/{dataset}/requests.parquet",
-        responses="results/generation/{model}/{dataset}/responses.parquet",
+        requests=GENERATION("requests"),
+        responses=GENERATION("responses"),
     output:
-        parsed="results/generation/{model}/{dataset}/parsed.parquet",
+        parsed=GENERATION("parsed"),
         failures=report(
-            "results/generation/{model}/{dataset}/parse_failures.tsv",
+            GENERATION("parse_failures"),
             caption="../report/generation_parse_failures.rst",
             category="Generation",
             subcategory="{model} {dataset}",
@@ -143,13 +143,13 @@ rule generation_plan:
     input:
         # the planner reads these under params.workdir; after generation, so that output tokens come
         # from the cached answers in every run
-        expand("results/evidence/{dataset}/evidence.parquet", dataset=GEN_CFG["datasets"]),
-        expand("results/generation/{model}/{dataset}/parsed.parquet", model=GEN_CFG["models"],
+        expand(EVIDENCE("evidence"), dataset=GEN_CFG["datasets"]),
+        expand(GENERATION("parsed"), model=GEN_CFG["models"],
                       dataset=GEN_CFG["datasets"]),
         [d for m in GEN_CFG["models"] for d in model_dir_inputs(m)],
     output:
         out=report(
-            "results/report/generation_plan.tsv",
+            GENERATION("plan"),
             caption="../report/generation_plan.rst",
             category="Provenance",
         ),

@@ -20,7 +20,7 @@ def generation_model_spec(model):
 
 def generation_shard_outputs(wildcards):
     n = int(config["generation"]["shards"])
-    return [f"results/generation/{wildcards.model}/{wildcards.dataset}/shards/responses_{i}.parquet" for i in range(n)]
+    return [GENERATION("shard_responses", model=wildcards.model, dataset=wildcards.dataset, shard=i) for i in range(n)]
 
 
 def generation_final_outputs():
@@ -30,9 +30,9 @@ def generation_final_outputs():
     targets = []
     for model in generation_models():
         for dataset in config["generation"]["datasets"]:
-            targets += [f"results/generation/{model}/{dataset}/parsed.parquet",
-                        f"results/generation/{model}/{dataset}/parse_failures.tsv"]
-    return targets + ["results/report/generation_plan.tsv"]
+            targets += [GENERATION("parsed", model=model, dataset=dataset),
+                        GENERATION("parse_failures", model=model, dataset=dataset)]
+    return targets + [GENERATION("plan")]
 
 
 def planner_config():

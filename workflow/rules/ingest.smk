@@ -17,8 +17,8 @@ for _bench in benchmarks():
             unpack(lambda wc, name=_bench.name: ingest_inputs(name)),
         output:
             claim_tables=ingest_claims_outputs(_bench.name),
-            units=f"results/ingest/{_bench.name}/units.parquet",
-            documents=f"results/ingest/{_bench.name}/documents.parquet",
+            units=INGEST("units", dataset=_bench.name),
+            documents=INGEST("documents", dataset=_bench.name),
         log:
             log_file("ingest", f"ingest_{_bench.name}"),
         benchmark:
@@ -46,7 +46,7 @@ rule ingest_wikicontradict:
     input:
         unpack(lambda wc: wikicontradict_inputs()),
     output:
-        instances="results/ingest/wikicontradict/instances.parquet",
+        instances=INGEST("instances"),
     log:
         log_file("ingest", "ingest_wikicontradict"),
     benchmark:
@@ -68,7 +68,7 @@ rule ingest_conflict_qa:
     input:
         jsonl=lambda wc: data_path(config["data"][wc.dataset]["records"]),
     output:
-        records="results/ingest/{dataset}/records.parquet",
+        records=INGEST("records"),
     log:
         log_file("ingest", "ingest_conflict_qa", "{dataset}"),
     benchmark:
@@ -76,7 +76,7 @@ rule ingest_conflict_qa:
     params:
         dataset=lambda wc: wc.dataset,
     wildcard_constraints:
-        dataset="nqcc|tqacc",
+        dataset=conflict_qa_wildcard_regex(),
     threads: 1
     resources:
         mem_mb=1000,

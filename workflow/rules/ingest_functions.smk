@@ -3,7 +3,6 @@
 # rules in separate files).
 
 CLAIM_DATASETS = benchmark_names()
-CONFLICT_QA_DATASETS = ("nqcc", "tqacc")
 # the corpus file of each claim dataset, under config data.<dataset>.<key>
 CORPUS_KEY = {b.name: b.corpus_key for b in benchmarks()}
 
@@ -20,7 +19,7 @@ def ingest_splits(dataset):
 
 
 def ingest_claims_outputs(dataset):
-    return [f"results/ingest/{dataset}/claims_{split}.parquet" for split in ingest_splits(dataset)]
+    return [INGEST("claims", dataset=dataset, split=split) for split in ingest_splits(dataset)]
 
 
 def ingest_on_unresolved(dataset):
@@ -57,10 +56,13 @@ def ingest_final_outputs():
     for dataset in CLAIM_DATASETS:
         if dataset in config["data"]:
             targets += ingest_claims_outputs(dataset)
-            targets += [f"results/ingest/{dataset}/units.parquet", f"results/ingest/{dataset}/documents.parquet"]
+            targets += [INGEST("units", dataset=dataset), INGEST("documents", dataset=dataset)]
     if "wikicontradict" in config["data"] and enabled("wikicontradict"):
-        targets.append("results/ingest/wikicontradict/instances.parquet")
+        targets.append(INGEST("instances"))
     for dataset in CONFLICT_QA_DATASETS:
         if dataset in config["data"] and enabled("diffgr"):
-            targets.append(f"results/ingest/{dataset}/records.parquet")
+            targets.append(INGEST("records", dataset=dataset))
     return targets
+
+
+FINAL_OUTPUTS["ingest"] = ingest_final_outputs

@@ -10,12 +10,12 @@ rule provenance:
         lambda wc: gpu_fit_model_inputs(),  # locally built models: their identities are recorded
     output:
         out=report(
-            "results/report/provenance.tsv",
+            REPORT("provenance"),
             caption="../report/provenance.rst",
             category="Provenance",
         ),
         gpu_fit_out=report(
-            "results/report/gpu_fit.tsv",
+            REPORT("gpu_fit"),
             caption="../report/gpu_fit.rst",
             category="Provenance",
         ),
@@ -43,7 +43,7 @@ rule claim_traces:
         unpack(claim_trace_inputs),
     output:
         out=report(
-            "results/report/claim_traces.tsv",
+            REPORT("claim_traces"),
             caption="../report/claim_traces.rst",
             category="Study 2",
             subcategory="Per-claim traces",
@@ -53,7 +53,7 @@ rule claim_traces:
     benchmark:
         timing_file("report", "claim_traces")
     params:
-        sources=lambda wc: config["accounting"]["study2"]["sources"],
+        sources=lambda wc: config["generation"]["sources"],
         per_pattern=lambda wc: config["report"]["traces_per_pattern"],
         datasets=lambda wc: trace_datasets(),
     threads: 1
@@ -71,12 +71,12 @@ rule summary_page:
         unpack(summary_page_inputs),
     output:
         html_out=report(
-            "results/report/summary.html",
+            REPORT("summary"),
             caption="../report/summary_page.rst",
             category=SUMMARY_CATEGORY,
         ),
         decomposition_out=report(
-            "results/report/study1_decomposition.png",
+            REPORT("decomposition"),
             caption="../report/study1_decomposition.rst",
             category=SUMMARY_CATEGORY,
         ),
@@ -89,7 +89,7 @@ rule summary_page:
         study1_alpha=lambda wc: config["accounting"]["study1"]["bootstrap"]["alpha"],
         unresolved_scope=lambda wc: config["accounting"]["study1"]["unresolved_scope"],
         study2_parser=lambda wc: config["accounting"]["study2"]["parser"],
-        study2_sources=lambda wc: config["accounting"]["study2"]["sources"],
+        study2_sources=lambda wc: config["generation"]["sources"],
         extra_titles=[title for title, _ in summary_extra_tables()],
         accounted_titles=[account_title(s) for s in ACCOUNTED_SYSTEMS],
     threads: 1
@@ -105,9 +105,9 @@ rule summary_page:
 rule ledger:
     input:
         ledger_dependencies,
-        provenance="results/report/provenance.tsv",
+        provenance=REPORT("provenance"),
     output:
-        ledger_out="results/report/ledger.json",
+        ledger_out=REPORT("ledger"),
     log:
         log_file("report", "ledger"),
     benchmark:

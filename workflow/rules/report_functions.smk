@@ -23,10 +23,10 @@ def claim_trace_inputs(wildcards):
     """Named inputs of claim_traces: the traces, and the sample, evidence and units of every
     dataset of :func:`trace_datasets`, in that order."""
     datasets = trace_datasets()
-    return {"traces": "results/accounting/study2/pattern_traces.parquet",
-            "claims": [f"results/sampling/{d}/sample.parquet" for d in datasets],
-            "evidence": [f"results/evidence/{d}/evidence.parquet" for d in datasets],
-            "units": [f"results/ingest/{d}/units.parquet" for d in datasets]}
+    return {"traces": ACCOUNTING("pattern_traces"),
+            "claims": [SAMPLING("sample", dataset=d) for d in datasets],
+            "evidence": [EVIDENCE("evidence", dataset=d) for d in datasets],
+            "units": [INGEST("units", dataset=d) for d in datasets]}
 
 
 # The report category of the summary page. Snakemake lists categories in alphabetical order
@@ -46,61 +46,61 @@ def summary_extra_tables():
 def summary_page_inputs(wildcards):
     """Named inputs of summary_page: the headline report tables of every enabled study, the
     provenance table and the extra tables (``extra_tables``, in SUMMARY_PAGE_EXTRA_TABLES order)."""
-    inputs = {"provenance": "results/report/provenance.tsv",
+    inputs = {"provenance": REPORT("provenance"),
               "extra_tables": [path for _, path in summary_extra_tables()]}
     if enabled("study1"):
-        inputs["study1_estimates"] = "results/accounting/study1/estimates.tsv"
-        inputs["study1_intervals"] = "results/accounting/study1/intervals.tsv"
-        inputs["study1_unresolved"] = "results/study1/unresolved.tsv"
+        inputs["study1_estimates"] = ACCOUNTING("study1_estimates_tsv")
+        inputs["study1_intervals"] = ACCOUNTING("study1_intervals_tsv")
+        inputs["study1_unresolved"] = VERIFIER("unresolved_tsv")
     if enabled("study2"):
-        inputs["study2_primary"] = "results/accounting/study2/intervals_primary.tsv"
-        inputs["study2_crossed"] = "results/accounting/study2/intervals_crossed.tsv"
-        inputs["decision_label"] = "results/accounting/study2/decision_label.tsv"
-        inputs["decision_criteria"] = "results/accounting/study2/decision_criteria.tsv"
-        inputs["forest_plot"] = "results/accounting/study2/forest_primary.png"
-        inputs["study2_exploratory"] = "results/accounting/study2/intervals_exploratory.tsv"
-        inputs["study2_endpoints"] = "results/accounting/study2/endpoints.tsv"
-        inputs["study2_controls"] = "results/accounting/study2/controls.tsv"
-        inputs["control_generations"] = "results/accounting/study2/control_generations.tsv"
-        inputs["answer_accuracy"] = "results/accounting/study2/answer_accuracy.tsv"
-        inputs["partition"] = "results/accounting/study2/partition.tsv"
-        inputs["invalid_rates"] = "results/accounting/study2/invalid_rates.tsv"
+        inputs["study2_primary"] = ACCOUNTING("intervals_tsv", family="primary")
+        inputs["study2_crossed"] = ACCOUNTING("intervals_tsv", family="crossed")
+        inputs["decision_label"] = ACCOUNTING("decision_label_tsv")
+        inputs["decision_criteria"] = ACCOUNTING("decision_criteria_tsv")
+        inputs["forest_plot"] = ACCOUNTING("forest_png")
+        inputs["study2_exploratory"] = ACCOUNTING("intervals_tsv", family="exploratory")
+        inputs["study2_endpoints"] = ACCOUNTING("analysis_tsv", analysis="endpoints")
+        inputs["study2_controls"] = ACCOUNTING("analysis_tsv", analysis="controls")
+        inputs["control_generations"] = ACCOUNTING("analysis_tsv", analysis="control_generations")
+        inputs["answer_accuracy"] = ACCOUNTING("analysis_tsv", analysis="answer_accuracy")
+        inputs["partition"] = ACCOUNTING("partition_tsv")
+        inputs["invalid_rates"] = ACCOUNTING("invalid_rates_tsv")
     if enabled("wikicontradict"):
-        inputs["wikicontradict_rates"] = "results/wikicontradict/rates.tsv"
-        inputs["wikicontradict_detection"] = "results/wikicontradict/detection.tsv"
+        inputs["wikicontradict_rates"] = WIKICONTRADICT("rates")
+        inputs["wikicontradict_detection"] = WIKICONTRADICT("detection")
     if enabled("diffgr"):
-        inputs["diffgr"] = "results/diffgr/diffgr.tsv"
+        inputs["diffgr"] = DIFFGR("diffgr")
         if config["diffgr"]["reader_run_files"]:
-            inputs["diffgr_files"] = "results/diffgr/reader_files.tsv"
-    for key, name in (("estimates", "estimates"), ("intervals", "intervals"), ("metrics", "answer_metrics")):
-        inputs[f"accounted_{key}"] = [f"results/account/{s}/{name}.tsv" for s in ACCOUNTED_SYSTEMS]
+            inputs["diffgr_files"] = DIFFGR("reader_files")
+    for key, name in (("estimates", "estimates_tsv"), ("intervals", "intervals_tsv"), ("metrics", "answer_metrics_tsv")):
+        inputs[f"accounted_{key}"] = [ACCOUNT(name, system=s) for s in ACCOUNTED_SYSTEMS]
     return inputs
 
 
 # The report tables whose numbers go into results/report/ledger.json: one line per table,
 # (study switch, key, path, kind of table (report.ledger), study, rule that writes it).
 LEDGER_TABLES = (
-    ("study1", "study1_estimates", "results/accounting/study1/estimates.tsv", "estimates", "study1",
+    ("study1", "study1_estimates", ACCOUNTING("study1_estimates_tsv"), "estimates", "study1",
      "study1_accounting"),
-    ("study1", "study1_intervals", "results/accounting/study1/intervals.tsv", "intervals", "study1",
+    ("study1", "study1_intervals", ACCOUNTING("study1_intervals_tsv"), "intervals", "study1",
      "study1_bootstrap"),
-    ("study1", "study1_answer_metrics", "results/accounting/study1/answer_metrics.tsv", "intervals", "study1",
+    ("study1", "study1_answer_metrics", ACCOUNTING("study1_answer_metrics_tsv"), "intervals", "study1",
      "study1_answer_metrics"),
-    ("study2", "study2_primary", "results/accounting/study2/intervals_primary.tsv", "intervals", "study2",
+    ("study2", "study2_primary", ACCOUNTING("intervals_tsv", family="primary"), "intervals", "study2",
      "study2_bootstrap"),
-    ("study2", "study2_exploratory", "results/accounting/study2/intervals_exploratory.tsv", "intervals", "study2",
+    ("study2", "study2_exploratory", ACCOUNTING("intervals_tsv", family="exploratory"), "intervals", "study2",
      "study2_bootstrap"),
-    ("study2", "study2_crossed", "results/accounting/study2/intervals_crossed.tsv", "intervals", "study2",
+    ("study2", "study2_crossed", ACCOUNTING("intervals_tsv", family="crossed"), "intervals", "study2",
      "study2_bootstrap"),
-    ("study2", "decision_criteria", "results/accounting/study2/decision_criteria.tsv", "criteria", "study2",
+    ("study2", "decision_criteria", ACCOUNTING("decision_criteria_tsv"), "criteria", "study2",
      "decision_labels"),
-    ("study2", "decision_label", "results/accounting/study2/decision_label.tsv", "label", "study2",
+    ("study2", "decision_label", ACCOUNTING("decision_label_tsv"), "label", "study2",
      "decision_labels"),
-    ("wikicontradict", "wikicontradict_rates", "results/wikicontradict/rates.tsv", "wikicontradict_rates",
+    ("wikicontradict", "wikicontradict_rates", WIKICONTRADICT("rates"), "wikicontradict_rates",
      "wikicontradict", "wikicontradict_metrics"),
-    ("wikicontradict", "wikicontradict_detection", "results/wikicontradict/detection.tsv",
+    ("wikicontradict", "wikicontradict_detection", WIKICONTRADICT("detection"),
      "wikicontradict_detection", "wikicontradict", "wikicontradict_metrics"),
-    ("diffgr", "diffgr", "results/diffgr/diffgr.tsv", "diffgr", "diffgr", "diffgr_score"),
+    ("diffgr", "diffgr", DIFFGR("diffgr"), "diffgr", "diffgr", "diffgr_score"),
 )
 ACCOUNTED_TABLES = (("estimates", "estimates"), ("intervals", "intervals"), ("answer_metrics", "intervals"))
 
@@ -123,7 +123,7 @@ def ledger_sources():
         files = [inputs["gold"], *inputs["source0"], *inputs["source1"]] + ([inputs["families"]] if "families" in inputs
                                                                            else [])
         for name, kind in ACCOUNTED_TABLES:
-            sources[f"account_{system}_{name}"] = {"path": f"results/account/{system}/{name}.tsv", "kind": kind,
+            sources[f"account_{system}_{name}"] = {"path": ACCOUNT(f"{name}_tsv", system=system), "kind": kind,
                                                    "study": "study1", "rule": "account_system", "inputs": files}
     return sources
 
@@ -136,9 +136,9 @@ def ledger_dependencies(wildcards):
 
 
 def report_final_outputs():
-    targets = ["results/report/provenance.tsv", "results/report/summary.html", "results/report/ledger.json"]
+    targets = [REPORT("provenance"), REPORT("summary"), REPORT("ledger")]
     if enabled("study2"):
-        targets.append("results/report/claim_traces.tsv")
+        targets.append(REPORT("claim_traces"))
     return targets
 
 

@@ -9,9 +9,9 @@ include: "retrieval_functions.smk"
 
 rule index_corpus:
     input:
-        documents="results/ingest/{dataset}/documents.parquet",
+        documents=INGEST("documents"),
     output:
-        index=directory("results/retrieval/{dataset}/index"),
+        index=directory(RETRIEVAL("index")),
     log:
         log_file("retrieval", "index_corpus", "{dataset}"),
     benchmark:
@@ -34,11 +34,11 @@ rule index_corpus:
 
 rule retrieve:
     input:
-        index="results/retrieval/{dataset}/index",
+        index=RETRIEVAL("index"),
         claims=lambda wc: retrieval_claim_inputs(wc.dataset),
-        units="results/ingest/{dataset}/units.parquet",
+        units=INGEST("units"),
     output:
-        retrieved="results/retrieval/{dataset}/retrieved.parquet",
+        retrieved=RETRIEVAL("retrieved"),
     log:
         log_file("retrieval", "retrieve", "{dataset}"),
     benchmark:
@@ -59,10 +59,10 @@ rule retrieve:
 
 rule build_pools:
     input:
-        retrieved="results/retrieval/{dataset}/retrieved.parquet",
-        units="results/ingest/{dataset}/units.parquet",
+        retrieved=RETRIEVAL("retrieved"),
+        units=INGEST("units"),
     output:
-        pools="results/retrieval/{dataset}/pools.parquet",
+        pools=RETRIEVAL("pools"),
     log:
         log_file("retrieval", "build_pools", "{dataset}"),
     benchmark:
@@ -84,11 +84,11 @@ rule build_pools:
 
 rule order_bm25:
     input:
-        pools="results/retrieval/{dataset}/pools.parquet",
-        retrieved="results/retrieval/{dataset}/retrieved.parquet",
-        units="results/ingest/{dataset}/units.parquet",
+        pools=RETRIEVAL("pools"),
+        retrieved=RETRIEVAL("retrieved"),
+        units=INGEST("units"),
     output:
-        ordering="results/retrieval/{dataset}/ordering_bm25.parquet",
+        ordering=RETRIEVAL("ordering", source="bm25"),
     log:
         log_file("retrieval", "order_bm25", "{dataset}"),
     benchmark:
@@ -112,11 +112,11 @@ rule order_bm25:
 rule order_bge:
     input:
         lambda wc: reranker_inputs(),  # a locally built reranker, named by params.reranker
-        pools="results/retrieval/{dataset}/pools.parquet",
-        retrieved="results/retrieval/{dataset}/retrieved.parquet",
-        units="results/ingest/{dataset}/units.parquet",
+        pools=RETRIEVAL("pools"),
+        retrieved=RETRIEVAL("retrieved"),
+        units=INGEST("units"),
     output:
-        ordering="results/retrieval/{dataset}/ordering_bge.parquet",
+        ordering=RETRIEVAL("ordering", source="bge"),
     log:
         log_file("retrieval", "order_bge", "{dataset}"),
     benchmark:

@@ -18,9 +18,9 @@ def retrieval_claim_inputs(dataset):
     dataset is sampled) and the ingest splits in ``retrieval.extra_claim_splits.<dataset>``."""
     paths = []
     if enabled("study2") and dataset in config["sampling"]:
-        paths.append(f"results/sampling/{dataset}/sample.parquet")
+        paths.append(SAMPLING("sample", dataset=dataset))
     for split in config["retrieval"]["extra_claim_splits"].get(dataset, []):
-        paths.append(f"results/ingest/{dataset}/claims_{split}.parquet")
+        paths.append(INGEST("claims", dataset=dataset, split=split))
     if not paths:
         raise ValueError(f"retrieval: no claims for dataset {dataset!r} (enable study2 with sampling, "
                          f"or list splits under retrieval.extra_claim_splits)")

@@ -9,10 +9,10 @@ rule build_families:
     input:
         claims=lambda wc: family_claim_inputs(wc.dataset),
     output:
-        families="results/families/{dataset}/families.parquet",
-        links="results/families/{dataset}/family_links.parquet",
+        families=SAMPLING("families"),
+        links=SAMPLING("family_links"),
         summary=report(
-            "results/families/{dataset}/families_summary.tsv",
+            SAMPLING("families_summary"),
             caption="../report/families.rst",
             category="Sampling",
             subcategory="{dataset}",
@@ -41,9 +41,9 @@ rule sample_claims:
     input:
         unpack(lambda wc: sample_inputs(wc.dataset)),
     output:
-        sample="results/sampling/{dataset}/sample.parquet",
+        sample=SAMPLING("sample"),
         summary=report(
-            "results/sampling/{dataset}/sample_summary.tsv",
+            SAMPLING("sample_summary"),
             caption="../report/sample_summary.rst",
             category="Sampling",
             subcategory="{dataset}",

@@ -4,16 +4,16 @@
 
 def family_claim_inputs(dataset):
     """Ingested claims of the family population (config ``families.splits.<dataset>``)."""
-    return [f"results/ingest/{dataset}/claims_{split}.parquet" for split in config["families"]["splits"][dataset]]
+    return [INGEST("claims", dataset=dataset, split=split) for split in config["families"]["splits"][dataset]]
 
 
 def sample_inputs(dataset):
     """Named inputs of sample_claims: ``claims`` of the sampled split; FEVEROUS with reserved ids
     also ``families`` and ``reserved`` (the reserved-id file)."""
     settings = config["sampling"][dataset]
-    inputs = {"claims": f"results/ingest/{dataset}/claims_{settings['split']}.parquet"}
+    inputs = {"claims": INGEST("claims", dataset=dataset, split=settings['split'])}
     if settings.get("exclude_reserved_families"):
-        inputs["families"] = f"results/families/{dataset}/families.parquet"
+        inputs["families"] = SAMPLING("families", dataset=dataset)
         inputs["reserved"] = data_path(config["data"][dataset]["reserved_ids"])
     return inputs
 
@@ -24,5 +24,8 @@ def sampling_final_outputs():
         return []
     targets = []
     for dataset in config["sampling"]:
-        targets += [f"results/sampling/{dataset}/sample.parquet", f"results/families/{dataset}/families.parquet"]
+        targets += [SAMPLING("sample", dataset=dataset), SAMPLING("families", dataset=dataset)]
     return targets
+
+
+FINAL_OUTPUTS["sampling"] = sampling_final_outputs

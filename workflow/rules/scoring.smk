@@ -7,13 +7,13 @@ include: "scoring_functions.smk"
 
 rule score_evidence:
     input:
-        evidence="results/evidence/{dataset}/evidence.parquet",
-        sample="results/sampling/{dataset}/sample.parquet",
+        evidence=EVIDENCE("evidence"),
+        sample=SAMPLING("sample"),
     output:
-        indicators="results/scoring/{dataset}/evidence_indicators.parquet",
-        relevant="results/scoring/{dataset}/relevant.parquet",
+        indicators=SCORING("evidence_indicators"),
+        relevant=SCORING("relevant"),
         summary=report(
-            "results/scoring/{dataset}/eligibility.tsv",
+            SCORING("eligibility"),
             caption="../report/scoring_eligibility.rst",
             category="Scoring",
             subcategory="{dataset}",
@@ -23,9 +23,10 @@ rule score_evidence:
     benchmark:
         timing_file("scoring", "score_evidence", "{dataset}")
     params:
-        max_evidence=config["scoring"]["max_evidence"],
-        max_evidence_cell=config["scoring"]["max_evidence_cell"],
-        max_sentences=config["scoring"]["max_abstract_sentences"],
+        # the dataset's official scorer caps (benchmark registry), unless config scoring overrides one
+        max_evidence=lambda wc: get_benchmark(wc.dataset).caps(config["scoring"])["max_evidence"],
+        max_evidence_cell=lambda wc: get_benchmark(wc.dataset).caps(config["scoring"])["max_evidence_cell"],
+        max_sentences=lambda wc: get_benchmark(wc.dataset).caps(config["scoring"])["max_sentences"],
     threads: 1
     resources:
         mem_mb=2000,
@@ -38,10 +39,10 @@ rule score_evidence:
 
 rule score_answers:
     input:
-        parsed="results/generation/{model}/{dataset}/parsed.parquet",
-        sample="results/sampling/{dataset}/sample.parquet",
+        parsed=GENERATION("parsed"),
+        sample=SAMPLING("sample"),
     output:
-        indicators="results/scoring/{model}/{dataset}/answer_indicators.parquet",
+        indicators=SCORING("answer_indicators"),
     log:
         log_file("scoring", "score_answers", "{model}_{dataset}"),
     benchmark:

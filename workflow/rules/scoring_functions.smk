@@ -11,10 +11,10 @@ def scoring_final_outputs():
     datasets = list(gen["datasets"])
     targets = []
     for dataset in datasets:
-        targets += [f"results/scoring/{dataset}/evidence_indicators.parquet",
-                    f"results/scoring/{dataset}/relevant.parquet"]
+        targets += [SCORING("evidence_indicators", dataset=dataset),
+                    SCORING("relevant", dataset=dataset)]
     for model in gen["models"]:
-        targets += [f"results/scoring/{model}/{dataset}/answer_indicators.parquet" for dataset in datasets]
+        targets += [SCORING("answer_indicators", model=model, dataset=dataset) for dataset in datasets]
     return targets
 
 

@@ -9,7 +9,7 @@ rule serialise_verifier_inputs:
         lambda wc: verifier_base_inputs(),  # a locally built base model, named by params.base
         unpack(verifier_serialise_inputs),
     output:
-        verifier_inputs="results/verifier/inputs_{split}.parquet",
+        verifier_inputs=VERIFIER("inputs"),
     log:
         log_file("verifier", "serialise_verifier_inputs", "{split}"),
     benchmark:
@@ -44,9 +44,9 @@ rule serialise_verifier_inputs:
 rule train_verifier:
     input:
         lambda wc: verifier_base_inputs(),  # a locally built base model, named by params.base
-        inputs="results/verifier/inputs_train.parquet",
+        inputs=VERIFIER("inputs", split="train"),
     output:
-        checkpoint_dir=directory("results/verifier/ckpt{k}"),
+        checkpoint_dir=directory(VERIFIER("checkpoint")),
     log:
         log_file("verifier", "train_verifier", "ckpt{k}"),
     benchmark:
@@ -82,9 +82,9 @@ rule train_verifier:
 rule predict_verifier:
     input:
         checkpoints=verifier_checkpoints(),
-        inputs="results/verifier/inputs_dev.parquet",
+        inputs=VERIFIER("inputs", split="dev"),
     output:
-        answers="results/verifier/answers.parquet",
+        answers=VERIFIER("answers"),
     log:
         log_file("verifier", "predict_verifier"),
     benchmark:
@@ -107,16 +107,16 @@ rule predict_verifier:
 
 rule study1_indicators:
     input:
-        answers="results/verifier/answers.parquet",
-        claims=f"results/ingest/{VERIFIER_CFG['dataset']}/claims_dev.parquet",
+        answers=VERIFIER("answers"),
+        claims=INGEST("claims", dataset=VERIFIER_CFG['dataset'], split="dev"),
         evidence=lambda wc: [verifier_evidence_path(s) for s in VERIFIER_CFG["sources"]],
-        inputs="results/verifier/inputs_dev.parquet",
+        inputs=VERIFIER("inputs", split="dev"),
     output:
-        answer_indicators="results/study1/answer_indicators.parquet",
-        evidence_indicators="results/study1/evidence_indicators.parquet",
-        relevant="results/study1/relevant.parquet",
-        unresolved="results/study1/unresolved.parquet",
-        unresolved_tsv=report("results/study1/unresolved.tsv", caption="../report/study1_unresolved.rst",
+        answer_indicators=VERIFIER("answer_indicators"),
+        evidence_indicators=VERIFIER("evidence_indicators"),
+        relevant=VERIFIER("relevant"),
+        unresolved=VERIFIER("unresolved"),
+        unresolved_tsv=report(VERIFIER("unresolved_tsv"), caption="../report/study1_unresolved.rst",
                               category="Verifier"),
     log:
         log_file("verifier", "study1_indicators"),
@@ -124,8 +124,8 @@ rule study1_indicators:
         timing_file("verifier", "study1_indicators")
     params:
         sources=VERIFIER_CFG["sources"],
-        max_evidence=config["scoring"]["max_evidence"],
-        max_evidence_cell=config["scoring"]["max_evidence_cell"],
+        max_evidence=get_benchmark(VERIFIER_CFG["dataset"]).caps(config["scoring"])["max_evidence"],
+        max_evidence_cell=get_benchmark(VERIFIER_CFG["dataset"]).caps(config["scoring"])["max_evidence_cell"],
     threads: 1
     resources:
         mem_mb=4000,
@@ -138,11 +138,11 @@ rule study1_indicators:
 
 rule verifier_summary:
     input:
-        inputs=["results/verifier/inputs_train.parquet", "results/verifier/inputs_dev.parquet"],
+        inputs=[VERIFIER("inputs", split="train"), VERIFIER("inputs", split="dev")],
         checkpoints=verifier_checkpoints(),
-        answers="results/verifier/answers.parquet",
+        answers=VERIFIER("answers"),
     output:
-        summary=report("results/verifier/summary.tsv", caption="../report/verifier_summary.rst", category="Verifier"),
+        summary=report(VERIFIER("summary"), caption="../report/verifier_summary.rst", category="Verifier"),
     log:
         log_file("verifier", "verifier_summary"),
     benchmark:

@@ -26,7 +26,7 @@ def verifier_base_local_dir():
     ``verifier.base_model.local_dir`` inside data_root (e.g. a convert-weights output), else None."""
     v = config["verifier"]
     if v["demo_model"]:
-        return "results/models/verifier_base"
+        return DEMO("model", model="verifier_base")
     local = v["base_model"]["local_dir"]
     return data_path(local) if local else None
 
@@ -40,8 +40,8 @@ def verifier_base_inputs():
 def verifier_serialise_inputs(wildcards):
     d = config["verifier"]["dataset"]
     inputs = {
-        "claims": f"results/ingest/{d}/claims_{wildcards.split}.parquet",
-        "units": f"results/ingest/{d}/units.parquet",
+        "claims": INGEST("claims", dataset=d, split=wildcards.split),
+        "units": INGEST("units", dataset=d),
         "evidence": [verifier_evidence_path(s) for s in verifier_split_sources(wildcards.split)],
     }
     return inputs
@@ -67,16 +67,16 @@ def verifier_checkpoint_seed(wildcards):
 
 
 def verifier_checkpoints():
-    return [f"results/verifier/ckpt{k}" for k in range(1, len(config["verifier"]["checkpoint_seeds"]) + 1)]
+    return [VERIFIER("checkpoint", k=k) for k in range(1, len(config["verifier"]["checkpoint_seeds"]) + 1)]
 
 
 def verifier_final_outputs():
     """Study 1 indicator tables and the verifier summary (when Study 1 runs)."""
     if not enabled("study1"):
         return []
-    return ["results/study1/answer_indicators.parquet", "results/study1/evidence_indicators.parquet",
-            "results/study1/relevant.parquet", "results/study1/unresolved.parquet", "results/study1/unresolved.tsv",
-            "results/verifier/summary.tsv"]
+    return [VERIFIER("answer_indicators"), VERIFIER("evidence_indicators"),
+            VERIFIER("relevant"), VERIFIER("unresolved"), VERIFIER("unresolved_tsv"),
+            VERIFIER("summary")]
 
 
 FINAL_OUTPUTS["verifier"] = verifier_final_outputs

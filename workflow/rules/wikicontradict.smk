@@ -15,9 +15,9 @@ wildcard_constraints:
 
 rule wikicontradict_requests:
     input:
-        instances="results/ingest/wikicontradict/instances.parquet",
+        instances=INGEST("instances"),
     output:
-        out="results/wikicontradict/{wc_model}/requests.parquet",
+        out=WIKICONTRADICT("requests"),
     log:
         log_file("conflict", "wikicontradict_requests", "{wc_model}"),
     benchmark:
@@ -41,9 +41,9 @@ rule wikicontradict_requests:
 rule wikicontradict_generate:
     input:
         unpack(lambda wc: conflict_model_inputs(wc.wc_model)),
-        requests="results/wikicontradict/{wc_model}/requests.parquet",
+        requests=WIKICONTRADICT("requests"),
     output:
-        out="results/wikicontradict/{wc_model}/responses.parquet",
+        out=WIKICONTRADICT("responses"),
     log:
         log_file("conflict", "wikicontradict_generate", "{wc_model}"),
     benchmark:
@@ -65,11 +65,11 @@ rule wikicontradict_generate:
 rule wikicontradict_judge:
     input:
         unpack(lambda wc: conflict_model_inputs(WC["judge"]["model"])),
-        responses="results/wikicontradict/{wc_model}/responses.parquet",
-        instances="results/ingest/wikicontradict/instances.parquet",
+        responses=WIKICONTRADICT("responses"),
+        instances=INGEST("instances"),
         fewshot=input_path("wikicontradict.judge.fewshot_file"),
     output:
-        out="results/wikicontradict/{wc_model}/judgements.parquet",
+        out=WIKICONTRADICT("judgements"),
     log:
         log_file("conflict", "wikicontradict_judge", "{wc_model}"),
     benchmark:
@@ -91,10 +91,10 @@ rule wikicontradict_judge_human:
     input:
         unpack(lambda wc: conflict_model_inputs(WC["judge"]["model"])),
         human=wikicontradict_human_labels() or [],
-        instances="results/ingest/wikicontradict/instances.parquet",
+        instances=INGEST("instances"),
         fewshot=input_path("wikicontradict.judge.fewshot_file"),
     output:
-        out="results/wikicontradict/judge_agreement/judgements.parquet",
+        out=WIKICONTRADICT("human_judged"),
     log:
         log_file("conflict", "wikicontradict_judge_human"),
     benchmark:
@@ -114,18 +114,18 @@ rule wikicontradict_judge_human:
 
 rule wikicontradict_metrics:
     input:
-        judgements=expand("results/wikicontradict/{wc_model}/judgements.parquet", wc_model=WC["models"]),
-        instances="results/ingest/wikicontradict/instances.parquet",
+        judgements=expand(WIKICONTRADICT("judgements"), wc_model=WC["models"]),
+        instances=INGEST("instances"),
         **wikicontradict_agreement_inputs(),
     output:
         rates_out=report(
-            "results/wikicontradict/rates.tsv",
+            WIKICONTRADICT("rates"),
             caption="../report/conflict_wikicontradict_rates.rst",
             category="Knowledge conflict",
             subcategory="WikiContradict",
         ),
         detection_out=report(
-            "results/wikicontradict/detection.tsv",
+            WIKICONTRADICT("detection"),
             caption="../report/conflict_wikicontradict_detection.rst",
             category="Knowledge conflict",
             subcategory="WikiContradict",

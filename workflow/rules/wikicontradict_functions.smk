@@ -29,7 +29,7 @@ def wikicontradict_agreement_inputs():
     """``human_judged`` (the judge's verdicts on the human-labelled instances) when there are human labels."""
     if not wikicontradict_human_labels():
         return {}
-    return {"human_judged": "results/wikicontradict/judge_agreement/judgements.parquet"}
+    return {"human_judged": WIKICONTRADICT("human_judged")}
 
 
 def wikicontradict_agreement_outputs():
@@ -37,10 +37,10 @@ def wikicontradict_agreement_outputs():
     if not wikicontradict_human_labels():
         return {}
     return {
-        "agreement_out": report("results/wikicontradict/judge_agreement.tsv",
+        "agreement_out": report(WIKICONTRADICT("agreement"),
                                 caption="../report/conflict_wikicontradict_agreement.rst",
                                 category="Knowledge conflict", subcategory="WikiContradict"),
-        "confusion_out": report("results/wikicontradict/judge_confusion.tsv",
+        "confusion_out": report(WIKICONTRADICT("confusion"),
                                 caption="../report/conflict_wikicontradict_confusion.rst",
                                 category="Knowledge conflict", subcategory="WikiContradict"),
     }
@@ -49,9 +49,9 @@ def wikicontradict_agreement_outputs():
 def wikicontradict_final_outputs():
     if not enabled("wikicontradict"):
         return []
-    out = ["results/wikicontradict/rates.tsv", "results/wikicontradict/detection.tsv"]
+    out = [WIKICONTRADICT("rates"), WIKICONTRADICT("detection")]
     if wikicontradict_human_labels():
-        out += ["results/wikicontradict/judge_agreement.tsv", "results/wikicontradict/judge_confusion.tsv"]
+        out += [WIKICONTRADICT("agreement"), WIKICONTRADICT("confusion")]
     return out
 
 

@@ -37,6 +37,7 @@ from .estimands import cell_quantities
 from .estimates import evaluate_exact
 from .intervals import panel_counts
 from .panel import aggregate_to_families, build_claim_panel
+from ..vocabulary import CONTROL_NONE
 
 CONTROL_QUANTITIES = ("score", "score_none", "E_none", "E_control", "gain")
 # sources 0 = none, 1 = the control; T_ab = answers a, evidence b
@@ -68,15 +69,15 @@ def control_frames(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd.D
     base = answers[(answers["dataset"] == dataset) & (answers["system"] == system) & (answers["parser"] == parser)
                    & (answers["answer_budget"] == budget) & (answers["replicate"] == replicate)]
     ctl = base[(base["format"] == cell["answer_format"]) & (base["answer_source"] == cell["answer_source"])]
-    none = base[(base["format"] == cell["format"]) & (base["answer_source"] == "none")]
+    none = base[(base["format"] == cell["format"]) & (base["answer_source"] == CONTROL_NONE)]
     if ctl.empty:
         return None
     keys = ctl[["claim_id", "doc_id"]].drop_duplicates()
     none = none.merge(keys, on=["claim_id", "doc_id"], how="inner")
-    ans = pd.concat([none.assign(answer_source="none", format="f"), ctl.assign(answer_source="ctl", format="f")],
+    ans = pd.concat([none.assign(answer_source=CONTROL_NONE, format="f"), ctl.assign(answer_source="ctl", format="f")],
                     ignore_index=True)
     ev = evidence[(evidence["dataset"] == dataset) & (evidence["evidence_budget"] == budget)]
-    ev = pd.concat([ev[ev["evidence_source"] == "none"].assign(evidence_source="none"),
+    ev = pd.concat([ev[ev["evidence_source"] == CONTROL_NONE].assign(evidence_source=CONTROL_NONE),
                     ev[ev["evidence_source"] == cell["evidence_source"]].assign(evidence_source="ctl")],
                    ignore_index=True)
     rel = relevant[(relevant["dataset"] == dataset) & relevant["claim_id"].isin(set(keys["claim_id"]))]
@@ -87,7 +88,7 @@ def agreement_counts(ans: pd.DataFrame, unit_family: pd.Series, n_families: int)
     """(families, 1, 2) ``[units whose ctl answer equals the none answer, units]``."""
     wide = ans.pivot_table(index=["claim_id", "doc_id"], columns="answer_source", values="predicted_label",
                            aggfunc="first")
-    same = (wide["ctl"] == wide["none"]).to_numpy(dtype=np.int64)
+    same = (wide["ctl"] == wide[CONTROL_NONE]).to_numpy(dtype=np.int64)
     fam = wide.index.get_level_values("claim_id").map(unit_family).to_numpy(dtype=np.int64)
     out = np.zeros((n_families, 1, 2), dtype=np.int64)
     np.add.at(out, (fam, 0, 0), same)
@@ -108,7 +109,7 @@ def control_rows(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd.Dat
         frames = control_frames(answers, evidence, relevant, cell, dataset=dataset, system=system, parser=parser,
                                 budget=budget, replicate=replicate)
         units = 0 if frames is None else int(len(frames[0][frames[0]["answer_source"] == "ctl"]))
-        if cell["control"] == "none":
+        if cell["control"] == CONTROL_NONE:
             totals[cell["format"]] = units
         total = totals.get(cell["format"], 0)
         meta = {"dataset": dataset, "system": system, "parser": parser, "format": cell["format"],
@@ -120,7 +121,7 @@ def control_rows(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd.Dat
             continue
         ans, ev, rel = frames
         panel = build_claim_panel(ans, ev, rel, dataset=dataset, system=system, parser=parser, formats=["f"],
-                                  sources=["none", "ctl"], answer_budgets=[budget], evidence_budgets=[budget],
+                                  sources=[CONTROL_NONE, "ctl"], answer_budgets=[budget], evidence_budgets=[budget],
                                   replicates=[replicate])
         fam_panel = aggregate_to_families(panel, families)
         contrasts = [CONTROL_CONTRASTS[q] for q in CONTROL_QUANTITIES]

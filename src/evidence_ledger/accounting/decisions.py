@@ -31,11 +31,13 @@ MIXED = "restricted/mixed evidence"
 
 @dataclass(frozen=True)
 class DecisionRule:
-    magnitude: float = 2.0
-    min_agreeing_seeds: int = 4
-    min_datasets: int = 2
-    required_dataset: str = "scifact"
-    bound: float = 2.0
+    """The decision rule's settings (config ``accounting.decision``; defaults in config/defaults.yaml only)."""
+
+    magnitude: float
+    min_agreeing_seeds: int
+    min_datasets: int
+    required_dataset: str
+    bound: float
     # Bootstrap bounds are sums of floating-point ratios: a bound whose exact value is 0 can
     # come out as +-1e-15. Bounds within this many points of zero count as zero.
     zero_tolerance: float = 1e-9

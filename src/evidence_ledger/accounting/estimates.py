@@ -122,7 +122,7 @@ def estimate_row(study, population, dataset, system, parser, quantity, value, *,
 def study1_estimates(answers: pd.DataFrame, evidence: pd.DataFrame, relevant: pd.DataFrame, *, dataset: str,
                      system: str, parser: str, sources: Sequence[str], budget: str, replicates: Sequence[int],
                      fmt: str = "verifier", paths: Mapping[str, str] | None = None,
-                     unresolved_flags: pd.DataFrame | None = None, unresolved_scope: str = "window") -> dict:
+                     unresolved_scope: str, unresolved_flags: pd.DataFrame | None = None) -> dict:
     """Study 1 point estimates (ESTIMATES rows), claim panels of both populations and coverage.
 
     Populations: ``all`` (every RELEVANT claim) and ``resolved`` (no unresolved unit under

@@ -78,7 +78,7 @@ def _reference(path) -> pd.DataFrame | None:
 def study1_accounting(*, answers, evidence, relevant, unresolved=None, reference=None, dataset: str, system: str,
                       parser: str, sources: Sequence[str], budget: str, checkpoints: Sequence[int],
                       answer_format: str, estimates_out, summary_out, counts_out, coverage_out,
-                      unresolved_scope: str = "window") -> None:
+                      unresolved_scope: str) -> None:
     """Study 1: estimates (+ summary TSV of replicate-averaged rows and per-checkpoint T00/T11/gain),
     per-claim counts of both populations, coverage. ``unresolved``: the verifier's per-claim
     UNRESOLVED_FLAGS (optional; else the flag comes from EVIDENCE_INDICATORS). ``unresolved_scope``
@@ -136,7 +136,7 @@ def study2_accounting(*, answers: Sequence[str], evidence: Sequence[str], releva
                       families: Sequence[str],
                       reference=None, datasets: Sequence[str], models: Sequence[str], sources: Sequence[str],
                       budgets: Sequence[str], formats: Sequence[str], parser: str,
-                      sensitivity_parsers: Sequence[str] = (), greedy_replicate: int | None = None,
+                      sensitivity_parsers: Sequence[str], greedy_replicate: int | None,
                       seed_replicates: Sequence[int], estimates_out, contrasts_out, cells_out, partition_out,
                       crossed_out, invalid_rates_out, invalid_rates_tsv_out, counts_out, coverage_out, traces_out,
                       examples_out) -> None:

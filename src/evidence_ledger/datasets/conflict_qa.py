@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ..benchmark_registry import CONFLICT_QA_DATASETS
 from ..errors import InputError
 from ..tables.conflict_inputs import CONFLICT_QA_RECORDS
 from .records import iter_jsonl, require
 
-DATASETS = ("nqcc", "tqacc")
+DATASETS = CONFLICT_QA_DATASETS
 LIST_FIELDS = (("answer", "answers"), ("generated_passage", "generated_passages"),
                ("retrieved_passage", "retrieved_passages"), ("response", "responses"))
 

@@ -46,8 +46,11 @@ import numpy as np
 from ..generation.chat_rows import greedy_sampling, provenance_columns, request_columns
 from ..resampling.bootstrap import bootstrap_draws, percentile_interval
 from ..scoring.diffgr import MergedItem, build_conflict_sets, classify_hybrid_answer, subset_preference
+from ..vocabulary import DIFFGR_GENERATED_FIRST as GENERATED_FIRST
 from ..vocabulary import DIFFGR_ORDERS as ORDERS
-from .reader_setup import GENERATED_FIRST, RETRIEVED_FIRST, random_arrangements
+from ..vocabulary import DIFFGR_RANDOM as RANDOM
+from ..vocabulary import DIFFGR_RETRIEVED_FIRST as RETRIEVED_FIRST
+from .reader_setup import random_arrangements
 
 RUNS = ("hybrid", "generated", "retrieved", "closed_book")
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
@@ -106,9 +109,9 @@ def run_passages(run: str, order: str, generated: str, retrieved: str) -> list[s
     """Passages of one reader run, in order. ``order`` (a fixed arrangement, ``generated_first``
     or ``retrieved_first``) matters only for ``hybrid``."""
     if run == "hybrid":
-        if order == "generated_first":
+        if order == GENERATED_FIRST:
             return [generated, retrieved]
-        if order == "retrieved_first":
+        if order == RETRIEVED_FIRST:
             return [retrieved, generated]
         raise ValueError(f"unknown context order {order!r}; use one of {ORDERS}")
     if run == "generated":
@@ -142,10 +145,10 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
     for o in context_orders:
         if o not in ORDERS:
             raise ValueError(f"unknown context order {o!r}; use one of {ORDERS}")
-    if "random" in context_orders and shuffle_seed is None:
+    if RANDOM in context_orders and shuffle_seed is None:
         raise ValueError("context order 'random' needs shuffle_seed (config diffgr.random_order_seed)")
     records = list(records)
-    shuffled = random_arrangements(records, shuffle_seed) if "random" in context_orders else []
+    shuffled = random_arrangements(records, shuffle_seed) if RANDOM in context_orders else []
     prompts, lengths = [], []
     for k, rec in enumerate(records):
         qid = rec["question_id"]
@@ -161,7 +164,7 @@ def plan_reader_prompts(records: Iterable[dict], prompt: str, closed_book_prompt
                         "length_ratio": length_ratio(gw, rw), "length_rel_diff": length_rel_diff(gw, rw)})
         plan = [("hybrid", o) for o in context_orders] + [("generated", ""), ("retrieved", ""), ("closed_book", "")]
         for run, order in plan:
-            arrangement = shuffled[k] if order == "random" else order
+            arrangement = shuffled[k] if order == RANDOM else order
             passages = run_passages(run, arrangement, generated, retrieved)
             prompts.append({"question_id": qid, "run": run, "order": order, "context_order": arrangement,
                             "prompt": render_reader_prompt(prompt, closed_book_prompt, rec["question"], passages)})
@@ -282,8 +285,7 @@ def cc_item_rows(model: str, dataset: str, order: str, items: Sequence[tuple[str
     return rows
 
 
-def bootstrap_diffgr(gen: Sequence[int], ir: Sequence[int], draws: int, seed: int,
-                     level: float = 0.95) -> dict:
+def bootstrap_diffgr(gen: Sequence[int], ir: Sequence[int], draws: int, seed: int, level: float) -> dict:
     """Percentile bootstrap interval of DiffGR over questions.
 
     ``gen`` / ``ir`` are per-question 0/1 indicators (hybrid answer classified Gen-Ans /

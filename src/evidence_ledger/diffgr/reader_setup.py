@@ -28,18 +28,15 @@ from __future__ import annotations
 import random
 from typing import Mapping, Sequence
 
+from ..benchmark_registry import CONFLICT_QA_RELEASES
 from ..errors import InputError
 
 from ..vocabulary import DIFFGR_GENERATED_FIRST as GENERATED_FIRST
 from ..vocabulary import DIFFGR_RETRIEVED_FIRST as RETRIEVED_FIRST
 
 
-#: Questions in the released NQ-CC / TQA-CC reader files (RetrieveOrGenerated, "Blinded by
-#: Generated Contexts", Tan et al., 2024): the reader runs read the whole open-domain test split
-#: of Natural Questions (3,610 questions) and TriviaQA (11,313), the splits of DPR (Karpukhin et
-#: al., 2020). Counts only: the release files (a Google Drive folder named in the repository's
-#: README) could not be fetched to record a content hash.
-RELEASED_QUESTIONS = {"nqcc": 3610, "tqacc": 11313}
+#: Questions in the released NQ-CC / TQA-CC reader files (the benchmark registry's entry)
+RELEASED_QUESTIONS = CONFLICT_QA_RELEASES
 
 
 def recorded_arrangement(ctxs: Sequence[str], generated: Sequence[str], retrieved: str) -> str | None:

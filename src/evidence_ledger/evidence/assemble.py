@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from .budget import assemble_budgeted, render_counts
-from ..vocabulary import CONTROLS, control_source
+from ..vocabulary import CONTROL_GOLD, CONTROL_NONE, CONTROL_REVERSED, CONTROL_SWAP, CONTROLS, control_source
 from .prefix import CELL_LIKE_KINDS, scored_prefix
 from .render import render_unit
 
@@ -145,7 +145,7 @@ def gold_row(b: EvidenceBuilder, claim_id: str, doc_id: str, budget: str, groups
 
 
 def assemble_evidence(b: EvidenceBuilder, orderings: dict[str, list[dict]], retrieved_docs: dict[str, list[str]],
-                      gold: dict[str, list], controls=CONTROLS, swap_seed: int = 0,
+                      gold: dict[str, list], *, controls=CONTROLS, swap_seed: int,
                       show_progress: bool = False) -> list[dict]:
     """EVIDENCE rows for every ordering source and control, sorted by (claim, doc, source, budget).
 
@@ -170,18 +170,18 @@ def assemble_evidence(b: EvidenceBuilder, orderings: dict[str, list[dict]], retr
     first = sorted(per_source)[0] if per_source else None
     for source in sorted(per_source):
         per_claim = per_source[source]
-        donors = derangement(list(per_claim), swap_seed) if "swap" in controls else {}
+        donors = derangement(list(per_claim), swap_seed) if CONTROL_SWAP in controls else {}
         for cid in sorted(per_claim):
             own = per_claim[cid]
             doc_rank = list(dict.fromkeys(r["doc_id"] for r in own))
             for r in own:
                 doc_id, budget = r["doc_id"], r["budget"]
-                if source == first and "none" in controls:
-                    rows.append(b.row(cid, doc_id, "none", budget, [], "", zero))
-                if source == first and "gold" in controls:
+                if source == first and CONTROL_NONE in controls:
+                    rows.append(b.row(cid, doc_id, CONTROL_NONE, budget, [], "", zero))
+                if source == first and CONTROL_GOLD in controls:
                     rows.append(gold_row(b, cid, doc_id, budget,
                                          gold_groups_for(gold.get(cid), doc_id, b.per_document, b.units)))
-                if "swap" in controls:
+                if CONTROL_SWAP in controls:
                     donor_rows = per_claim[donors[cid]]
                     donor_docs = list(dict.fromkeys(x["doc_id"] for x in donor_rows))
                     rank = doc_rank.index(doc_id)
@@ -190,12 +190,12 @@ def assemble_evidence(b: EvidenceBuilder, orderings: dict[str, list[dict]], retr
                         d = next(x for x in donor_rows if x["doc_id"] == donor_docs[rank] and x["budget"] == budget)
                         vis = list(d["visible_unit_ids"])
                     text, tokens = b.counted(vis)
-                    rows.append(b.row(cid, doc_id, control_source("swap", source), budget, vis, text, tokens, 0,
+                    rows.append(b.row(cid, doc_id, control_source(CONTROL_SWAP, source), budget, vis, text, tokens, 0,
                                       b.fits(tokens, budget)))
-                if "reversed" in controls:
+                if CONTROL_REVERSED in controls:
                     vis = list(reversed(r["visible_unit_ids"]))
                     text, tokens = b.counted(vis)
-                    rows.append(b.row(cid, doc_id, control_source("reversed", source), budget, vis, text, tokens,
+                    rows.append(b.row(cid, doc_id, control_source(CONTROL_REVERSED, source), budget, vis, text, tokens,
                                       0, b.fits(tokens, budget)))
     rows.sort(key=lambda r: (r["claim_id"], r["doc_id"], r["source"], r["budget"]))
     return rows

@@ -15,7 +15,7 @@ label-task rows::
     from evidence_ledger.generation.cache import ResponseCache, generate_cached
 
     spec = model_spec_from_config(name, config["models"][name])          # Hub id + revision, or local dir
-    backend = load_backend(config["generation"]["backend"], spec, batch_size=64)   # + vLLM options
+    backend = load_backend(config["generation"]["backend"], spec, **backend_options)  # the rule's params.backend_options
     reqs = [ChatRequest.from_messages(messages, SamplingSpec(temperature=0.0, top_p=1.0, top_k=0,
                                                              repetition_penalty=1.0, max_new_tokens=250, seed=s))
             for messages, s in ...]

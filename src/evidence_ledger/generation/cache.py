@@ -34,9 +34,9 @@ than the call that was killed, so the temporary that killed write left
 
 Usage for a new task (e.g. free-text conflict generation)::
 
-    backend = load_backend("vllm", model_spec_from_config(name, config["models"][name]))
+    backend = load_backend("vllm", model_spec_from_config(name, config["models"][name]), **backend_options)
     reqs = [ChatRequest.from_messages(msgs, SamplingSpec(0.0, 1.0, 0, 1.0, 250, seed)) for ...]
-    outs = generate_cached(backend, reqs, ResponseCache("results/cache/generation/qwen3"))
+    outs = generate_cached(backend, reqs, ResponseCache("results/cache/generation/qwen3"), batch_size=256)
 """
 from __future__ import annotations
 
@@ -244,7 +244,7 @@ def generate_cached(
     backend: Backend,
     requests: Sequence[ChatRequest],
     cache: ResponseCache,
-    batch_size: int = 256,
+    batch_size: int,
     tag: str = "run",
     progress: Callable[[int], None] | None = None,
     request_names: Sequence[str] | None = None,

@@ -61,8 +61,8 @@ def provenance_columns(gen) -> dict:
 
 
 def generate_for_rows(rows: Sequence[Mapping], model_name: str, model_cfg: Mapping, backend_name: str,
-                      backend_options: Mapping, cache_dir: str, local_dir: str | None = None,
-                      batch_size: int = 64, tag: str = "conflict",
+                      backend_options: Mapping, cache_dir: str, batch_size: int, local_dir: str | None = None,
+                      tag: str = "conflict",
                       progress: Callable[[int], None] | None = None) -> list:
     """Generate (or read from the cache) the response of every request row, in row order.
 

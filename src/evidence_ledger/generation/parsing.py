@@ -1,4 +1,4 @@
-"""Answer parsers for fact-verification responses: strict and conservative (lenient).
+"""Answer parsers for fact-verification responses: strict and lenient.
 
 In:  a raw model response, the answer format (``codes`` / ``labels``), the dataset's label
      strings and, for codes, the letter -> label mapping the prompt used.
@@ -10,7 +10,7 @@ Neither parser ever sees the gold label.
 * :func:`parse_strict` - the protocol's parser: after stripping surrounding whitespace the
   response must be exactly one code letter (``A``/``B``/``C``, upper case) or exactly one
   label string (exact case). Anything else is ``INVALID``.
-* :func:`parse_lenient` - a conservative alternative that accepts only unambiguous surface
+* :func:`parse_lenient` - the lenient parser: it accepts only unambiguous surface
   variants: any letter case; surrounding quotes, brackets, asterisks or backticks
   (``(A)``, ``**B**``, ``"SUPPORTS"``); an ``Answer:`` / ``The answer is`` / ``Label:``
   prefix; trailing punctuation; an empty ``<think></think>`` block; a single answer

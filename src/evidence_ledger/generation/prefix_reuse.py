@@ -33,6 +33,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..vocabulary import CONTROL_GOLD, CONTROL_NONE, CONTROL_REVERSED, CONTROL_SWAP, control_of
 from .requests import condition_name, enumerate_conditions
 
 BLOCK_TOKENS = 16  # vLLM's default KV-cache block size (tokens per block)
@@ -120,9 +121,9 @@ def _condition_segments(cond, unit: int, claim_id: int, overhead: int, budgets: 
     head = (("task",), claim // 2), (("claim", claim_id), claim - claim // 2)
     tail = (("options", cond.format, cond.code_mapping), overhead - claim)
     source, budget = cond.source, cond.budget
-    if source == "none":
+    if source == CONTROL_NONE:
         evidence: tuple = ((("no evidence",), 4),)
-    elif source in ("gold",) or source.startswith(("swap_", "reversed_")):
+    elif control_of(source) in (CONTROL_GOLD, CONTROL_SWAP, CONTROL_REVERSED):
         evidence = (((source, unit, budget), int(budgets[budget])),)
     else:
         first = min(int(v) for v in budgets.values())

@@ -42,8 +42,8 @@ def generate_responses(
     requests: pa.Table,
     backend: Backend,
     cache: ResponseCache,
+    call_size: int,
     shard: int | None = None,
-    call_size: int = 4096,
     progress: Callable[[int], None] | None = None,
 ) -> pa.Table:
     """RESPONSES rows for the unique requests of ``shard`` (all when None), sorted by id;

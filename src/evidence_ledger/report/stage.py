@@ -113,8 +113,8 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
                  forest_plot=None, study2_endpoints=None, study2_controls=None, control_generations=None,
                  answer_accuracy=None, partition=None, invalid_rates=None, wikicontradict_rates=None,
                  wikicontradict_detection=None, diffgr=None, diffgr_files=None, provenance=None,
-                 study1_family_size: int = 1, study1_alpha: float = 0.05, unresolved_scope: str = "window",
-                 study2_parser: str = "strict", study2_sources: Sequence[str] = ("bm25", "bge"),
+                 study1_family_size: int, study1_alpha: float, unresolved_scope: str, study2_parser: str,
+                 study2_sources: Sequence[str],
                  extra_tables: Sequence = (), extra_titles: Sequence[str] = (), accounted_estimates: Sequence = (),
                  accounted_intervals: Sequence = (), accounted_metrics: Sequence = (),
                  accounted_titles: Sequence[str] = (), html_out, decomposition_out) -> None:
@@ -132,7 +132,7 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
     ``study1_alpha`` (``accounting.study1.bootstrap``: what the Study 1 intervals are),
     ``unresolved_scope`` (``accounting.study1.unresolved_scope``), ``study2_parser``
     (``accounting.study2.parser``: the rows shown, and the parser the paper's INVALID rates
-    sit beside) and ``study2_sources`` (``accounting.study2.sources``). Also writes the Study 1
+    sit beside) and ``study2_sources`` (``generation.sources``). Also writes the Study 1
     decomposition figure (``decomposition_out``, PNG)."""
     if len(extra_tables) != len(extra_titles):
         raise ValueError(f"{len(extra_tables)} extra tables but {len(extra_titles)} titles")

@@ -115,8 +115,7 @@ def _write_index(batches, out_dir: Path, k1: float, b: float, method: str) -> di
 
 
 def build_corpus_index(doc_ids: Iterable[str], titles: Iterable[str], texts: Iterable[str],
-                       out_dir, k1: float = 1.5, b: float = 0.75, method: str = "lucene",
-                       show_progress: bool = False) -> dict:
+                       out_dir, k1: float, b: float, method: str, show_progress: bool = False) -> dict:
     """Tokenise and index in-memory documents, save the index to ``out_dir``; return its meta dict.
 
     Documents are indexed in sorted ``doc_id`` order; duplicate doc ids raise ValueError.
@@ -170,8 +169,7 @@ def document_batches(documents_path, batch_rows: int, show_progress: bool):
         bar.close()
 
 
-def build_corpus_index_from_table(documents_path, out_dir, k1: float = 1.5, b: float = 0.75,
-                                  method: str = "lucene", batch_rows: int = 8192,
+def build_corpus_index_from_table(documents_path, out_dir, k1: float, b: float, method: str, batch_rows: int = 8192,
                                   show_progress: bool = False) -> dict:
     """Index a DOCUMENTS Parquet file (already checked by its reader) in batches of
     ``batch_rows`` documents: the same index as :func:`build_corpus_index` of its rows, in

@@ -47,8 +47,7 @@ def unit_bm25_text(text: str, context: str) -> str:
 
 
 def order_pools_bm25(pools: list[dict], claims: dict[str, str], unit_text: dict[str, str],
-                     k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25,
-                     show_progress: bool = False) -> list[dict]:
+                     k1: float, b: float, epsilon: float, show_progress: bool = False) -> list[dict]:
     """ORDERING rows (source ``bm25``) for POOLS rows; ``claims`` maps claim id -> claim text,
     ``unit_text`` maps unit id -> indexed text (``unit_bm25_text``)."""
     model = f"rank_bm25.BM25Okapi(k1={k1},b={b},epsilon={epsilon}) within pool"

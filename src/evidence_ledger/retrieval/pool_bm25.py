@@ -21,8 +21,7 @@ import math
 import numpy as np
 
 
-def bm25okapi_scores(docs: list[list[str]], query: list[str], k1: float = 1.5, b: float = 0.75,
-                     epsilon: float = 0.25) -> np.ndarray:
+def bm25okapi_scores(docs: list[list[str]], query: list[str], k1: float, b: float, epsilon: float) -> np.ndarray:
     """BM25Okapi score of each document of ``docs`` for ``query`` (float64, pool order)."""
     n = len(docs)
     if n == 0:

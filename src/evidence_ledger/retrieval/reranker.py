@@ -43,15 +43,16 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class RerankerSpec:
-    """Where the reranker comes from: ``local_dir`` wins over ``hub_id``/``revision``."""
+    """Where the reranker comes from (``local_dir`` wins over ``hub_id``/``revision``) and how it
+    scores: the settings of config ``retrieval.reranker`` (defaults in config/defaults.yaml only)."""
 
+    batch_size: int
+    fp16: bool
+    max_length: int
+    allow_pickle_weights: bool
     hub_id: str | None = None
     revision: str | None = None
     local_dir: str | None = None
-    batch_size: int = 128
-    fp16: bool = True
-    max_length: int = 512
-    allow_pickle_weights: bool = False
 
 
 ALLOW_KEY = "retrieval.reranker.allow_pickle_weights"
@@ -133,7 +134,7 @@ def score_pairs(reranker, pairs: list[tuple[str, str]]) -> list[float]:
 
 
 def order_pools_reranker(pools: list[dict], claims: dict[str, str], passages: dict[str, str], reranker,
-                         identity: str, source: str = "bge", claims_per_call: int = 64,
+                         identity: str, claims_per_call: int, source: str = "bge",
                          show_progress: bool = False) -> list[dict]:
     """ORDERING rows for POOLS rows, scoring pools ``claims_per_call`` claims at a time."""
     rows = []

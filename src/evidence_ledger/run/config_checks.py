@@ -129,12 +129,16 @@ def data_root_errors(config: Mapping) -> list[str]:
     return []
 
 
-def _list_agreement(config: Mapping, a: str, b: str) -> list[str]:
-    """``a`` and ``b`` list the same names (order matters: level 0 / level 1)."""
-    va, vb = config_value(config, a), config_value(config, b)
-    if va is None or vb is None or list(va) == list(vb):
-        return []
-    return [f"{a} = {list(va)} and {b} = {list(vb)} must list the same names in the same order"]
+def study2_factor_errors(config: Mapping) -> list[str]:
+    """Study 2's accounting compares two levels of each factor (level 1 - level 0), in the order
+    ``generation.sources`` / ``budgets`` / ``formats`` give them."""
+    errors = []
+    for key, effect in (("generation.sources", "E0 = T01 - T00"), ("generation.budgets", "the context effect"),
+                        ("generation.formats", "the format effect")):
+        levels = config_value(config, key)
+        if levels is not None and len(levels) != 2:
+            errors.append(f"{key} = {list(levels)}: Study 2 compares two levels of it (level 0, level 1: {effect})")
+    return errors
 
 
 def _subset(config: Mapping, a: str, b: str, what: str = "names") -> list[str]:
@@ -153,9 +157,7 @@ def agreement_errors(config: Mapping) -> list[str]:
     """Keys that describe one thing from two stages must agree."""
     errors: list[str] = []
     if config.get("studies", {}).get("study2", False):
-        errors += _list_agreement(config, "accounting.study2.sources", "generation.sources")
-        errors += _list_agreement(config, "accounting.study2.budgets", "generation.budgets")
-        errors += _list_agreement(config, "accounting.study2.formats", "generation.formats")
+        errors += study2_factor_errors(config)
         errors += _subset(config, "generation.budgets", "evidence.budgets", "budget names")
         errors += _subset(config, "generation.controls.budgets", "evidence.budgets", "budget names")
         errors += _subset(config, "accounting.controls.budget", "generation.controls.budgets", "budget names")
@@ -212,8 +214,8 @@ def study2_family_size(config: Mapping, family: str) -> int:
     comparisons per panel (``accounting.estimands.family_contrasts`` at the configured numbers
     of formats and budgets) times the panels, ``generation.datasets`` x ``generation.models``."""
     n_panels = len(config_value(config, "generation.datasets") or []) * len(config_value(config, "generation.models") or [])
-    return family_size(family, n_panels, n_formats=len(config_value(config, "accounting.study2.formats") or []),
-                       n_budgets=len(config_value(config, "accounting.study2.budgets") or []))
+    return family_size(family, n_panels, n_formats=len(config_value(config, "generation.formats") or []),
+                       n_budgets=len(config_value(config, "generation.budgets") or []))
 
 
 def family_size_errors(config: Mapping) -> list[str]:

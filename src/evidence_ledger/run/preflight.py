@@ -302,7 +302,9 @@ def planned_data_files(config: Mapping[str, Any]) -> list[DataFile]:
             out.append(DataFile("data.wikicontradict.human_judgements", wc["human_judgements"],
                                 HUMAN_JUDGEMENTS_FORMAT))
     if studies.get("diffgr"):
-        for dataset in ("nqcc", "tqacc"):
+        from ..benchmark_registry import CONFLICT_QA_DATASETS
+
+        for dataset in CONFLICT_QA_DATASETS:
             if (data.get(dataset) or {}).get("records"):
                 out.append(DataFile(f"data.{dataset}.records", data[dataset]["records"], CONFLICT_RECORDS_FORMAT))
         for i, files in enumerate((config.get("diffgr") or {}).get("reader_run_files") or []):

@@ -32,7 +32,7 @@ from .records import ScoredLine, Submission, read_jsonl, require, scored_pairs, 
 
 NEI = FEVER.nei_label
 LABELS = FEVER.labels
-MAX_EVIDENCE = 5
+MAX_EVIDENCE = FEVER.scorer_caps["max_evidence"]
 
 Sentence = tuple  # (page: str, line: int)
 

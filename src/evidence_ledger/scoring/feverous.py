@@ -35,8 +35,8 @@ from .records import ScoredLine, Submission, read_jsonl, require, scored_pairs, 
 
 NEI = FEVEROUS.nei_label
 LABELS = FEVEROUS.labels
-MAX_EVIDENCE = 5
-MAX_EVIDENCE_CELL = 25
+MAX_EVIDENCE = FEVEROUS.scorer_caps["max_evidence"]
+MAX_EVIDENCE_CELL = FEVEROUS.scorer_caps["max_evidence_cell"]
 
 Element = tuple  # (page: str, type: str, position: str)
 

@@ -52,7 +52,7 @@ from .records import match_records, read_jsonl, require
 
 LABELS = SCIFACT.verdict_labels
 NOINFO = SCIFACT.nei_label
-MAX_ABSTRACT_SENTS = 3
+MAX_ABSTRACT_SENTS = SCIFACT.scorer_caps["max_sentences"]
 SENTENCE_CAPS = ("fixed", "leaderboard")
 
 

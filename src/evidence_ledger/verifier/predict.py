@@ -32,8 +32,8 @@ def read_checkpoint_metadata(ckpt_dir) -> dict:
     return read_model_json(path)
 
 
-def predict_checkpoint(ckpt_dir, inputs: pa.Table, *, checkpoint: int, system: str, batch_size: int = 32,
-                       precision: str = "auto", device: str | None = None, progress=None) -> list:
+def predict_checkpoint(ckpt_dir, inputs: pa.Table, *, checkpoint: int, system: str, batch_size: int,
+                       precision: str, device: str | None = None, progress=None) -> list:
     """Answer every row of ``inputs`` with one checkpoint; returns VERIFIER_ANSWERS rows."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -68,7 +68,7 @@ def predict_checkpoint(ckpt_dir, inputs: pa.Table, *, checkpoint: int, system: s
     return rows
 
 
-def run_predict(ckpt_dirs, inputs_path, out_path, *, system: str, batch_size: int = 32, precision: str = "auto",
+def run_predict(ckpt_dirs, inputs_path, out_path, *, system: str, batch_size: int, precision: str,
                 progress=None, log=None) -> int:
     """Rule adapter: every checkpoint (index = 1-based position in ``ckpt_dirs``) answers every
     evaluation input; writes VERIFIER_ANSWERS; returns the row count."""

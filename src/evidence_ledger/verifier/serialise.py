@@ -36,16 +36,16 @@ class SerialisationLimits:
     (False).
     """
 
-    max_total_tokens: int = 512
-    max_claim_tokens: int = 64
-    max_units: int = 8
-    max_candidates: int = 30
-    max_unit_tokens: int = 96
-    include_context: bool = True
-    context_separator: str = " : "
-    unit_separator: str = " | "
-    sentinel: str = "no evidence"
-    repeats_take_window_slots: bool = True
+    max_total_tokens: int
+    max_claim_tokens: int
+    max_units: int
+    max_candidates: int
+    max_unit_tokens: int
+    include_context: bool
+    context_separator: str
+    unit_separator: str
+    sentinel: str
+    repeats_take_window_slots: bool
 
     def __post_init__(self):
         for name in ("max_claim_tokens", "max_units", "max_candidates", "max_unit_tokens"):
@@ -99,7 +99,7 @@ def serialise_input(
     encode: Encoder,
     cls_id: int,
     sep_id: int,
-    limits: SerialisationLimits = SerialisationLimits(),
+    limits: SerialisationLimits,
 ) -> SerialisedInput:
     """Build one verifier input.
 

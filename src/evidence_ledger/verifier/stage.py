@@ -43,11 +43,11 @@ def serialise_verifier_inputs(
     max_units: int,
     max_candidates: int,
     max_unit_tokens: int,
-    include_context: bool = True,
-    context_separator: str = " : ",
-    unit_separator: str = " | ",
-    sentinel: str = "no evidence",
-    repeats_take_window_slots: bool = True,
+    include_context: bool,
+    context_separator: str,
+    unit_separator: str,
+    sentinel: str,
+    repeats_take_window_slots: bool,
 ) -> None:
     """Serialise the claims of ``split`` against the provider EVIDENCE tables (``evidence[i]``
     is the table of ``sources[i]``), with the base model's tokenizer; write VERIFIER_INPUTS."""

@@ -87,10 +87,10 @@ class TrainingSettings:
     learning_rate: float
     warmup_ratio: float
     label_set: tuple
+    weight_decay: float
+    max_grad_norm: float
+    precision: str  # auto | bf16 | fp32
     examples: int | None = None  # None: the whole pool
-    weight_decay: float = 0.01
-    max_grad_norm: float = 1.0
-    precision: str = "auto"  # auto | bf16 | fp32
 
     def __post_init__(self):
         if self.final_update < 1 or self.batch_size < 1 or self.grad_accumulation < 1:

@@ -18,6 +18,7 @@ TOY = register_benchmark(Benchmark(
     reader="toy_benchmark.reader:ingest_toy",
     scorer="toy_benchmark.scorer",
     prompt_family="toy",
+    scorer_caps={"max_evidence": 5},  # the scorer reads the first 5 scored units
     prompts="toy_benchmark.prompts",
     ingest_resources={"mem_mb": 500, "runtime": 5},
 ))

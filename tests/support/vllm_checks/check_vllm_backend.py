@@ -50,7 +50,7 @@ def model_dir(tmp_path_factory):
 def vllm_backend(model_dir):
     spec = model_spec_from_config("qwen3", {"dtype": "float32", "chat_template_kwargs": KWARGS}, str(model_dir))
     backend = load_backend("vllm", spec, enforce_eager=True, max_model_len=512, enable_prefix_caching=False,
-                           gpu_memory_utilization=0.3)  # on CPU: the share of memory that must be free at start
+                           gpu_memory_utilization=0.3, tensor_parallel_size=1)  # on CPU: the share of memory that must be free at start
     yield backend
 
 
@@ -106,7 +106,7 @@ def test_vllm_reports_its_prefix_cache_hits_on_prompts_sharing_a_prefix(model_di
     cache; the counters are read from vLLM's metrics, which count every prompt token looked up."""
     spec = model_spec_from_config("qwen3", {"dtype": "float32", "chat_template_kwargs": KWARGS}, str(model_dir))
     backend = load_backend("vllm", spec, enforce_eager=True, max_model_len=512, enable_prefix_caching=True,
-                           gpu_memory_utilization=0.3, max_num_seqs=8)
+                           gpu_memory_utilization=0.3, max_num_seqs=8, tensor_parallel_size=1)
     assert backend.engine_kwargs["max_num_seqs"] == 8 and backend.engine_kwargs["enable_prefix_caching"] is True
     evidence = " ".join(WORDS * 4)
     prompts_ = sorted(backend.render(prompts.build_messages("fever", "labels", f"the film actor {WORDS[i % 3]}",

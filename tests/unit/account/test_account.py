@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from support.defaults import summary_settings
+
 from evidence_ledger.__main__ import main
 from evidence_ledger.account.runs import ScoringOptions, read_runs
 from evidence_ledger.account.tables import DrawSettings, account_runs
@@ -326,7 +328,7 @@ def test_the_pipeline_summary_page_shows_an_accounted_system_with_the_command_s_
                  accounted_intervals=[example_out / "intervals.tsv"],
                  accounted_metrics=[example_out / "answer_metrics.tsv"],
                  accounted_titles=["example on feverous: baseline → improved"], html_out=page,
-                 decomposition_out=tmp_path / "d.png")
+                 decomposition_out=tmp_path / "d.png", **summary_settings())
     parsed = parse(page)
     assert "example on feverous: baseline → improved" in parsed.headings
     count, sources = check_values_against_sources(parsed)

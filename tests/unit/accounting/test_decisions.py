@@ -3,13 +3,15 @@ import pandas as pd
 
 from support import accounting_synthetic as syn
 
+from support.defaults import DEFAULTS
+
 from evidence_ledger.accounting.estimands import family_size
 from evidence_ledger.accounting.decisions import BOUNDED, DecisionRule, MIXED, REPLICATED, criteria_table, decide
 from evidence_ledger.accounting.stage import decision_labels, study2_bootstrap
 from evidence_ledger import tables
 from evidence_ledger.tables.accounting import DECISION_CRITERIA, DECISION_LABEL, INTERVALS
 
-RULE = DecisionRule()
+RULE = DecisionRule(**DEFAULTS["accounting"]["decision"])
 
 
 def _contrasts(values):

@@ -6,6 +6,8 @@ import pandas as pd
 import pytest
 
 from support import accounting_synthetic as syn
+from support.defaults import DEFAULTS
+
 from evidence_ledger.accounting.estimands import cell_quantities, crossed_components, factor_effect
 from evidence_ledger.accounting.estimates import eq4_terms, evaluate_exact, macro_f1, study1_estimates
 from evidence_ledger.accounting.panel import aggregate_to_families, build_claim_panel, claim_indicators, identical_answer_mask, panel_from_frame, panel_to_frame
@@ -153,10 +155,14 @@ def test_eq4_reproduces_both_evidence_gains():
         assert terms["covariance"] != 0
 
 
+UNRESOLVED_SCOPE = DEFAULTS["accounting"]["study1"]["unresolved_scope"]
+
+
 def test_class_contributions_sum_to_the_gain_and_resolved_population_excludes_unresolved():
     answers, evidence, relevant = syn.study1_tables()
     res = study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
-                               sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4])
+                               sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4],
+                               unresolved_scope=UNRESOLVED_SCOPE)
     est = res["estimates"]
     avg = est[est["replicate"] == -1]
     gain = avg[(avg["quantity"] == "gain") & (avg["part"] == "") & (avg["population"] == "all")]["value"].item()
@@ -176,14 +182,15 @@ def test_verifier_unresolved_flags_define_the_resolved_population():
     answers, evidence, relevant = syn.study1_tables()
     flags = syn.study1_unresolved_flags(evidence, extra_claims={"1", "2"})
     res = study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
-                               sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4], unresolved_flags=flags)
+                               sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4], unresolved_flags=flags,
+                               unresolved_scope=UNRESOLVED_SCOPE)
     resolved = res["panels"]["resolved"].units
     assert "1" not in resolved and "2" not in resolved
     assert len(resolved) == int(flags["both_resolved"].sum())
     with pytest.raises(InputError, match="unresolved flag"):
         study1_estimates(answers, evidence, relevant, dataset="feverous", system="verifier", parser="none",
                              sources=S1_SOURCES, budget="full", replicates=[1, 2, 3, 4],
-                             unresolved_flags=flags.iloc[1:])
+                             unresolved_flags=flags.iloc[1:], unresolved_scope=UNRESOLVED_SCOPE)
 
 
 def test_macro_f1_counts_invalid_as_wrong_for_every_class():

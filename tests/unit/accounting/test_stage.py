@@ -2,6 +2,8 @@
 import pandas as pd
 
 from support import accounting_synthetic as syn
+from support.defaults import DEFAULTS
+
 from evidence_ledger import tables
 from evidence_ledger.accounting.stage import study1_accounting, study1_bootstrap
 from evidence_ledger.jobs.stage_call import stage_functions
@@ -25,7 +27,8 @@ def test_study1_accounting_then_bootstrap_write_every_output(tmp_path):
     study1_accounting(**inputs, dataset="feverous", system="verifier", parser="none", sources=SOURCES,
                       budget="full", checkpoints=[1, 2, 3, 4], answer_format="verifier",
                       estimates_out=out / "estimates.parquet", summary_out=out / "estimates.tsv",
-                      counts_out=out / "counts.parquet", coverage_out=out / "coverage.parquet")
+                      counts_out=out / "counts.parquet", coverage_out=out / "coverage.parquet",
+                      unresolved_scope=DEFAULTS["accounting"]["study1"]["unresolved_scope"])
     est = tables.read_frame(out / "estimates.parquet", ESTIMATES)
     assert {"T00", "T11", "gain", "E0", "A1"} <= set(est["quantity"])
     assert set(est["population"]) == {"all", "resolved"}

@@ -5,6 +5,8 @@ import random
 
 import pytest
 
+from support.defaults import DEFAULTS
+
 from evidence_ledger.config.layers import layered_config
 from evidence_ledger.diffgr import pipeline as dp
 from support.paths import REPO_ROOT
@@ -127,10 +129,10 @@ def test_diffgr_summary_per_subset_with_neither_rate_and_interval():
 
 
 def test_bootstrap_is_reproducible_for_a_seed():
-    a = dp.bootstrap_diffgr([1, 0, 1, 0, 0], [0, 1, 0, 0, 1], 300, seed=3)
-    b = dp.bootstrap_diffgr([1, 0, 1, 0, 0], [0, 1, 0, 0, 1], 300, seed=3)
+    a = dp.bootstrap_diffgr([1, 0, 1, 0, 0], [0, 1, 0, 0, 1], 300, seed=3, level=DEFAULTS["diffgr"]["bootstrap"]["level"])
+    b = dp.bootstrap_diffgr([1, 0, 1, 0, 0], [0, 1, 0, 0, 1], 300, seed=3, level=DEFAULTS["diffgr"]["bootstrap"]["level"])
     assert a == b and -1.0 <= a["ci_low"] <= a["ci_high"] <= 1.0
-    assert math.isnan(dp.bootstrap_diffgr([], [], 100, seed=3)["ci_low"])
+    assert math.isnan(dp.bootstrap_diffgr([], [], 100, seed=3, level=DEFAULTS["diffgr"]["bootstrap"]["level"])["ci_low"])
 
 
 def test_missing_reader_answer_is_an_error_naming_the_question():

@@ -10,6 +10,7 @@ from evidence_ledger.generation.backends.vllm_backend import VllmBackend, vllm_l
 from evidence_ledger.models.model_files import resolve_model
 from evidence_ledger.models.model_files import PickleWeightsRefused
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
+from support.defaults import DEFAULTS, vllm_options
 from support.pickle_weights import to_pickle_only
 
 MAPPINGS = {"primary": {"A": "support", "B": "refute", "C": "nei"}}
@@ -27,9 +28,10 @@ def pickle_only_model(tmp_path_factory):
 
 def test_transformers_backend_refuses_pickle_weights_unless_opted_in(pickle_only_model):
     with pytest.raises(PickleWeightsRefused, match=r"models\.qwen3\.allow_pickle_weights: true"):
-        load_backend("transformers", model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
+        load_backend("transformers", model_spec_from_config("qwen3", CFG, str(pickle_only_model)),
+                     batch_size=DEFAULTS["generation"]["batch_size"])
     spec = model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model))
-    backend = load_backend("transformers", spec)
+    backend = load_backend("transformers", spec, batch_size=DEFAULTS["generation"]["batch_size"])
     assert backend.model.num_parameters() > 0
     # the opt-in is not part of the model identity (the same weights give the same answers)
     assert spec.identity() == model_spec_from_config("qwen3", CFG, str(pickle_only_model)).identity()
@@ -47,8 +49,9 @@ def test_vllm_backend_refuses_pickle_unless_opted_in_and_passes_the_resolved_dir
 
     monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(LLM=FakeLLM))
     with pytest.raises(PickleWeightsRefused, match=r"models\.qwen3\.allow_pickle_weights"):
-        VllmBackend(model_spec_from_config("qwen3", CFG, str(pickle_only_model)))
-    VllmBackend(model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model)))
+        VllmBackend(model_spec_from_config("qwen3", CFG, str(pickle_only_model)), **vllm_options())
+    VllmBackend(model_spec_from_config("qwen3", dict(CFG, allow_pickle_weights=True), str(pickle_only_model)),
+                **vllm_options())
     assert [(kw["model"], kw["load_format"]) for kw in seen] == [(str(pickle_only_model), "auto")]
     assert "revision" not in seen[0]
 

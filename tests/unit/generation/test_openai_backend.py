@@ -12,6 +12,8 @@
 """
 import pytest
 
+from support.defaults import DEFAULTS
+
 from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
 from evidence_ledger.generation.backends.base import RequestFailed
 from evidence_ledger.generation.backends.openai_backend import ServedModelMismatch, ServerError, sampling_body
@@ -110,7 +112,7 @@ def test_retries_are_bounded_in_count_and_time(vllm_server, tiny_served_model, t
     with FaultProxy(vllm_server.base_url, [("status", 503, {})] * 10) as proxy:
         backend = _backend(tiny_served_model, proxy.base_url, max_retries=1, concurrency=1)
         with pytest.raises(RequestFailed, match=r"request q0 .*failed 2 times.*max_retries / retry_max_s.*HTTP 503"):
-            generate_cached(backend, _requests(1), ResponseCache(tmp_path), tag="t", request_names=["q0"])
+            generate_cached(backend, _requests(1), ResponseCache(tmp_path), batch_size=DEFAULTS["generation"]["batch_size"], tag="t", request_names=["q0"])
     assert proxy.forwarded == []
     # no server (yet): waited for up to retry_max_s, whatever max_retries says, then refused naming the key
     with pytest.raises(ServerError, match=r"models\.qwen3\.server\.base_url: no server answers.*failed [2-9] times"
@@ -126,7 +128,7 @@ def test_a_server_serving_or_answering_with_another_model_is_refused(vllm_server
     with FaultProxy(vllm_server.base_url, [("rename", "some-other-model")]) as proxy:
         backend = _backend(tiny_served_model, proxy.base_url, concurrency=1)
         with pytest.raises(RequestFailed, match="answered with model 'some-other-model', not 'tiny-qwen3'"):
-            generate_cached(backend, _requests(1), ResponseCache(tmp_path), tag="t")
+            generate_cached(backend, _requests(1), ResponseCache(tmp_path), batch_size=DEFAULTS["generation"]["batch_size"], tag="t")
     assert not ResponseCache(tmp_path).load()  # nothing of it was kept
 
 

@@ -1,4 +1,4 @@
-"""Strict and conservative answer parsers on tables of tricky responses."""
+"""The strict and lenient answer parsers on tables of tricky responses."""
 import pytest
 
 from evidence_ledger.generation.parsing import INVALID, parse_lenient, parse_strict

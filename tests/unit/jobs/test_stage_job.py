@@ -4,6 +4,7 @@ Each named input, output and param of a rule is the stage function's keyword of 
 every job of the embedded demo's DAG is checked against its function here, before any runs, so
 a renamed keyword or a rule entry nobody reads fails at once instead of hours into a run.
 """
+import inspect
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,18 @@ def test_every_rule_runs_the_one_adapter_script(demo_jobs):
     jobs, _ = demo_jobs
     assert {Path(job.rule.script).name for job in jobs} == {"call_stage.py"}
     assert sorted(p.name for p in (REPO / "scripts").iterdir()) == ["call_stage.py"]
+
+
+def test_a_keyword_a_rule_fills_from_its_params_has_no_default_of_its_own(demo_jobs):
+    """A param carries a config value; a default beside it that asks for something (a number, a
+    name, True) would be a second copy of config/defaults.yaml, used wherever the function is
+    called without the rule. None, False and empty defaults ask for nothing."""
+    jobs, _ = demo_jobs
+    found = set()
+    for job in jobs:
+        function = stage_function(job.rule.name)
+        keywords = inspect.signature(function).parameters
+        found |= {f"{function.__name__}({name}={keywords[name].default!r})" for name in job.params.keys()
+                  if keywords[name].default is not inspect.Parameter.empty
+                  and keywords[name].default not in (None, False, "", (), [])}
+    assert not found, sorted(found)

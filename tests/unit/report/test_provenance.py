@@ -7,6 +7,8 @@ from support.paths import REPO_ROOT
 from support.summary_page import parse
 from support.summary_tables import write_summary_inputs
 
+from support.defaults import summary_settings
+
 from evidence_ledger.config.layers import layered_config
 from evidence_ledger.report.provenance import provenance_rows, run_kind, what_ran_rows, write_provenance_tsv
 from evidence_ledger.report.stage import summary_page
@@ -110,7 +112,8 @@ def _page(tmp_path, rows):
     write_provenance_tsv(rows, paths["provenance"])
     out = tmp_path / "summary.html"
     summary_page(study1_estimates=paths["study1_estimates"], study1_intervals=paths["study1_intervals"],
-                 provenance=paths["provenance"], html_out=out, decomposition_out=tmp_path / "d.png")
+                 provenance=paths["provenance"], html_out=out, decomposition_out=tmp_path / "d.png",
+                 **summary_settings())
     return parse(out)
 
 
@@ -167,7 +170,8 @@ def test_report_files_replace_a_link_at_their_path_and_never_write_through_it(tm
     paths["provenance"].symlink_to(outside)
     write_provenance_tsv([("run", "kind", "demo")], paths["provenance"])
     summary_page(study1_estimates=paths["study1_estimates"], study1_intervals=paths["study1_intervals"],
-                 provenance=paths["provenance"], html_out=out, decomposition_out=tmp_path / "d.png")
+                 provenance=paths["provenance"], html_out=out, decomposition_out=tmp_path / "d.png",
+                 **summary_settings())
     assert outside.read_text() == "not yours"
     assert not out.is_symlink() and "<html" in out.read_text()
     assert paths["provenance"].read_text() == "section\tkey\tvalue\nrun\tkind\tdemo\n"

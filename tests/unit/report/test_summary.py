@@ -6,6 +6,8 @@ import pytest
 from support.summary_page import PageParser, check_values_against_sources, parse
 from support.summary_tables import write_summary_inputs
 
+from support.defaults import summary_settings
+
 from evidence_ledger.report.stage import summary_page
 
 
@@ -21,8 +23,7 @@ def page(tmp_path_factory):
     root = tmp_path_factory.mktemp("summary")
     paths = write_summary_inputs(root)
     out = root / "results/report"
-    summary_page(**paths, study1_family_size=1, study1_alpha=0.05, unresolved_scope="window", study2_parser="strict",
-                 study2_sources=["bm25", "bge"], html_out=out / "summary.html",
+    summary_page(**paths, **summary_settings(), html_out=out / "summary.html",
                  decomposition_out=out / "study1_decomposition.png")
     return out / "summary.html"
 
@@ -128,7 +129,7 @@ def test_study1_intervals_are_called_what_the_family_size_makes_them(tmp_path, p
     paths = write_summary_inputs(tmp_path)
     out = tmp_path / "s.html"
     summary_page(study1_estimates=paths["study1_estimates"], study1_intervals=paths["study1_intervals"],
-                 study1_family_size=6, study1_alpha=0.05, html_out=out, decomposition_out=tmp_path / "d.png")
+                 **{**summary_settings(), "study1_family_size": 6}, html_out=out, decomposition_out=tmp_path / "d.png")
     assert "95% intervals Bonferroni-adjusted over a family of 6 (each at 99.1667%" in out.read_text()
 
 
@@ -195,7 +196,8 @@ def test_studies_that_did_not_run_say_so(tmp_path):
     paths = write_summary_inputs(tmp_path)
     out = tmp_path / "summary.html"
     summary_page(study1_estimates=paths["study1_estimates"], study1_intervals=paths["study1_intervals"],
-                 provenance=paths["provenance"], html_out=out, decomposition_out=tmp_path / "d.png")
+                 provenance=paths["provenance"], html_out=out, decomposition_out=tmp_path / "d.png",
+                 **summary_settings())
     parsed = parse(out)
     for switch in ("study2", "wikicontradict", "diffgr"):
         assert any(f"(studies.{switch}: false)" in p for p in parsed.paragraphs), switch
@@ -210,7 +212,7 @@ def test_reruns_give_identical_bytes(tmp_path):
         html_out, png_out = tmp_path / run / "summary.html", tmp_path / run / "d.png"
         summary_page(study1_estimates=paths["study1_estimates"], study1_intervals=paths["study1_intervals"],
                      decision_label=paths["decision_label"], forest_plot=paths["forest_plot"],
-                     provenance=paths["provenance"], html_out=html_out, decomposition_out=png_out)
+                     provenance=paths["provenance"], html_out=html_out, decomposition_out=png_out, **summary_settings())
         outputs.append((html_out.read_bytes(), png_out.read_bytes()))
     assert outputs[0] == outputs[1]
     assert b"tEXt" not in outputs[0][1] and b"tIME" not in outputs[0][1]
@@ -220,4 +222,4 @@ def test_extra_tables_need_one_title_each(tmp_path):
     paths = write_summary_inputs(tmp_path)
     with pytest.raises(ValueError, match="1 extra tables but 0 titles"):
         summary_page(provenance=paths["provenance"], extra_tables=[paths["invalid_rates"]], extra_titles=[],
-                     html_out=tmp_path / "s.html", decomposition_out=tmp_path / "d.png")
+                     html_out=tmp_path / "s.html", decomposition_out=tmp_path / "d.png", **summary_settings())

@@ -12,6 +12,8 @@ from PIL import Image
 
 from support.summary_tables import write_summary_inputs
 
+from support.defaults import summary_settings
+
 from evidence_ledger.report.stage import summary_page
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
@@ -30,7 +32,7 @@ def test_headless_chromium_screenshot_shows_tables_and_both_figures(tmp_path):
     paths = write_summary_inputs(tmp_path)
     html = tmp_path / "summary.html"
     summary_page(**{k: v for k, v in paths.items() if k != "invalid_rates"}, html_out=html,
-                 decomposition_out=tmp_path / "d.png")
+                 decomposition_out=tmp_path / "d.png", **summary_settings())
     shot = tmp_path / "shot.png"
     proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                            "--window-size=1280,3000", f"--screenshot={shot}", html.as_uri()],

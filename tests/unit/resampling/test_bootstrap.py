@@ -4,6 +4,8 @@ import pytest
 
 from support import accounting_synthetic as syn
 from support.bootstrap_reference import reference_bootstrap_draws
+from support.defaults import DEFAULTS
+
 from evidence_ledger.resampling.bootstrap import bonferroni_tail, bootstrap_draws, contrast_statistic, draw_batches, multiplicities, percentile_interval
 from evidence_ledger.accounting.estimands import cell_quantities, family_contrasts, linear
 from evidence_ledger.accounting.estimates import evaluate_exact
@@ -161,7 +163,8 @@ def test_study1_rule_functions_rerun_byte_identical(tmp_path, repo_root):
                                                      "checkpoints")}
         study1_accounting(answers=paths["answers"], evidence=paths["evidence"], relevant=paths["relevant"],
                           reference=ref, answer_format=params["format"], **accounting_params,
-                          **{f"{k}_out": v for k, v in out.items()})
+                          **{f"{k}_out": v for k, v in out.items()},
+                          unresolved_scope=DEFAULTS["accounting"]["study1"]["unresolved_scope"])
         boot = {"intervals": tmp_path / run / "intervals.parquet", "summary": tmp_path / run / "intervals.tsv"}
         bootstrap_params = {k: params[k] for k in ("sources", "budget", "checkpoints", "draws", "alpha",
                                                    "family_size", "seed", "batch_size")}

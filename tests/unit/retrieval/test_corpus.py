@@ -2,6 +2,8 @@
 import numpy as np
 import pytest
 
+from support.defaults import CORPUS_BM25
+
 from evidence_ledger.retrieval.corpus import (build_corpus_index, load_corpus_index, retrieve_for_claims,
                                               retrieve_top_k, top_k_indices)
 from evidence_ledger.retrieval.text import bm25_tokens
@@ -17,7 +19,7 @@ DOCS = {
 @pytest.fixture
 def index(tmp_path):
     ids = list(DOCS)
-    build_corpus_index(ids, [DOCS[i][0] for i in ids], [DOCS[i][1] for i in ids], tmp_path / "ix")
+    build_corpus_index(ids, [DOCS[i][0] for i in ids], [DOCS[i][1] for i in ids], tmp_path / "ix", **CORPUS_BM25)
     return load_corpus_index(tmp_path / "ix", mmap=True)
 
 
@@ -65,7 +67,7 @@ def test_retrieval_miss_names_the_gold_page_not_retrieved(index):
 
 def test_duplicate_doc_ids_are_rejected(tmp_path):
     with pytest.raises(ValueError, match="duplicate doc_id 'a'"):
-        build_corpus_index(["a", "a"], ["t", "t"], ["x", "y"], tmp_path / "ix")
+        build_corpus_index(["a", "a"], ["t", "t"], ["x", "y"], tmp_path / "ix", **CORPUS_BM25)
 
 
 def test_exact_ties_at_scale_follow_the_tie_rule_of_an_independent_sort(tmp_path):
@@ -85,7 +87,7 @@ def test_exact_ties_at_scale_follow_the_tie_rule_of_an_independent_sort(tmp_path
             ids.append(f"P{int(rng.integers(10**6)):06d}_{copy}_{i}")
             titles.append("")
             bodies.append(texts[i])
-    build_corpus_index(ids, titles, bodies, tmp_path / "ix")
+    build_corpus_index(ids, titles, bodies, tmp_path / "ix", **CORPUS_BM25)
     index = load_corpus_index(tmp_path / "ix", mmap=True)
     doc_ids = list(index.doc_ids)
     assert doc_ids == sorted(ids)

@@ -12,6 +12,8 @@ import pyarrow as pa
 import pytest
 from bm25s.utils import json_functions
 
+from support.defaults import CORPUS_BM25
+
 from evidence_ledger.datasets.fever import read_fever_claims, read_fever_wiki
 from evidence_ledger.datasets.feverous import read_feverous_wiki
 from evidence_ledger.datasets.scifact import read_scifact_corpus
@@ -55,7 +57,8 @@ def assert_same_index(documents_table, tmp_path, method="lucene", batch_rows=819
     write_table(documents_table, path, DOCUMENTS)
     cols = {c: documents_table.column(c).to_pylist() for c in ("doc_id", "title", "text")}
     vocab_size = reference_index(cols["doc_id"], cols["title"], cols["text"], tmp_path / "ref", method=method)
-    meta = build_corpus_index_from_table(path, tmp_path / "lean", method=method, batch_rows=batch_rows)
+    meta = build_corpus_index_from_table(path, tmp_path / "lean", k1=CORPUS_BM25["k1"], b=CORPUS_BM25["b"], method=method,
+                                         batch_rows=batch_rows)
     ref_files = sorted(p.name for p in (tmp_path / "ref").iterdir())
     lean_files = sorted(p.name for p in (tmp_path / "lean").iterdir())
     assert lean_files == ref_files
@@ -121,7 +124,7 @@ def test_spill_directory_is_removed_after_success_and_after_an_error(tmp_path):
     documents = synthetic_documents(n_docs=200)
     path = tmp_path / "documents.parquet"
     write_table(documents, path, DOCUMENTS)
-    build_corpus_index_from_table(path, tmp_path / "ok", batch_rows=64)
+    build_corpus_index_from_table(path, tmp_path / "ok", **CORPUS_BM25, batch_rows=64)
     assert sorted(p.name for p in (tmp_path / "ok").iterdir()) == [
         "data.csc.index.npy", "doc_ids.json", "indices.csc.index.npy", "indptr.csc.index.npy", "meta.json",
         "params.index.json", "vocab.index.json"]

@@ -1,6 +1,8 @@
 """Deterministic pool orderings: score, then pool order, then unit id."""
 import pytest
 
+from support.defaults import POOL_BM25
+
 from evidence_ledger.retrieval.ordering import order_pool, order_pools_bm25, ordering_row
 
 
@@ -37,8 +39,8 @@ def test_identical_units_keep_pool_order_and_runs_repeat():
             "Q::1": "the river flows north", "Q::0": "a small town", "R::0": "salt mining village",
             "R::1": "glass company founded 2015"}
     claims = {"1": "Which river flows north?"}
-    first = order_pools_bm25(pools, claims, text)
-    second = order_pools_bm25(pools, claims, text)
+    first = order_pools_bm25(pools, claims, text, **POOL_BM25)
+    second = order_pools_bm25(pools, claims, text, **POOL_BM25)
     assert first == second
     row = first[0]
     # P::2 and Q::1 have the same text, hence the same positive score: pool order decides

@@ -6,8 +6,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from support.defaults import reranker_spec
+
 from evidence_ledger.demo.reranker import build_tiny_reranker
-from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, resolve_model_dir, score_pairs
+from evidence_ledger.retrieval.reranker import load_reranker, resolve_model_dir, score_pairs
 from support.pickle_weights import to_pickle_only
 
 EXAMPLES = [{"claim": f"Town {i} lies on river {i}.", "positives": [f"Town {i} is on the river {i}."],
@@ -19,10 +21,10 @@ def test_pickle_only_reranker_directory_is_refused_by_default_and_loads_when_opt
                         vocab_size=120, seed=1)
     directory = str(to_pickle_only(tmp_path / "rr"))
     with pytest.raises(ValueError, match=r"pickle weights \(pytorch_model\.bin.*retrieval\.reranker\.allow_pickle_weights"):
-        resolve_model_dir(RerankerSpec(local_dir=directory))
+        resolve_model_dir(reranker_spec(local_dir=directory))
     with pytest.raises(ValueError, match="allow_pickle_weights"):
-        load_reranker(RerankerSpec(local_dir=directory, batch_size=2))
-    model, identity = load_reranker(RerankerSpec(local_dir=directory, batch_size=2, allow_pickle_weights=True))
+        load_reranker(reranker_spec(local_dir=directory, batch_size=2))
+    model, identity = load_reranker(reranker_spec(local_dir=directory, batch_size=2, allow_pickle_weights=True))
     assert identity.startswith("local:rr sha256:")
     assert len(score_pairs(model, [("Town 1 lies on river 1.", "Lake 1 is deep.")])) == 1
 
@@ -33,8 +35,8 @@ def test_a_decoy_safetensors_file_beside_pickle_weights_neither_passes_nor_enter
     directory = to_pickle_only(tmp_path / "rr")
     (Path(directory) / "foo.safetensors").write_bytes(b"not the weights transformers loads")
     with pytest.raises(ValueError, match=r"retrieval\.reranker\.allow_pickle_weights"):
-        resolve_model_dir(RerankerSpec(local_dir=str(directory)))
-    _, identity = resolve_model_dir(RerankerSpec(local_dir=str(directory), allow_pickle_weights=True))
+        resolve_model_dir(reranker_spec(local_dir=str(directory)))
+    _, identity = resolve_model_dir(reranker_spec(local_dir=str(directory), allow_pickle_weights=True))
     loaded = hashlib.sha256((Path(directory) / "pytorch_model.bin").read_bytes()).hexdigest()
     assert identity == f"local:rr sha256:{loaded[:16]}"
 
@@ -54,7 +56,7 @@ def test_on_the_cpu_the_reranker_scores_in_float32_even_from_a_half_precision_ch
     directory = _half_precision_copy(tmp_path)
     if torch.cuda.is_available():
         pytest.skip("a GPU is present: the reranker goes to cuda:0 (the next test)")
-    model, _ = load_reranker(RerankerSpec(local_dir=directory, batch_size=2, fp16=True))
+    model, _ = load_reranker(reranker_spec(local_dir=directory, batch_size=2, fp16=True))
     assert {(p.dtype, p.device.type) for p in model.model.parameters()} == {(torch.float32, "cpu")}
     assert len(score_pairs(model, [("Town 1 lies on river 1.", "Lake 1 is deep.")])) == 1
 
@@ -63,11 +65,11 @@ def test_on_the_cpu_the_reranker_scores_in_float32_even_from_a_half_precision_ch
 def test_on_a_gpu_the_reranker_weights_are_half_precision_on_the_device_once_loaded(tmp_path):
     build_tiny_reranker(EXAMPLES, tmp_path / "rr", steps=1, batch_claims=2, negatives=1, hidden_size=32, heads=2,
                         vocab_size=120, seed=1)
-    model, _ = load_reranker(RerankerSpec(local_dir=str(tmp_path / "rr"), batch_size=2, fp16=True))
+    model, _ = load_reranker(reranker_spec(local_dir=str(tmp_path / "rr"), batch_size=2, fp16=True))
     assert {(p.dtype, p.device.type) for p in model.model.parameters()} == {(torch.float16, "cuda")}
     from transformers import AutoModelForSequenceClassification
 
     reference = AutoModelForSequenceClassification.from_pretrained(tmp_path / "rr").half().state_dict()
     assert all(torch.equal(t.cpu(), reference[k]) for k, t in model.model.state_dict().items())
-    full, _ = load_reranker(RerankerSpec(local_dir=str(tmp_path / "rr"), batch_size=2, fp16=False))
+    full, _ = load_reranker(reranker_spec(local_dir=str(tmp_path / "rr"), batch_size=2, fp16=False))
     assert {p.dtype for p in full.model.parameters()} == {torch.float32}

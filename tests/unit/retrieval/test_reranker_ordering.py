@@ -1,8 +1,10 @@
 """The demo reranker: built locally, loaded through FlagReranker, used to order pools."""
 import hashlib
 
+from support.defaults import reranker_spec
+
 from evidence_ledger.demo.reranker import build_tiny_reranker, training_groups
-from evidence_ledger.retrieval.reranker import RerankerSpec, load_reranker, order_pools_reranker, resolve_model_dir
+from evidence_ledger.retrieval.reranker import load_reranker, order_pools_reranker, resolve_model_dir
 
 EXAMPLES = [
     {"claim": f"Town {i} lies on river {i}.", "positives": [f"Town {i} is on the river {i}."],
@@ -28,9 +30,9 @@ def test_built_reranker_loads_through_flagreranker_orders_pools_and_rebuilds_ide
     build_tiny_reranker(EXAMPLES, tmp_path / "b", **settings)
     weights = [hashlib.sha256((tmp_path / d / "model.safetensors").read_bytes()).hexdigest() for d in "ab"]
     assert weights[0] == weights[1]
-    _, identity = resolve_model_dir(RerankerSpec(local_dir=str(tmp_path / "a")))
+    _, identity = resolve_model_dir(reranker_spec(local_dir=str(tmp_path / "a")))
     assert identity == f"local:a sha256:{weights[0][:16]}"
-    model, identity = load_reranker(RerankerSpec(local_dir=str(tmp_path / "a"), batch_size=4))
+    model, identity = load_reranker(reranker_spec(local_dir=str(tmp_path / "a"), batch_size=4))
     passages = {"u1": "Town 1 is on the river 1.", "u2": "Lake 1 is deep.", "u3": "Band 2 plays rock."}
     pools = [{"dataset": "fever", "claim_id": "1", "unit_ids": ["u1", "u2", "u3"]},
              {"dataset": "fever", "claim_id": "2", "unit_ids": []}]

@@ -122,9 +122,9 @@ def test_a_schema_error_is_one_line_and_stops_the_other_areas(tree):
 
 
 def test_a_cross_key_error_names_both_keys_and_where_each_was_set(tree):
-    text = only_failure(checks(f"data_root={tree}", "accounting={study2: {sources: [bge, bm25]}}"))
-    assert text.startswith("accounting.study2.sources = ['bge', 'bm25'] and generation.sources = ['bm25', 'bge']")
-    assert "accounting.study2.sources: --config" in text and "generation.sources: config/defaults.yaml:" in text
+    text = only_failure(checks(f"data_root={tree}", "generation={budgets: [short, huge]}"))
+    assert text.startswith("generation.budgets names ['huge'], which evidence.budgets does not define")
+    assert "generation.budgets: --config" in text and "evidence.budgets: config/defaults.yaml:" in text
 
 
 def test_a_generation_model_outside_the_budget_tokenizers_is_refused(tree):

@@ -3,6 +3,8 @@ import random
 
 import pytest
 
+from support.defaults import PREDICT_DEFAULTS, TRAINING_DEFAULTS, serialisation_limits
+
 from evidence_ledger import tables
 from evidence_ledger.tables.evidence import EVIDENCE
 from evidence_ledger.tables.ingest import CLAIMS, UNITS
@@ -10,7 +12,7 @@ from evidence_ledger.tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATOR
 from evidence_ledger.tables.verifier import UNRESOLVED_FLAGS, VERIFIER_ANSWERS, VERIFIER_INPUTS
 from evidence_ledger.verifier.indicators import run_study1_indicators
 from evidence_ledger.verifier.predict import run_predict
-from evidence_ledger.verifier.serialise import SerialisationLimits, run_serialise
+from evidence_ledger.verifier.serialise import run_serialise
 from evidence_ledger.demo.stage import build_demo_verifier
 from evidence_ledger.verifier.train import BaseModel, TrainingSettings, run_train
 
@@ -46,7 +48,7 @@ def pipeline(tmp_path_factory):
     base_dir = tmp / "verifier_base"
     build_demo_verifier(claims=p["claims_train"], units=p["units"], spec={"vocab_size": 400}, out=base_dir)
     base = BaseModel(str(base_dir))
-    limits = SerialisationLimits()
+    limits = serialisation_limits()
     run_serialise(p["claims_train"], p["units"], {"provider_a": p["provider_a"]}, base, limits, "train",
                   tmp / "inputs_train.parquet")
     sources = {"provider_a": p["provider_a"], "provider_b": p["provider_b"]}
@@ -55,9 +57,10 @@ def pipeline(tmp_path_factory):
     for k, seed in ((1, 11), (2, 12)):
         ckpts.append(tmp / f"ckpt{k}")
         run_train(tmp / "inputs_train.parquet", base,
-                  TrainingSettings(seed=seed, final_update=3, batch_size=8, grad_accumulation=2, learning_rate=1e-3,
+                  TrainingSettings(**TRAINING_DEFAULTS, seed=seed, final_update=3, batch_size=8, grad_accumulation=2, learning_rate=1e-3,
                                    warmup_ratio=0.0, label_set=("SUPPORTS", "REFUTES")), ckpts[-1], checkpoint=k)
-    run_predict(ckpts, tmp / "inputs_dev.parquet", tmp / "answers.parquet", system="verifier", batch_size=7)
+    run_predict(ckpts, tmp / "inputs_dev.parquet", tmp / "answers.parquet", system="verifier", batch_size=7,
+                precision=PREDICT_DEFAULTS["precision"])
     outputs = {k: tmp / f"{k}_ind.parquet" for k in ("answers", "evidence", "relevant", "unresolved")}
     run_study1_indicators(tmp / "answers.parquet", p["claims_dev"], sources, tmp / "inputs_dev.parquet", outputs)
     return tmp, ckpts, sources, outputs, p
@@ -89,11 +92,13 @@ def test_indicators_cover_both_sources_and_flag_the_unresolved_claim(pipeline):
 
 def test_rerunning_prediction_writes_a_byte_identical_answers_file(pipeline):
     tmp, ckpts, *_ = pipeline
-    run_predict(ckpts, tmp / "inputs_dev.parquet", tmp / "answers_again.parquet", system="verifier", batch_size=7)
+    run_predict(ckpts, tmp / "inputs_dev.parquet", tmp / "answers_again.parquet", system="verifier", batch_size=7,
+                precision=PREDICT_DEFAULTS["precision"])
     assert (tmp / "answers_again.parquet").read_bytes() == (tmp / "answers.parquet").read_bytes()
 
 
 def test_checkpoint_order_must_match_checkpoint_metadata(pipeline):
     tmp, ckpts, *_ = pipeline
     with pytest.raises(ValueError, match="expected 1"):
-        run_predict(list(reversed(ckpts)), tmp / "inputs_dev.parquet", tmp / "bad.parquet", system="verifier")
+        run_predict(list(reversed(ckpts)), tmp / "inputs_dev.parquet", tmp / "bad.parquet", system="verifier",
+                    **PREDICT_DEFAULTS)

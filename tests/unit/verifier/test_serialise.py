@@ -4,7 +4,9 @@ import random
 
 import pytest
 
-from evidence_ledger.verifier.serialise import SerialisationLimits, render_unit, serialise_input
+from support.defaults import serialisation_limits
+
+from evidence_ledger.verifier.serialise import render_unit, serialise_input
 from support.provider_path import serialise_through_import
 
 CLS, SEP = 1, 2
@@ -30,7 +32,7 @@ def make_units(n, length=5, context=""):
 
 def test_claim_longer_than_64_tokens_is_cut_to_its_first_64():
     enc = WordEncoder()
-    out = serialise_input(words(100), ["P_sentence_0"], make_units(1), enc, CLS, SEP)
+    out = serialise_input(words(100), ["P_sentence_0"], make_units(1), enc, CLS, SEP, serialisation_limits())
     assert out.claim_tokens == 64
     assert out.claim_truncated
     assert out.input_ids[1:65] == enc(words(64))
@@ -40,7 +42,7 @@ def test_claim_longer_than_64_tokens_is_cut_to_its_first_64():
 def test_unit_longer_than_96_tokens_is_cut_to_96():
     enc = WordEncoder()
     units = {"P_sentence_0": (words(150, "long"), ""), "P_sentence_1": (words(4, "short"), "")}
-    out = serialise_input("a claim", ["P_sentence_0", "P_sentence_1"], units, enc, CLS, SEP)
+    out = serialise_input("a claim", ["P_sentence_0", "P_sentence_1"], units, enc, CLS, SEP, serialisation_limits())
     assert out.used_unit_ids == ["P_sentence_0", "P_sentence_1"]
     assert out.unit_tokens == [96, 4]
     assert out.units_truncated == 1
@@ -57,7 +59,7 @@ def test_at_most_8_resolved_units_in_provider_order_from_the_first_30_candidates
         candidates += [f"Missing_sentence_{i}", f"P_sentence_{i}"]
     candidates += [f"Gone_cell_0_{i}" for i in range(6)]  # positions 24..29: still in the window
     candidates += ["Late_sentence_0", "P_sentence_30", "P_sentence_31"]  # positions 30..: outside
-    out = serialise_input("claim", candidates, units, enc, CLS, SEP)
+    out = serialise_input("claim", candidates, units, enc, CLS, SEP, serialisation_limits())
     assert out.used_unit_ids == [f"P_sentence_{i}" for i in range(8)]
     assert out.candidate_ids == candidates[:30]
     assert out.unresolved_ids == [f"Missing_sentence_{i}" for i in range(12)] + [f"Gone_cell_0_{i}" for i in range(6)]
@@ -69,7 +71,7 @@ def test_resolved_unit_after_position_30_never_goes_in():
     enc = WordEncoder()
     units = make_units(1)
     candidates = [f"Missing_sentence_{i}" for i in range(30)] + ["P_sentence_0"]
-    out = serialise_input("claim", candidates, units, enc, CLS, SEP)
+    out = serialise_input("claim", candidates, units, enc, CLS, SEP, serialisation_limits())
     assert out.used_unit_ids == []
     assert out.sentinel
     assert len(out.unresolved_ids) == 30
@@ -77,7 +79,7 @@ def test_resolved_unit_after_position_30_never_goes_in():
 
 def test_all_unresolved_gives_the_sentinel_and_counts_every_unresolved_id():
     enc = WordEncoder()
-    limits = SerialisationLimits(sentinel="nothing found here")
+    limits = serialisation_limits(sentinel="nothing found here")
     out = serialise_input("the claim", ["A_sentence_0", "B_cell_0_1_1", "C_title"], {}, enc, CLS, SEP, limits)
     assert out.sentinel
     assert out.used_unit_ids == []
@@ -87,14 +89,14 @@ def test_all_unresolved_gives_the_sentinel_and_counts_every_unresolved_id():
 
 def test_empty_candidate_list_gives_the_sentinel():
     enc = WordEncoder()
-    out = serialise_input("claim", [], make_units(3), enc, CLS, SEP)
+    out = serialise_input("claim", [], make_units(3), enc, CLS, SEP, serialisation_limits())
     assert out.sentinel and out.unresolved_ids == [] and out.unit_tokens == []
 
 
 def test_total_never_exceeds_512_tokens_and_last_unit_is_cut_to_the_room_left():
     enc = WordEncoder()
     units = make_units(8, length=200)
-    out = serialise_input(words(80), list(units), units, enc, CLS, SEP)
+    out = serialise_input(words(80), list(units), units, enc, CLS, SEP, serialisation_limits())
     assert out.total_tokens == 512
     # 3 special + 64 claim = 67; each full unit 96 (+1 separator after the first)
     assert out.unit_tokens[:4] == [96, 96, 96, 96]
@@ -108,7 +110,7 @@ def test_total_is_at_most_512_for_random_claims_and_units(seed):
     enc = WordEncoder()
     units = {f"P_sentence_{i}": (words(rng.randint(0, 300)), words(rng.randint(0, 20), "c")) for i in range(40)}
     cands = [rng.choice([f"P_sentence_{rng.randint(0, 39)}", f"X_sentence_{i}"]) for i in range(rng.randint(0, 60))]
-    out = serialise_input(words(rng.randint(0, 200)), cands, units, enc, CLS, SEP)
+    out = serialise_input(words(rng.randint(0, 200)), cands, units, enc, CLS, SEP, serialisation_limits())
     assert out.total_tokens <= 512
     assert out.claim_tokens <= 64
     assert all(t <= 96 for t in out.unit_tokens)
@@ -119,9 +121,9 @@ def test_total_is_at_most_512_for_random_claims_and_units(seed):
 def test_context_is_prepended_when_present_and_counts_towards_the_unit_cap():
     enc = WordEncoder()
     units = {"P_cell_0_1_1": ("1987", "Page : Year")}
-    with_ctx = serialise_input("c", ["P_cell_0_1_1"], units, enc, CLS, SEP)
-    without = serialise_input("c", ["P_cell_0_1_1"], units, enc, CLS, SEP, SerialisationLimits(include_context=False))
-    assert render_unit("1987", "Page : Year", SerialisationLimits()) == "Page : Year : 1987"
+    with_ctx = serialise_input("c", ["P_cell_0_1_1"], units, enc, CLS, SEP, serialisation_limits())
+    without = serialise_input("c", ["P_cell_0_1_1"], units, enc, CLS, SEP, serialisation_limits(include_context=False))
+    assert render_unit("1987", "Page : Year", serialisation_limits()) == "Page : Year : 1987"
     assert with_ctx.unit_tokens == [5]
     assert without.unit_tokens == [1]
 
@@ -129,7 +131,7 @@ def test_context_is_prepended_when_present_and_counts_towards_the_unit_cap():
 def test_repeated_candidate_id_goes_in_once():
     enc = WordEncoder()
     units = make_units(2)
-    out = serialise_input("c", ["P_sentence_0", "P_sentence_0", "P_sentence_1"], units, enc, CLS, SEP)
+    out = serialise_input("c", ["P_sentence_0", "P_sentence_0", "P_sentence_1"], units, enc, CLS, SEP, serialisation_limits())
     assert out.used_unit_ids == ["P_sentence_0", "P_sentence_1"]
     assert out.skipped_duplicates == ["P_sentence_0"]
 
@@ -139,16 +141,16 @@ def test_repeats_can_be_read_as_not_taking_window_slots():
     P1 (position 4) is outside; with repeats_take_window_slots=False the window is [P0, P1]."""
     enc = WordEncoder()
     units, cands = make_units(2), ["P_sentence_0", "P_sentence_0", "P_sentence_0", "P_sentence_1"]
-    slots = serialise_input("c", cands, units, enc, CLS, SEP, SerialisationLimits(max_candidates=3))
+    slots = serialise_input("c", cands, units, enc, CLS, SEP, serialisation_limits(max_candidates=3))
     once = serialise_input("c", cands, units, enc, CLS, SEP,
-                           SerialisationLimits(max_candidates=3, repeats_take_window_slots=False))
+                           serialisation_limits(max_candidates=3, repeats_take_window_slots=False))
     assert slots.used_unit_ids == ["P_sentence_0"] and slots.candidate_ids == cands[:3]
     assert once.used_unit_ids == ["P_sentence_0", "P_sentence_1"] and once.candidate_ids == ["P_sentence_0", "P_sentence_1"]
 
 
 def test_limits_without_room_for_evidence_are_refused():
     with pytest.raises(ValueError, match="no room for evidence"):
-        SerialisationLimits(max_total_tokens=67, max_claim_tokens=64)
+        serialisation_limits(max_total_tokens=67, max_claim_tokens=64)
 
 
 # --- The same window rules through the real import path: provider file -> import_evidence_source

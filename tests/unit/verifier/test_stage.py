@@ -1,6 +1,8 @@
 """The verifier rule functions' own checks, before any model or table is loaded."""
 import pytest
 
+from support.defaults import DEFAULTS
+
 from evidence_ledger.verifier import stage
 
 
@@ -11,7 +13,7 @@ def test_serialise_refuses_evidence_tables_that_do_not_match_the_sources(tmp_pat
             evidence=[str(tmp_path / "provider_a.parquet")], verifier_inputs=str(tmp_path / "inputs.parquet"),
             split="dev", sources=["provider_a", "provider_b"],
             base={"hub_id": str(tmp_path / "base"), "revision": None, "allow_pickle_weights": False},
-            max_total_tokens=512, max_claim_tokens=64, max_units=8, max_candidates=30, max_unit_tokens=96,
+            **DEFAULTS["verifier"]["input"],
         )
     assert not (tmp_path / "inputs.parquet").exists()
 
@@ -22,5 +24,5 @@ def test_serialise_limits_are_checked_before_reading_inputs(tmp_path):
             claims=str(tmp_path / "claims.parquet"), units=str(tmp_path / "units.parquet"), evidence=[],
             verifier_inputs=str(tmp_path / "inputs.parquet"), split="dev", sources=[],
             base={"hub_id": str(tmp_path / "base"), "revision": None, "allow_pickle_weights": False},
-            max_total_tokens=10, max_claim_tokens=64, max_units=8, max_candidates=30, max_unit_tokens=96,
+            **{**DEFAULTS["verifier"]["input"], "max_total_tokens": 10},
         )

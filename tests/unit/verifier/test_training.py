@@ -5,13 +5,15 @@ import random
 import pyarrow as pa
 import pytest
 
+from support.defaults import PREDICT_DEFAULTS, TRAINING_DEFAULTS, serialisation_limits
+
 from evidence_ledger import tables
 from evidence_ledger.tables.evidence import EVIDENCE
 from evidence_ledger.tables.ingest import CLAIMS, UNITS
 from evidence_ledger.tables.verifier import EXAMPLES_SEEN
 from evidence_ledger.verifier.labels import head_index_by_label, label_set_indices
 from evidence_ledger.verifier.predict import predict_checkpoint
-from evidence_ledger.verifier.serialise import SerialisationLimits, build_verifier_inputs
+from evidence_ledger.verifier.serialise import build_verifier_inputs
 from evidence_ledger.demo.tiny_verifier import TinyVerifierSpec, build_tiny_verifier
 from evidence_ledger.verifier.train import BaseModel, TrainingSettings, load_tokenizer, train_checkpoint
 
@@ -30,15 +32,15 @@ def world(tmp_path_factory):
     units = UNITS.from_rows(train_u + dev_u)
     evidence = {"provider_a": EVIDENCE.from_rows(train_e + dev_e)}
     train_in, _ = build_verifier_inputs(CLAIMS.from_rows(train_c), evidence, units, tokenizer,
-                                        SerialisationLimits(), "train")
+                                        serialisation_limits(), "train")
     dev_in, _ = build_verifier_inputs(CLAIMS.from_rows(dev_c), evidence, units, tokenizer,
-                                      SerialisationLimits(), "dev")
+                                      serialisation_limits(), "dev")
     return {"base": base, "train": train_in, "dev": dev_in, "tmp": tmp_path_factory,
             "gold": {c["claim_id"]: c["label"] for c in dev_c}}
 
 
 def settings(seed, updates, lr=5e-4, examples=None):
-    return TrainingSettings(seed=seed, final_update=updates, batch_size=16, grad_accumulation=1, learning_rate=lr,
+    return TrainingSettings(**TRAINING_DEFAULTS, seed=seed, final_update=updates, batch_size=16, grad_accumulation=1, learning_rate=lr,
                             warmup_ratio=0.1, label_set=("SUPPORTS", "REFUTES"), examples=examples)
 
 
@@ -49,7 +51,7 @@ def accuracy(rows, gold):
 def test_training_on_demo_like_data_beats_chance_on_held_out_claims(world):
     out = world["tmp"].mktemp("ckpt_learn")
     train_checkpoint(world["train"], world["base"], settings(1, 300, lr=1e-3), out, checkpoint=1)
-    rows = predict_checkpoint(out, world["dev"], checkpoint=1, system="tiny")
+    rows = predict_checkpoint(out, world["dev"], checkpoint=1, system="tiny", **PREDICT_DEFAULTS)
     # 200 held-out claims, two balanced classes: chance is 0.5; 0.7 is > 5 sd above it
     assert accuracy(rows, world["gold"]) >= 0.7
 
@@ -59,7 +61,7 @@ def test_identical_seed_gives_identical_checkpoint_predictions(world):
     for name in ("a", "b"):
         out = world["tmp"].mktemp(f"ckpt_seed_{name}")
         train_checkpoint(world["train"], world["base"], settings(3, 20, examples=64), out, checkpoint=1)
-        runs.append((predict_checkpoint(out, world["dev"], checkpoint=1, system="tiny"),
+        runs.append((predict_checkpoint(out, world["dev"], checkpoint=1, system="tiny", **PREDICT_DEFAULTS),
                      (out / "model.safetensors").read_bytes(),
                      tables.read_table(out / "examples_seen.parquet", EXAMPLES_SEEN).to_pylist()))
     assert runs[0][0] == runs[1][0]
@@ -99,7 +101,7 @@ def test_checkpoint_directory_records_weights_log_examples_and_metadata(world):
 def test_two_label_checkpoint_never_predicts_nei_and_its_probabilities_sum_to_one(world):
     out = world["tmp"].mktemp("ckpt_labels")
     train_checkpoint(world["train"], world["base"], settings(6, 3, examples=32), out, checkpoint=1)
-    rows = predict_checkpoint(out, world["dev"], checkpoint=1, system="tiny")
+    rows = predict_checkpoint(out, world["dev"], checkpoint=1, system="tiny", **PREDICT_DEFAULTS)
     assert {r["predicted_label"] for r in rows} <= {"SUPPORTS", "REFUTES"}
     assert all(r["p_nei"] == 0.0 for r in rows)
     assert all(abs(r["p_supports"] + r["p_refutes"] - 1.0) < 1e-9 for r in rows)
@@ -134,7 +136,7 @@ def test_summary_tsv_reports_inputs_training_and_answer_shares(world):
     tmp = world["tmp"].mktemp("summary")
     ckpt = tmp / "ckpt1"
     train_checkpoint(world["train"], world["base"], settings(2, 2, examples=32), ckpt, checkpoint=1)
-    answers = predict_checkpoint(ckpt, world["dev"], checkpoint=1, system="tiny")
+    answers = predict_checkpoint(ckpt, world["dev"], checkpoint=1, system="tiny", **PREDICT_DEFAULTS)
     tables.write_table(VERIFIER_ANSWERS.from_rows(answers), tmp / "answers.parquet", VERIFIER_ANSWERS)
     tables.write_table(world["train"], tmp / "inputs_train.parquet", VERIFIER_INPUTS)
     tables.write_table(world["dev"], tmp / "inputs_dev.parquet", VERIFIER_INPUTS)

@@ -27,7 +27,7 @@ _DTYPES = {"bfloat16": "bfloat16", "bf16": "bfloat16", "float32": "float32", "fp
 class TransformersBackend(ChatTokenizerMixin, Backend):
     name = "transformers"
 
-    def __init__(self, spec: ModelSpec, batch_size: int = 8, device: str | None = None, **_ignored: Any):
+    def __init__(self, spec: ModelSpec, *, batch_size: int, device: str | None = None, **_ignored: Any):
         if spec.quantization:
             raise ValueError(f"model {spec.name!r}: quantization {spec.quantization!r} is applied by the vllm "
                              f"backend only; set generation.backend: vllm or models.{spec.name}.quantization: null")
