@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from .decomposition import decomposition_figure, decomposition_figure_png
+from .decomposition import decomposition_figure, decomposition_png_bytes
 from .sources import MISSING_TEXT, SourceTable, find_row, read_source_table
 from .summary import (EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, STUDY1_RATES, Figure, Paragraph, Section, Table,
                       cell, interval_cell, render_page, study1_bars, whole_table_section)
@@ -130,7 +130,7 @@ def accounted_headline_section(title: str, intervals: SourceTable | None) -> Sec
 
 def decomposition_png(estimates, intervals, title: str) -> bytes:
     """The decomposition figure of one set of Study 1 tables as PNG bytes."""
-    return decomposition_figure_png(study1_bars(estimates, intervals), title=title)
+    return decomposition_png_bytes(study1_bars(estimates, intervals), title)
 
 
 def accounted_sections(estimates: Sequence, intervals: Sequence, metrics: Sequence, titles: Sequence[str]) -> list:

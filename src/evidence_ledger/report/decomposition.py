@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.patches  # noqa: E402  (after the backend is chosen)
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..files.safe_files import atomic_file  # noqa: E402
+from ..files.safe_files import write_bytes_atomic  # noqa: E402
 
 # (group label, components) in drawing order; the two groups are the two paths from T00 to T11
 DECOMPOSITION_GROUPS = (
@@ -37,16 +37,14 @@ class Bar:
 
 
 def decomposition_figure(bars: Mapping[str, Bar], png_path, title: str = "") -> None:
-    """:func:`decomposition_figure_png` written to ``png_path`` (through a temporary, renamed)."""
-    png = decomposition_figure_png(bars, title)
-    with atomic_file(png_path) as tmp:
-        tmp.write_bytes(png)
+    """The figure of :func:`decomposition_png_bytes` written (atomically) to ``png_path``."""
+    write_bytes_atomic(png_path, decomposition_png_bytes(bars, title))
 
 
-def decomposition_figure_png(bars: Mapping[str, Bar], title: str = "") -> bytes:
-    """The figure as PNG bytes: bars from zero for gain, E0, A1 (evidence first) and A0, E1
-    (answers first), each with its interval as an error bar and the paper's value as a hollow
-    diamond. Components absent from ``bars`` are left out; with no bars at all the figure says so."""
+def decomposition_png_bytes(bars: Mapping[str, Bar], title: str = "") -> bytes:
+    """Bars from zero for gain, E0, A1 (evidence first) and A0, E1 (answers first), each with
+    its interval as an error bar and the paper's value as a hollow diamond. Components absent
+    from ``bars`` are left out; with no bars at all the figure says so."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     x, ticks, labels, groups = 0.0, [], [], []
     for group, names in DECOMPOSITION_GROUPS:
