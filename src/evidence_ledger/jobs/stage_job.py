@@ -19,9 +19,11 @@ before the function runs.
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import evidence_ledger
@@ -65,14 +67,28 @@ def stage_function_name(rule: str, names) -> str | None:
     return None
 
 
+def stage_function_modules() -> dict[str, str]:
+    """``{function name: module}`` of the public functions of every ``evidence_ledger.<pkg>.stage``
+    module, read from their source, so that a job imports only its own stage module (and its
+    libraries: an ingest job never loads torch)."""
+    found = {}
+    for info in pkgutil.iter_modules(evidence_ledger.__path__):
+        source = Path(evidence_ledger.__path__[0]) / info.name / "stage.py"
+        if info.ispkg and source.is_file():
+            for node in ast.parse(source.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                    found[node.name] = f"evidence_ledger.{info.name}.stage"
+    return found
+
+
 def stage_function(rule: str) -> Callable:
     """The stage function of ``rule`` (:func:`stage_function_name`); LookupError when there is none."""
-    functions = stage_functions()
-    name = stage_function_name(rule, functions)
+    modules = stage_function_modules()
+    name = stage_function_name(rule, modules)
     if name is None:
         raise LookupError(f"rule {rule} has no stage function (a function {rule} in an evidence_ledger.<package>.stage "
                           f"module)")
-    return functions[name]
+    return getattr(importlib.import_module(modules[name]), name)
 
 
 def entry_value(value: Any) -> Any:

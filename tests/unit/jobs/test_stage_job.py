@@ -5,13 +5,16 @@ every job of the embedded demo's DAG is checked against its function here, befor
 a renamed keyword or a rule entry nobody reads fails at once instead of hours into a run.
 """
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from evidence_ledger.benchmark_registry import benchmark_names
 from evidence_ledger.jobs.rule_job import workflow_dag
-from evidence_ledger.jobs.stage_job import RuleMismatch, job_keywords, stage_function, stage_function_name
+from evidence_ledger.jobs.stage_job import (RuleMismatch, job_keywords, stage_function, stage_function_modules,
+                                             stage_function_name, stage_functions)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -40,6 +43,20 @@ def test_an_entry_the_function_does_not_take_is_refused_naming_it():
 def test_a_name_used_twice_is_refused():
     with pytest.raises(RuleMismatch, match=r"'sample' is both a named input and a named output"):
         job_keywords(stage, "r", {"claims": [], "sample": "in"}, {"sample": "s"}, {"n": 1})
+
+
+def test_the_functions_read_from_source_are_the_stage_modules_functions():
+    assert {name: module for name, module in stage_function_modules().items()} == {
+        name: fn.__module__ for name, fn in stage_functions().items()}
+
+
+def test_a_job_imports_only_its_own_stage_module():
+    """A cheap job (ingest, sampling) must not pay for the model libraries other stages load."""
+    code = ("import sys; from evidence_ledger.jobs.stage_job import stage_function; stage_function('sample_claims'); "
+            "print(sorted(m for m in sys.modules if m.endswith('.stage') and m.startswith('evidence_ledger')), "
+            "'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['evidence_ledger.sampling.stage'] False"
 
 
 def test_a_rule_finds_the_function_of_its_name_and_the_per_benchmark_ingest_rules_share_one():
