@@ -55,7 +55,7 @@ def test_no_tracked_file_cites_a_document_outside_the_repository():
     assert not found, "\n".join(found)
 
 
-DOCS = sorted((REPO / "docs").glob("*.md"))
+DOCS = sorted((REPO / "docs").glob("*.md")) + [REPO / "README.md", REPO / "config" / "README.md"]
 TEST_PATH = re.compile(r"(?<![\w/.])tests/[\w/]+\.py\b")
 DOTTED = re.compile(r"\bevidence_ledger(?:\.\w+)+")
 # Parquet key-value metadata keys (docs/SCHEMAS.md) and the backends' entry-point group
@@ -88,6 +88,21 @@ def test_every_test_file_a_tracked_file_cites_exists():
         except UnicodeDecodeError:
             continue
         missing += [f"{name}: {p}" for p in sorted(set(TEST_PATH.findall(text))) if not (REPO / p).is_file()]
+    assert not missing, "\n".join(missing)
+
+
+SOURCE_PATH = re.compile(r"(?<![\w/.])src/evidence_ledger/[\w/]+\.(?:py|json)\b")
+
+
+def test_every_source_file_a_tracked_file_cites_exists():
+    """A cited ``src/evidence_ledger/...py`` path is a file of the package (modules move; citations follow)."""
+    missing = []
+    for name in tracked_files():
+        try:
+            text = (REPO / name).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        missing += [f"{name}: {p}" for p in sorted(set(SOURCE_PATH.findall(text))) if not (REPO / p).is_file()]
     assert not missing, "\n".join(missing)
 
 
