@@ -16,14 +16,13 @@ same numbers the same way. Every number is a cell of a source TSV (``sources.Val
 """
 from __future__ import annotations
 
-import io
 import logging
 import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from .decomposition import decomposition_figure
+from .decomposition import decomposition_figure, decomposition_png_bytes
 from .sources import MISSING_TEXT, SourceTable, find_row, read_source_table
 from .summary import (EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, STUDY1_RATES, Figure, Paragraph, Section, Table,
                       cell, interval_cell, render_page, study1_bars, whole_table_section)
@@ -131,9 +130,7 @@ def accounted_headline_section(title: str, intervals: SourceTable | None) -> Sec
 
 def decomposition_png(estimates, intervals, title: str) -> bytes:
     """The decomposition figure of one set of Study 1 tables as PNG bytes."""
-    buffer = io.BytesIO()
-    decomposition_figure(study1_bars(estimates, intervals), buffer, title=title)
-    return buffer.getvalue()
+    return decomposition_png_bytes(study1_bars(estimates, intervals), title)
 
 
 def accounted_sections(estimates: Sequence, intervals: Sequence, metrics: Sequence, titles: Sequence[str]) -> list:

@@ -6,6 +6,7 @@ Out: a PNG whose bytes depend only on the numbers (no software or date metadata)
 """
 from __future__ import annotations
 
+import io
 import math
 from dataclasses import dataclass
 from typing import Mapping
@@ -16,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.patches  # noqa: E402  (after the backend is chosen)
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..safe_files import atomic_file  # noqa: E402
+from ..safe_files import write_bytes_atomic  # noqa: E402
 
 # (group label, components) in drawing order; the two groups are the two paths from T00 to T11
 DECOMPOSITION_GROUPS = (
@@ -36,6 +37,11 @@ class Bar:
 
 
 def decomposition_figure(bars: Mapping[str, Bar], png_path, title: str = "") -> None:
+    """The figure of :func:`decomposition_png_bytes` written (atomically) to ``png_path``."""
+    write_bytes_atomic(png_path, decomposition_png_bytes(bars, title))
+
+
+def decomposition_png_bytes(bars: Mapping[str, Bar], title: str = "") -> bytes:
     """Bars from zero for gain, E0, A1 (evidence first) and A0, E1 (answers first), each with
     its interval as an error bar and the paper's value as a hollow diamond. Components absent
     from ``bars`` are left out; with no bars at all the figure says so."""
@@ -80,6 +86,7 @@ def decomposition_figure(bars: Mapping[str, Bar], png_path, title: str = "") -> 
     if title:
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    with atomic_file(png_path) as tmp:
-        fig.savefig(tmp, format="png", dpi=150, metadata={"Software": None})
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=150, metadata={"Software": None})
     plt.close(fig)
+    return buffer.getvalue()
