@@ -109,7 +109,7 @@ def gpu_resources(gpus):
 
 
 def cpu_partition():
-    """The partition ``--default-resources slurm_partition=...`` gives every CPU rule (None: unset):
+    """The partition ``--default-resources slurm_partition=...`` gives every CPU rule, None when unset;
     the value as written (Snakemake evaluates such a value only inside a job)."""
     defaults = workflow.resource_settings.default_resources
     found = defaults.get("slurm_partition") if defaults is not None else None
