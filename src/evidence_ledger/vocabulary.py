@@ -174,3 +174,7 @@ DIFFGR_ORDERS = (DIFFGR_RANDOM, DIFFGR_GENERATED_FIRST, DIFFGR_RETRIEVED_FIRST)
 WIKICONTRADICT_CSV_COLUMNS = ("question_ID", "question", "context1", "context2", "answer1", "answer2",
                               "contradictType", "samepassage", "merged_context", "ref_answer",
                               "WikipediaArticleTitle", "url")
+
+# benchmarks whose official shared-task submission files the `account` command (and config
+# `external`) reads: FEVER, FEVEROUS and SciFact predictions
+ACCOUNTED_BENCHMARKS = ("fever", "feverous", "scifact")

@@ -1,7 +1,6 @@
 """``models.<name>.quantization``: in the model spec and its identity (cache key) only when set,
 refused by the transformers backend, recorded in provenance and shown as a departure."""
 import copy
-import re
 from pathlib import Path
 
 import pytest
@@ -9,13 +8,14 @@ import yaml
 
 from support.defaults import DEFAULTS
 from support.paths import REPO_ROOT
+from support.summary_page import PageParser
 
 from evidence_ledger.config.layers import layered_config
 from evidence_ledger.generation.backends.base import model_spec_from_config
 from evidence_ledger.generation.backends.transformers_backend import TransformersBackend
 from evidence_ledger.report.provenance import model_rows, quantization_departures, write_provenance_tsv
 from evidence_ledger.report.sources import read_source_table
-from evidence_ledger.report.summary import Paragraph, provenance_section, render_block
+from evidence_ledger.report.summary import Paragraph, provenance_section, render_page
 
 PAPER = layered_config(REPO_ROOT, [REPO_ROOT / "config" / "paper.yaml"])
 
@@ -48,5 +48,7 @@ def test_provenance_records_quantization_and_the_departure(tmp_path: Path):
     write_provenance_tsv([("run", "git_commit", "abc")] + departures, path)
     section = provenance_section(read_source_table(path))
     assert isinstance(section.blocks[0], Paragraph)
-    text = re.sub(r"<[^>]+>", "", render_block(section.blocks[0]))
-    assert text == "Departure from the paper: quantization fp8 on models.llama3_70b: the paper ran bfloat16."
+    page = PageParser()
+    page.feed(render_page([section]))
+    assert page.paragraphs[1] == ("Departure from the paper: quantization fp8 on models.llama3_70b: the paper ran "
+                                  "bfloat16.")  # [0] is the page's lede

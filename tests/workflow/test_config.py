@@ -11,7 +11,7 @@ from support.paths import REPO_ROOT
 from evidence_ledger.config.layers import layered_config
 
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
-# every run the repository ships, as the layers it is built from (config_layers)
+# every run the repository ships, as the layers it is built from (config.layers)
 RUNS = {"demo": [], "paper": ["config/paper.yaml"], "rehearsal": ["config/paper.yaml", "config/rehearsal.yaml"],
         "served": ["config/paper.yaml", "config/served.yaml"],
         "public": ["config/paper.yaml", "config/public.yaml"],

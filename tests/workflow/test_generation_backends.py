@@ -20,6 +20,8 @@ import pytest
 import yaml
 
 from evidence_ledger.config.layers import layered_config
+
+from support.hub_cache import stand_in_hub_cache
 from evidence_ledger.generation.backends import load_backend, model_spec_from_config
 from evidence_ledger.generation.backends.base import ENTRY_POINT_GROUP, UnknownBackend, backend_class
 from evidence_ledger.tables import read_table
@@ -31,24 +33,31 @@ pytestmark = pytest.mark.workflow
 
 REPO = Path(__file__).resolve().parents[2]
 SUPPORT = REPO / "tests" / "support"
-TOY = {"hub_id": "toy/model", "revision": "r1", "dtype": "float32", "trust_remote_code": False,
+TOY = {"hub_id": "toy/model", "revision": "1" * 40, "dtype": "float32", "trust_remote_code": False,
        "local_dir": None, "build": None, "chat_template_kwargs": {}}
 
 
 def _config(wd: Path, **models) -> Path:
+    """A run layer of its own in ``wd`` (the demo's settings, the toy model as qwen3) and a
+    Hugging Face cache holding the toy model's stand-in files, which the preflight looks for."""
+    stand_in_hub_cache(wd / "hf-cache", [(TOY["hub_id"], TOY["revision"])])
     cfg = layered_config(REPO)
     cfg["data_root"] = str(REPO / cfg["data_root"])
+    # the workflow's own files come from config/defaults.yaml (in this run's own layer a relative
+    # path would resolve in its run directory)
+    del cfg["wikicontradict"]["judge"]["fewshot_file"], cfg["accounting"]["reference_values"]
     cfg["models"]["qwen3"] = {**TOY, **models.get("qwen3", {})}
     cfg["generation"].update(models=["qwen3"], datasets=["fever"], shards=2, cache_dir=str(wd / "cache"),
                              backend_plugins={"toy": "toy_backend:ToyBackend"})
     path = wd / "config.yaml"
-    path.write_text(yaml.safe_dump(cfg))
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))  # mapping order is meaningful (sources)
     return path
 
 
 def _snakemake(wd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     exe = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or "snakemake"
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(SUPPORT), **(env or {})}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(SUPPORT), "HF_HUB_CACHE": str(wd / "hf-cache"),
+           **(env or {})}
     return subprocess.run([exe, "--snakefile", str(REPO / "Snakefile"), "--directory", str(wd), "--configfile",
                            str(wd / "config.yaml"), "--cores", "2", *args],
                           capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)

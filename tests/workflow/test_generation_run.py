@@ -37,7 +37,7 @@ def workdir(tmp_path_factory):
     cfg["models"]["qwen3"].update(local_dir=str(wd / "models/tiny"), build=None)
     cfg["generation"].update(models=["qwen3"], datasets=["fever"], shards=2, batch_size=16,
                              cache_dir=str(wd / "cache"))
-    (wd / "config.yaml").write_text(yaml.safe_dump(cfg))
+    (wd / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))  # mapping order is meaningful
     return wd
 
 

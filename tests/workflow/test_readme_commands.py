@@ -12,7 +12,9 @@ stand for the reader's own files are there under those names: ``DATA`` is a data
 paper's layout (``python -m evidence_ledger rehearsal-data`` plus the converted-verifier
 directory), the ``*_GOLD.jsonl`` files are the demo's gold files of that benchmark, the
 ``*_PRED.jsonl`` / ``FEVEROUS_BASELINE.jsonl`` files predictions in the official formats made
-from them, and ``HYBRID.jsonl`` ... ``CLOSED_BOOK.jsonl`` the demo's DiffGR reader outputs.
+from them, and ``HYBRID.jsonl`` ... ``CLOSED_BOOK.jsonl`` the demo's DiffGR reader outputs; the paper's
+Hub models are in the Hugging Face cache (``HF_HUB_CACHE``) as stand-ins, as a reader downloads
+them before a paper run (README, "Reproducing the paper", step 2).
 
 A block right after a line ``<!-- not run here: REASON -->`` is skipped with that reason; the
 reasons allowed are :data:`SKIP_REASONS`. A failure names the file, the block's line, the
@@ -32,6 +34,7 @@ from pathlib import Path
 import pytest
 
 from support.hang_guard import HANG_GUARD_S
+from support.hub_cache import paper_hub_models, stand_in_hub_cache
 from support.paths import REPO_ROOT
 from support.rehearsal import paper_data_tree
 
@@ -180,11 +183,21 @@ def scratch_checkout(scratch: Path) -> Path:
     return scratch
 
 
-def activated_env() -> dict[str, str]:
+def activated_env(hub_cache: Path) -> dict[str, str]:
     venv = Path(sys.executable).parent.parent
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
-    env.update(MAKEFILE_ENV, VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    env.update(MAKEFILE_ENV, VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+               HF_HUB_CACHE=str(hub_cache))
     return env
+
+
+@pytest.fixture(scope="module")
+def hub_cache(tmp_path_factory) -> Path:
+    """The Hugging Face cache holding stand-ins of every Hub model the paper config loads."""
+    from evidence_ledger.config.layers import layered_config
+
+    paper = layered_config(REPO_ROOT, [REPO_ROOT / "config" / "paper.yaml"])
+    return stand_in_hub_cache(tmp_path_factory.mktemp("readme_hf_cache"), paper_hub_models(paper))
 
 
 @pytest.fixture(scope="module")
@@ -231,10 +244,10 @@ def test_the_dry_run_forms():
 
 
 @pytest.mark.parametrize("block", ALL_BLOCKS, ids=[b.where for b in ALL_BLOCKS])
-def test_shell_block_runs_as_written(block, scratch):
+def test_shell_block_runs_as_written(block, scratch, hub_cache):
     if block.skip:
         pytest.skip(f"{block.where}: not run here: {block.skip}")
-    env = activated_env()
+    env = activated_env(hub_cache)
     for command in block.commands:
         run = as_run(command.text)
         proc = subprocess.run(["bash", "-o", "pipefail", "-c", run], cwd=scratch, env=env, capture_output=True,

@@ -39,6 +39,9 @@ def _workdir(root: Path, model_dir: Path, server_url: str | None) -> Path:
     write_world(root, 4)
     cfg = layered_config(REPO)
     cfg["data_root"] = str(REPO / cfg["data_root"])
+    # the workflow's own files come from config/defaults.yaml (in this run's own layer a relative
+    # path would resolve in its run directory)
+    del cfg["wikicontradict"]["judge"]["fewshot_file"], cfg["accounting"]["reference_values"]
     cfg["models"]["qwen3"].update(local_dir=str(model_dir), build=None)
     cfg["generation"].update(models=["qwen3"], datasets=["fever"], shards=1, cache_dir=str(root / "cache"),
                              backend="vllm", enable_prefix_caching=False,
@@ -47,7 +50,7 @@ def _workdir(root: Path, model_dir: Path, server_url: str | None) -> Path:
         cfg["models"]["qwen3"].update(backend="openai", server={
             "base_url": server_url, "served_model_name": SERVED_NAME, "concurrency": 1, "max_retries": 2,
             "retry_max_s": 60})
-    (root / "config.yaml").write_text(yaml.safe_dump(cfg))
+    (root / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))  # mapping order is meaningful
     return root
 
 

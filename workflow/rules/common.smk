@@ -66,7 +66,7 @@ wildcard_constraints:
 
 def data_path(relpath):
     """A dataset file named in config, resolved inside ``data_root`` (itself resolved against the
-    run directory, or the workflow's directory for the demo's own data: config_layers); a path
+    run directory, or the workflow's directory for the demo's own data: config.layers); a path
     that escapes it is refused (the preflight names the key first)."""
     root = resolve_path(RUN_CONFIG, "data_root", RUN_DIR, REPO_ROOT, "input").resolve()
     path = (root / relpath).resolve()
@@ -112,7 +112,7 @@ def gpu_resources(gpus):
 
 
 def cpu_partition():
-    """The partition ``--default-resources slurm_partition=...`` gives every CPU rule (None: unset):
+    """The partition ``--default-resources slurm_partition=...`` gives every CPU rule, None when unset;
     the value as written (Snakemake evaluates such a value only inside a job)."""
     defaults = workflow.resource_settings.default_resources
     found = defaults.get("slurm_partition") if defaults is not None else None

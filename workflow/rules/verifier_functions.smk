@@ -7,12 +7,9 @@ VERIFIER_CFG = config["verifier"]
 
 def verifier_evidence_path(source):
     """EVIDENCE table of a Study 1 source: one of the sources of the ``external.<dataset>`` entry
-    with ``answers: verifier`` (``results/evidence/<dataset>/external_<source>.parquet``)."""
-    d = config["verifier"]["dataset"]
-    if source not in evidence_providers(d):
-        raise ValueError(f"verifier.sources names {source!r}, which no external.{d} entry with answers: verifier "
-                         f"lists (its sources: {list(evidence_providers(d))})")
-    return provider_evidence_path(d, source)
+    with ``answers: verifier`` (``results/evidence/<dataset>/external_<source>.parquet``); the
+    preflight refuses ``verifier.sources`` that entry does not list."""
+    return provider_evidence_path(config["verifier"]["dataset"], source)
 
 
 def verifier_split_sources(split):

@@ -35,9 +35,10 @@ import numpy as np
 from ..accounting.panel import sort_claims
 from ..errors import ExpectedError, InputError
 from ..scoring import fever, feverous, scifact
+from ..vocabulary import ACCOUNTED_BENCHMARKS
 
 #: the benchmarks whose official prediction files are read (the ``score`` command's)
-BENCHMARKS = ("fever", "feverous", "scifact")
+BENCHMARKS = ACCOUNTED_BENCHMARKS
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 In:  report TSVs read by ``sources.read_source_table`` (Study 1 estimates and intervals,
      Study 2 primary and crossed intervals, decision criteria and label, WikiContradict
      rates and detection, DiffGR, provenance; any of them may be absent) and PNG bytes.
-Out: :class:`Section` objects (tables of cells, paragraphs, figures) and the page HTML.
+Out: :class:`Section` objects (tables of cells, paragraphs, figures) and the page HTML, laid out
+     by the Jinja2 templates in ``templates/`` (package data) from the values computed here.
 
 Every number on the page is a :class:`sources.Value`: one cell of one source TSV, shown
 rounded and tagged with ``data-src`` / ``data-line`` / ``data-col`` / ``data-text`` (the
@@ -14,9 +15,13 @@ cell's exact text) so it can be checked against its file. The paper's values are
 from __future__ import annotations
 
 import base64
+import functools
 import html
 from dataclasses import dataclass, field
 from typing import Sequence, Union
+
+import jinja2
+from markupsafe import Markup
 
 from .decomposition import Bar
 from .sources import MISSING_TEXT, SourceTable, Value, find_row, find_rows, is_missing, value
@@ -53,6 +58,11 @@ class Section:
     intro: str = ""
     blocks: tuple = field(default_factory=tuple)
     absent: str = ""  # why the section has no content in this run
+
+    @property
+    def nav_label(self) -> str:
+        """The section's name in the page's contents line."""
+        return self.nav or self.title
 
 
 NOT_RUN = "{} is not part of this run (studies.{}: false)."
@@ -651,85 +661,71 @@ def _not_number(text: str) -> bool:
         return True
 
 
-# --- HTML --------------------------------------------------------------------------------
-
-STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0 auto;max-width:72rem;
-padding:1rem 1.5rem 3rem;color:#1d2330;line-height:1.4;font-size:14px}
-h1{font-size:1.5rem;margin:.4rem 0}h2{font-size:1.15rem;margin:2rem 0 .4rem;border-bottom:1px solid #d5d9e0;
-padding-bottom:.2rem}
-p.lede{color:#4a5263;margin:.2rem 0 .8rem}nav a{margin-right:.9rem;white-space:nowrap}
-table{border-collapse:collapse;margin:.6rem 0 .2rem;font-size:13px}caption{caption-side:bottom;text-align:left;
-color:#5a6273;font-size:12px;padding-top:.3rem;max-width:60rem}
-th,td{padding:.22rem .6rem;border-bottom:1px solid #e6e9ee;vertical-align:top}th{background:#f3f5f8;text-align:left}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.headline{background:#f3f6fb;border-left:4px solid #3a6fb0;padding:.5rem .9rem;margin:.8rem 0}
-.absent{color:#7a8190;font-style:italic}figure{margin:.8rem 0}
-figure img{max-width:min(100%,46rem);border:1px solid #e6e9ee}
-figcaption{color:#5a6273;font-size:12px}span.v[title]{cursor:help}
-"""
+# --- HTML: templates/summary.html lays out what these compute (Jinja2, autoescaped) ---------
 
 
-def render_fragments(fragments: Cell) -> str:
-    """Fragments as HTML: a Value becomes a tagged span, a string is escaped (a newline in it
-    becomes a line break)."""
-    out = []
-    for frag in fragments:
-        if isinstance(frag, Value):
-            where = f"{frag.path}, line {frag.line}, column {frag.column}"
-            out.append(f'<span class="v" data-src="{html.escape(frag.path)}" data-line="{frag.line}" '
-                       f'data-col="{html.escape(frag.column)}" data-kind="{frag.kind}" '
-                       f'data-text="{html.escape(frag.text)}" title="{html.escape(where)}">'
-                       f'{html.escape(frag.display)}</span>')
-        else:
-            out.append(html.escape(frag).replace("\n", "<br>"))
-    return "".join(out)
+def value_location(v: Value) -> str:
+    """Where a value comes from, shown when hovering over it: ``file, line N, column C``."""
+    return f"{v.path}, line {v.line}, column {v.column}"
 
 
-def render_table(table: Table) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.header)
-    body = []
-    for row in table.rows:
-        tds = "".join(f'<td class="{"num" if num else "key"}">{render_fragments(c)}</td>'
-                      for c, num in zip(row, table.numeric))
-        body.append(f"<tr>{tds}</tr>")
-    caption = f"<caption>{html.escape(table.caption)}</caption>" if table.caption else ""
-    # a row a line: the report's landing text embeds the page, and reStructuredText refuses lines
-    # over 10,000 characters
-    rows = "\n".join(body)
-    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody></table>"
+def png_base64_lines(png: bytes) -> str:
+    """A PNG's base64 text in lines of 76 characters (``base64.encodebytes``): a browser drops
+    the newlines of a URL, and the report's landing text (reStructuredText) refuses lines over
+    10,000 characters."""
+    return base64.encodebytes(png).decode("ascii").rstrip("\n")
 
 
-def render_block(block) -> str:
-    if isinstance(block, Table):
-        return render_table(block)
-    if isinstance(block, Paragraph):
-        return f'<p class="headline">{render_fragments(block.fragments)}</p>'
-    if isinstance(block, Figure):
-        # lines of 76 characters (base64.encodebytes): a browser drops the newlines of a URL, and
-        # the report's landing text (reStructuredText) refuses lines over 10,000 characters
-        data = base64.encodebytes(block.png).decode("ascii").rstrip("\n")
-        return (f'<figure><img alt="{html.escape(block.alt)}" src="data:image/png;base64,{data}">'
-                f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
-    raise TypeError(f"unknown block {type(block).__name__}")
+def html_escaped(text):
+    """``text`` escaped as ``html.escape`` escapes it (``&#x27;``, ``&quot;``; the page has always
+    been written so), where autoescaping alone would write MarkupSafe's ``&#39;``, ``&#34;``: the
+    environment's ``finalize``, applied to each ``{{ value }}`` before autoescaping, which then
+    leaves the result alone. HTML the templates built (a macro's output) passes unchanged."""
+    if isinstance(text, str) and not hasattr(text, "__html__"):
+        return Markup(html.escape(text))
+    return text
+
+
+BLOCK_TYPES = (Table, Paragraph, Figure)  # what a section's blocks are; the templates test for each
+
+
+@functools.cache
+def page_template() -> jinja2.Template:
+    """``templates/summary.html`` of this package. The templates tell a value from text and one
+    block from another with the tests ``value``, ``table``, ``paragraph`` and ``figure``."""
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader(__package__, "templates"), autoescape=True, finalize=html_escaped,
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    environment.tests.update({cls.__name__.lower(): (lambda obj, cls=cls: isinstance(obj, cls))
+                              for cls in (Value,) + BLOCK_TYPES})
+    environment.filters.update(value_location=value_location, base64_lines=png_base64_lines)
+    environment.globals["zip"] = zip
+    return environment.get_template("summary.html")
 
 
 # The landing part of the page (the run-kind banner, the headline and the substitutes of author-held
-# inputs): written between these
-# two markers so that the report's landing text (workflow/report/workflow.rst) can show it.
+# inputs): written between these two markers so that the report's landing text
+# (workflow/report/workflow.rst) can show it.
 LANDING_KEYS = ("run-kind", "headline", "substitutes")
 LANDING_START, LANDING_END = '<div id="landing">', "</div><!--/landing-->"
 
 
-def render_section(s: Section) -> str:
-    parts = [f'<section id="{s.key}"><h2>{html.escape(s.title)}</h2>']
-    if s.intro:
-        parts.append(f"<p>{html.escape(s.intro)}</p>")
-    if s.absent:
-        parts.append(f'<p class="absent">{html.escape(s.absent)}</p>')
-    parts.extend(render_block(b) for b in s.blocks)
-    parts.append("</section>")
-    return "\n".join(parts)
+def landing_sections(sections: Sequence[Section]) -> list[Section]:
+    """The sections of the landing part (keys in ``LANDING_KEYS``), in page order."""
+    return [s for s in sections if s.key in LANDING_KEYS]
+
+
+def body_sections(sections: Sequence[Section]) -> list[Section]:
+    """The sections after the landing part, in page order."""
+    return [s for s in sections if s.key not in LANDING_KEYS]
+
+
+def check_block_types(sections: Sequence[Section]) -> None:
+    """A block the templates cannot lay out raises TypeError (it would be left out silently)."""
+    for s in sections:
+        for block in s.blocks:
+            if not isinstance(block, BLOCK_TYPES):
+                raise TypeError(f"unknown block {type(block).__name__} in section {s.key!r}")
 
 
 PAGE_LEDE = ("Read this page first. Every number is read from a report table of this run (hover over it for the "
@@ -739,17 +735,11 @@ PAGE_LEDE = ("Read this page first. Every number is read from a report table of 
 
 def render_page(sections: Sequence[Section], title: str = "Evidence Ledger: run summary",
                 lede: str = PAGE_LEDE) -> str:
-    """The whole page: a title, a contents line, then each section (or why it is absent); the
-    leading sections whose keys are in ``LANDING_KEYS`` sit between ``LANDING_START`` and
-    ``LANDING_END``. Deterministic: the same sections give the same bytes."""
-    nav = " ".join(f'<a href="#{s.key}">{html.escape(s.nav or s.title)}</a>' for s in sections)
-    parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-             f"<style>{STYLE}</style></head><body>",
-             f"<h1>{html.escape(title)}</h1>",
-             f'<p class="lede">{html.escape(lede)}</p>',
-             f"<nav>{nav}</nav>"]
-    landing = [s for s in sections if s.key in LANDING_KEYS]
-    parts.append(LANDING_START + "\n".join(render_section(s) for s in landing) + LANDING_END)
-    parts.extend(render_section(s) for s in sections if s.key not in LANDING_KEYS)
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
+    """The whole page (``templates/summary.html``): a title, a contents line, then each section
+    (or why it is absent); the sections whose keys are in ``LANDING_KEYS`` sit between
+    ``LANDING_START`` and ``LANDING_END``, the others follow. Deterministic: the same sections
+    give the same bytes."""
+    check_block_types(sections)
+    return page_template().render(title=title, lede=lede, sections=sections, landing=landing_sections(sections),
+                                  body=body_sections(sections), landing_start=Markup(LANDING_START),
+                                  landing_end=Markup(LANDING_END))

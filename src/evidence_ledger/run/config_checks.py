@@ -23,12 +23,11 @@ import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..account.runs import BENCHMARKS as ACCOUNTED_BENCHMARKS
 from ..accounting.estimands import family_size
 from ..config.layers import config_value
 from ..errors import ExpectedError
 from ..evidence.budget import budget_tokenizer_models
-from ..vocabulary import STUDY2_FAMILIES
+from ..vocabulary import ACCOUNTED_BENCHMARKS, STUDY2_FAMILIES
 
 PLACEHOLDER_PREFIX = "PIN:"
 
@@ -291,7 +290,8 @@ def external_errors(config: Mapping) -> list[str]:
     (``answers: files``) names a gold split of ``data.<benchmark>.claims``, gives both sources the
     same number of run files and is named once across benchmarks; Study 1's evidence sources
     (``answers: verifier``) are one entry under ``verifier.dataset`` with one file (or an
-    ``export``) per source, and ``verifier.sources`` lists its sources in order."""
+    ``export``) per source, and ``verifier.sources`` lists its sources (in the order that makes
+    one source 0, the other source 1)."""
     errors: list[str] = []
     seen: dict[str, str] = {}
     verifier_entries = []
@@ -335,9 +335,9 @@ def external_errors(config: Mapping) -> list[str]:
         if len(mine) != 1:
             errors.append(f"Study 1 needs one external.{dataset} entry with answers: verifier (its evidence "
                           f"sources); found {len(mine)}: {[f'external.{b}.{s}' for b, s, _ in mine]}")
-        elif mine[0][2] != wanted:
+        elif sorted(mine[0][2]) != sorted(wanted):  # verifier.sources orders them (source 0 trains the verifier)
             errors.append(f"verifier.sources = {wanted} and external.{dataset}.{mine[0][1]}.sources = {mine[0][2]} "
-                          f"must list the same sources in the same order (source 0 trains the verifier)")
+                          f"must name the same sources")
     return errors
 
 

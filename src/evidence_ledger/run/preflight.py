@@ -285,7 +285,8 @@ def planned_data_files(config: Mapping[str, Any]) -> list[DataFile]:
         section = section or {}
         if "claims" in section and is_benchmark(dataset):
             for split, rel in (section.get("claims") or {}).items():
-                out.append(DataFile(f"data.{dataset}.claims.{split}", rel, CLAIMS_FORMAT))
+                if rel:  # null: a split a later layer leaves out of the run (config/public.yaml)
+                    out.append(DataFile(f"data.{dataset}.claims.{split}", rel, CLAIMS_FORMAT))
             corpus_key = get_benchmark(dataset).corpus_key
             for key in (corpus_key, "reserved_ids"):
                 rel = section.get(key)

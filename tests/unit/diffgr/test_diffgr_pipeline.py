@@ -340,7 +340,7 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
     config["data_root"] = str(REPO_ROOT / config["data_root"])
     config["accounting"]["reference_values"] = str(REPO_ROOT / config["accounting"]["reference_values"])
     cfg_path = tmp_path / "config.yaml"
-    cfg_path.write_text(yaml.safe_dump(json.loads(json.dumps(config))))  # no YAML aliases
+    cfg_path.write_text(yaml.safe_dump(json.loads(json.dumps(config)), sort_keys=False))  # no YAML aliases
     work = tmp_path / "work"
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", HF_HUB_OFFLINE="1")
 
@@ -395,7 +395,7 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
 
     config["diffgr"]["restrict_to_length_threshold"] = True
     restricted_cfg = tmp_path / "restricted.yaml"
-    restricted_cfg.write_text(yaml.safe_dump(json.loads(json.dumps(config))))
+    restricted_cfg.write_text(yaml.safe_dump(json.loads(json.dumps(config)), sort_keys=False))
     plan = snakemake("-n", "results/diffgr/diffgr.tsv", cfg=restricted_cfg)
     planned = {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+$", plan.stdout, re.MULTILINE)} - {"total"}
     assert planned == {"diffgr_score"}, plan.stdout[-2000:]  # the switch re-runs scoring only

@@ -168,7 +168,9 @@ def test_external_systems_need_equal_run_counts_a_gold_split_and_unique_names(de
 def test_study1_sources_are_the_verifier_entry_of_external(demo):
     config = demo
     config["verifier"]["sources"] = list(reversed(config["verifier"]["sources"]))
-    assert any("verifier.sources = ['provider_bge', 'provider_bm25'] and external.feverous.providers.sources" in e
+    assert config_errors(config) == []  # verifier.sources orders the entry's sources
+    config["verifier"]["sources"] = ["provider_bge", "provider_other"]
+    assert any("verifier.sources = ['provider_bge', 'provider_other'] and external.feverous.providers.sources" in e
                for e in config_errors(config))
     del config["external"]["feverous"]["providers"]
     assert any("Study 1 needs one external.feverous entry with answers: verifier" in e for e in config_errors(config))
