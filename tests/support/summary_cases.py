@@ -37,7 +37,8 @@ EMBEDDED_PNG = re.compile(r'src="data:image/png;base64,([A-Za-z0-9+/=\n]*)"')
 
 PAGE = "results/report/summary.html"
 DECOMPOSITION = "results/report/study1_decomposition.png"
-STUDY2_SETTINGS = {"study1_family_size": 1, "study1_alpha": 0.05, "unresolved_scope": "window",
+#: the settings the summary_page rule passes (fixed here: the pinned pages depend on them)
+PAGE_SETTINGS = {"study1_family_size": 1, "study1_alpha": 0.05, "unresolved_scope": "window",
                    "study2_parser": "strict", "study2_sources": ["bm25", "bge"]}
 
 PAPER_PROVENANCE = [
@@ -74,7 +75,7 @@ def relative_inputs(root: Path) -> dict[str, Path]:
 def full_page(root: Path) -> tuple[str, list[bytes]]:
     """Every study's tables and the demo provenance (the run-kind banner)."""
     paths = relative_inputs(root)
-    summary_page(**paths, **STUDY2_SETTINGS, html_out=PAGE, decomposition_out=DECOMPOSITION)
+    summary_page(**paths, **PAGE_SETTINGS, html_out=PAGE, decomposition_out=DECOMPOSITION)
     return read_page(PAGE), [Path(DECOMPOSITION).read_bytes(), paths["forest_plot"].read_bytes()]
 
 
@@ -82,7 +83,7 @@ def study1_bonferroni_page(root: Path) -> tuple[str, list[bytes]]:
     """Study 1 alone with a family of 6 (every other section absent, no provenance table)."""
     paths = relative_inputs(root)
     summary_page(study1_estimates=paths["study1_estimates"], study1_intervals=paths["study1_intervals"],
-                 study1_family_size=6, study1_alpha=0.05, html_out=PAGE, decomposition_out=DECOMPOSITION)
+                 **{**PAGE_SETTINGS, "study1_family_size": 6}, html_out=PAGE, decomposition_out=DECOMPOSITION)
     return read_page(PAGE), [Path(DECOMPOSITION).read_bytes()]
 
 
@@ -90,7 +91,7 @@ def _page_with_provenance(root: Path, rows) -> tuple[str, list[bytes]]:
     """The Study 2 label and the provenance ``rows`` only (no Study 1, so no figure)."""
     paths = relative_inputs(root)
     write_provenance_tsv(rows, paths["provenance"])
-    summary_page(decision_label=paths["decision_label"], provenance=paths["provenance"], html_out=PAGE,
+    summary_page(decision_label=paths["decision_label"], provenance=paths["provenance"], **PAGE_SETTINGS, html_out=PAGE,
                  decomposition_out=DECOMPOSITION)
     return read_page(PAGE), []
 
@@ -112,7 +113,7 @@ def accounted_and_extra_page(root: Path) -> tuple[str, list[bytes]]:
     title = "example on feverous: baseline → improved"
     summary_page(accounted_estimates=[paths["study1_estimates"]], accounted_intervals=[paths["study1_intervals"]],
                  accounted_metrics=[paths["study1_intervals"]], accounted_titles=[title],
-                 extra_tables=[paths["invalid_rates"]], extra_titles=["INVALID rates, whole"], html_out=PAGE,
+                 extra_tables=[paths["invalid_rates"]], extra_titles=["INVALID rates, whole"], **PAGE_SETTINGS, html_out=PAGE,
                  decomposition_out=DECOMPOSITION)
     figure = decomposition_png(read_source_table(paths["study1_estimates"]),
                                read_source_table(paths["study1_intervals"]), f"{title}: gain = E0 + A1 = A0 + E1")
