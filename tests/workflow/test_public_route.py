@@ -25,7 +25,7 @@ from evidence_ledger.config.paper_inputs import author_held_inputs, config_value
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
 from support.rehearsal import (DEFAULT_PROFILE, PAPER, REHEARSAL, STAND_IN_RULES, job_stats, paper_data_tree,
-                               snakemake)
+                               paper_hub_cache, snakemake)
 
 pytestmark = pytest.mark.workflow
 
@@ -58,9 +58,10 @@ def test_public_route_plans_on_a_tree_without_the_author_held_files(tmp_path):
     data = paper_data_tree(tmp_path / "data")
     for item in author_held_inputs():
         (data / item.path).unlink()
-    for layers in ((), (REHEARSAL,)):
+    hub_cache = paper_hub_cache(tmp_path / "hf_cache")
+    for layers, machine in (((), ["gpu_jobs=cpu"]), ((REHEARSAL,), [])):
         proc = snakemake(tmp_path / f"plan{len(layers)}", "-n", "--profile", str(DEFAULT_PROFILE),
-                         *public_args(data, *layers), timeout=HANG_GUARD_S)
+                         *public_args(data, *layers), *machine, timeout=HANG_GUARD_S, hub_cache=hub_cache)
         assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
         jobs = job_stats(proc.stdout)
         assert jobs["export_provider_submissions"] == 2 and jobs["import_evidence_source"] == 2

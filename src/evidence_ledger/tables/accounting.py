@@ -21,7 +21,7 @@ from . import TableSchema
 CLUSTER_COUNTS = TableSchema(
     name="accounting_cluster_counts",
     version=1,
-    written_by=("study1_accounting", "study2_accounting", "study2_parser_sensitivity"),
+    written_by=("study1_accounting", "study2_accounting", "study2_parser_sensitivity", "account_system"),
     doc="""Integer scoring counts summed per resampling cluster (Study 1: claim; Study 2:
 claim family), per replicate and per count statistic; every bootstrap metric is a function
 of these sums. `kind` = `C` (numerator: answers of `answer_source` at `answer_budget` scored
@@ -51,7 +51,7 @@ answer side: SciFact P_a + R, FEVER/FEVEROUS the number of claims; evidence colu
 ESTIMATES = TableSchema(
     name="accounting_estimates",
     version=1,
-    written_by=("study1_accounting", "study2_accounting"),
+    written_by=("study1_accounting", "study2_accounting", "account_system"),
     doc="""Point estimates, computed in exact rational arithmetic from the corpus totals and
 converted to float once. `quantity` names the estimand (T00..T11, gain, E0, A1, A0, E1,
 interaction, S00, S11, source_gain, Ebar = (E0+E1)/2, F(u,v) crossed-budget evidence gains,
@@ -82,7 +82,7 @@ answers), both on the full denominator.""",
 INTERVALS = TableSchema(
     name="accounting_intervals",
     version=2,
-    written_by=("study1_bootstrap", "study2_bootstrap"),
+    written_by=("study1_bootstrap", "study2_bootstrap", "account_system"),
     doc="""Bootstrap percentile intervals. `family`: study1 / primary / exploratory / crossed;
 `tail`: the lower quantile level (alpha / (2 * family_size)); `lower`/`upper`: linear
 percentile bounds at `tail` and `1 - tail`; `estimate`: the point estimate; `boot_mean`,
@@ -210,7 +210,7 @@ joined by the report stage.""",
 COVERAGE = TableSchema(
     name="accounting_coverage",
     version=1,
-    written_by=("study1_accounting", "study2_accounting"),
+    written_by=("study1_accounting", "study2_accounting", "account_system"),
     doc="""Input bookkeeping per panel: answer rows used, answer (claim, doc) pairs lacking an
 evidence row for some evidence source x budget (scored as not eligible), population claims,
 clusters, claims without any answer row (SciFact: contribute only to R).""",
