@@ -120,7 +120,7 @@ def test_a_server_killed_mid_job_fails_it_naming_the_request_and_the_rerun_resum
             vllm_server.start()  # the same port: later tests (and the rerun) use it again
     assert job.returncode != 0
     log = (wd / JOB_LOG).read_text()
-    failed = log.split("RequestFailed: request ", 1)[1].split(" ", 1)[0]
+    failed = log.split("error: request ", 1)[1].split(" ", 1)[0]  # an expected error: one line
     assert failed in _answers(served_run), log[-3000:]  # a planned request, named by its request_id
     kept = journal.read_text().count("\n")
     assert kept >= 5 and "failed 3 times" in log
