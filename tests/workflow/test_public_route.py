@@ -98,8 +98,8 @@ def test_public_rehearsal_samples_study2_from_dev_and_reads_our_own_submissions(
     assert len(sample) == 24 and set(sample["claim_id"]) <= dev
     log = (public_run / "public_run.log").read_text()
     for name in ("bm25", "bge"):
-        assert (results / "evidence" / "feverous" / "submissions" / f"provider_{name}.jsonl").stat().st_size > 0
-        assert f"results/evidence/feverous/provider_{name}.parquet" in log
+        assert (results / "evidence" / "feverous" / "submissions" / f"external_retrieval_{name}.jsonl").stat().st_size > 0
+        assert f"results/evidence/feverous/external_retrieval_{name}.parquet" in log
     inputs = [line for line in log.splitlines() if line.strip().startswith("input:")]
     assert inputs and not [line for line in inputs if "dcuf" in line or "unifee" in line]
 

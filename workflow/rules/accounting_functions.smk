@@ -16,7 +16,7 @@ def accounting_report(name, caption, **wildcards):
     """A report TSV/figure of an accounting rule (``ACCOUNTING(name, **wildcards)``) with caption
     ``workflow/report/<caption>.rst``, shown under Accounting > Study 1 / Study 2 (its folder)."""
     path = ACCOUNTING(name, **wildcards)
-    return report_output(path, caption, "Accounting", "Study 1" if "/study1/" in path else "Study 2")
+    return report_output(path, caption, "Accounting", "Study 1" if "study1" in Path(path).parts else "Study 2")
 
 
 def accounting_reference_inputs():
