@@ -74,14 +74,14 @@ def cached_release(writer, corpus: str, pages: int, claims: int, seed: int, cach
 
 def paper_settings() -> dict:
     """The settings of the ordering and evidence rules in ``config/defaults.yaml`` (the paper's
-    values): pool BM25, reranker batch / length / claims per call, budgets, scored prefixes,
-    cell-like kinds, controls and swap seed."""
+    values): pool BM25, reranker batch / length / claims per call, budgets, the scorer caps
+    (``scoring``, whose nulls mean the benchmark registry's caps), controls and swap seed."""
     from evidence_ledger.evidence.budget import budget_tokenizer_models
     from evidence_ledger.config.layers import read_layer
 
     d = read_layer(HERE.parent / "config" / "defaults.yaml")
     return {"pool_bm25": d["retrieval"]["pool_bm25"], "reranker": d["retrieval"]["reranker"],
-            "evidence": d["evidence"], "budget_tokenizers": budget_tokenizer_models(d)}
+            "evidence": d["evidence"], "scoring": d["scoring"], "budget_tokenizers": budget_tokenizer_models(d)}
 
 
 def build_stand_in_models(tables: Path, models: Path, tokenizer_names) -> None:
@@ -132,7 +132,10 @@ def step_calls(corpus: str, release: dict, work: Path) -> dict:
     reranker = {"local_dir": str(models / "reranker"), "batch_size": rr["batch_size"], "fp16": rr["fp16"],
                 "max_length": rr["max_length"]}
     tokenizers = {name: {"path": str(models / name), "revision": None} for name in settings["budget_tokenizers"]}
-    prefix = ev["scored_prefix"][corpus]
+    from evidence_ledger.benchmark_registry import get_benchmark
+    from evidence_ledger.vocabulary import FEVEROUS_CELL_LIKE_TYPES
+
+    prefix_non_cell, prefix_cell = get_benchmark(corpus).scored_prefix(settings["scoring"])
     return {
         "ingest": ("evidence_ledger.datasets.stage:ingest_claim_benchmark",
                    {"benchmark": corpus, "claim_files": [release["claims"]], "corpus": release["wiki"],
@@ -161,8 +164,8 @@ def step_calls(corpus: str, release: dict, work: Path) -> dict:
         "evidence": ("evidence_ledger.evidence.stage:assemble_evidence",
                      {"bm25": str(bm25), "bge": str(bge), "retrieved": str(retrieved), "claims": [str(claims)],
                       "units": str(units), "evidence": str(evidence), "dataset": corpus, "tokenizers": tokenizers,
-                      "budgets": dict(ev["budgets"]), "prefix_non_cell": prefix["non_cell"],
-                      "prefix_cell": prefix.get("cell"), "cell_like_kinds": list(ev["cell_like_kinds"]),
+                      "budgets": dict(ev["budgets"]), "prefix_non_cell": prefix_non_cell,
+                      "prefix_cell": prefix_cell, "cell_like_kinds": list(FEVEROUS_CELL_LIKE_TYPES),
                       "per_document": False, "controls": list(ev["controls"]), "swap_seed": ev["swap_seed"]},
                      [str(bm25), str(bge), str(retrieved), str(claims), str(units)]),
     }

@@ -27,7 +27,7 @@ rule assemble_evidence:
         budgets=dict(config["evidence"]["budgets"]),
         prefix_non_cell=lambda wc: scored_prefix_non_cell(wc.dataset),
         prefix_cell=lambda wc: scored_prefix_cell(wc.dataset),
-        cell_like_kinds=list(config["evidence"]["cell_like_kinds"]),
+        cell_like_kinds=scored_cell_like_kinds(),
         per_document=lambda wc: retrieval_per_document(wc.dataset),
         controls=list(config["evidence"]["controls"]),
         swap_seed=config["evidence"]["swap_seed"],
@@ -87,7 +87,7 @@ rule import_evidence_source:
         tokenizers=budget_tokenizer_specs(),
         prefix_non_cell=lambda wc: scored_prefix_non_cell(wc.dataset),
         prefix_cell=lambda wc: scored_prefix_cell(wc.dataset),
-        cell_like_kinds=list(config["evidence"]["cell_like_kinds"]),
+        cell_like_kinds=scored_cell_like_kinds(),
     wildcard_constraints:
         name="[A-Za-z0-9_-]+",
     threads: 1

@@ -3,6 +3,7 @@
 # rules in separate files).
 
 from evidence_ledger.evidence.budget import budget_tokenizer_models
+from evidence_ledger.vocabulary import FEVEROUS_CELL_LIKE_TYPES
 
 
 def budget_tokenizer_specs():
@@ -35,6 +36,13 @@ def scored_prefix_non_cell(dataset):
 def scored_prefix_cell(dataset):
     """Scored-prefix cap on cell-like units (as :func:`scored_prefix_non_cell`); None: no cap."""
     return get_benchmark(dataset).scored_prefix(config["scoring"])[1]
+
+
+def scored_cell_like_kinds():
+    """The unit kinds the scored prefix counts against its cell cap: those the official FEVEROUS
+    scorer counts as cells (``vocabulary.FEVEROUS_CELL_LIKE_TYPES``), so the prefix the evidence
+    keeps is the prefix the scorer reads."""
+    return list(FEVEROUS_CELL_LIKE_TYPES)
 
 
 def evidence_providers(dataset):
