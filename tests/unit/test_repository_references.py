@@ -79,15 +79,22 @@ def resolves(dotted: str) -> bool:
     return False
 
 
-def test_every_test_file_a_tracked_file_cites_exists():
-    """docs/*.md, docstrings and comments: a cited ``tests/...py`` path is a file of the repository."""
+def cited_paths_missing(pattern: re.Pattern) -> list[str]:
+    """``file: path`` for each path matching ``pattern`` that a tracked text file cites and the
+    repository lacks."""
     missing = []
     for name in tracked_files():
         try:
             text = (REPO / name).read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
-        missing += [f"{name}: {p}" for p in sorted(set(TEST_PATH.findall(text))) if not (REPO / p).is_file()]
+        missing += [f"{name}: {p}" for p in sorted(set(pattern.findall(text))) if not (REPO / p).is_file()]
+    return missing
+
+
+def test_every_test_file_a_tracked_file_cites_exists():
+    """docs/*.md, docstrings and comments: a cited ``tests/...py`` path is a file of the repository."""
+    missing = cited_paths_missing(TEST_PATH)
     assert not missing, "\n".join(missing)
 
 
@@ -96,13 +103,7 @@ SOURCE_PATH = re.compile(r"(?<![\w/.])src/evidence_ledger/[\w/]+\.(?:py|json)\b"
 
 def test_every_source_file_a_tracked_file_cites_exists():
     """A cited ``src/evidence_ledger/...py`` path is a file of the package (modules move; citations follow)."""
-    missing = []
-    for name in tracked_files():
-        try:
-            text = (REPO / name).read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-        missing += [f"{name}: {p}" for p in sorted(set(SOURCE_PATH.findall(text))) if not (REPO / p).is_file()]
+    missing = cited_paths_missing(SOURCE_PATH)
     assert not missing, "\n".join(missing)
 
 
