@@ -37,9 +37,6 @@ from ..errors import ExpectedError, InputError
 from ..scoring import fever, feverous, scifact
 from ..vocabulary import ACCOUNTED_BENCHMARKS
 
-#: the benchmarks whose official prediction files are read (the ``score`` command's)
-BENCHMARKS = ACCOUNTED_BENCHMARKS
-
 
 @dataclass(frozen=True)
 class ScoringOptions:
@@ -111,8 +108,9 @@ def read_runs(benchmark: str, gold_path, source0: Sequence, source1: Sequence,
               options: ScoringOptions = ScoringOptions(), jobs: int = 1) -> Runs:
     """Read and score every run of both sources against ``gold_path`` (see the module doc);
     ``jobs`` > 1 scores FEVER / FEVEROUS files in that many processes."""
-    if benchmark not in BENCHMARKS:
-        raise ExpectedError(f"benchmark {benchmark!r}: official prediction files are read for {list(BENCHMARKS)}")
+    if benchmark not in ACCOUNTED_BENCHMARKS:
+        raise ExpectedError(f"benchmark {benchmark!r}: official prediction files are read for "
+                            f"{list(ACCOUNTED_BENCHMARKS)}")
     check_run_counts(source0, source1)
     files = (tuple(str(p) for p in source0), tuple(str(p) for p in source1))
     for path in files[0] + files[1] + (str(gold_path),):
