@@ -1,0 +1,91 @@
+"""The runs of two sources of one retrieval-augmented system, read from KILT prediction files.
+
+In:  a KILT gold file (``<task>-dev-kilt.jsonl``: ``{id, input, output: [{answer, provenance}]}``),
+     per source the prediction files of its runs in KILT's format (``{id, output: [{answer,
+     provenance: [{wikipedia_id, ...}]}]}``, exactly one output), and the downstream metric
+     (``accuracy``, ``em``, ``f1``, ``rougel``).
+Out: :class:`~.runs.Runs` with ``metric`` ``kilt``: per gold item (``accounting.panel.sort_claims``
+     order), run and source the answer metric ``score[k, r, a]`` (``Runs.correct``, float64),
+     the R-precision of the provenance ``rprec[k, r, b]`` and its eligibility
+     ``[rprec = 1]`` (``Runs.eligible``), and ``num[k, r, a, b] = score_a * [rprec_b = 1]``,
+     ``den = 1``: so ``T_ab = 100 * mean_k num`` is the official ``KILT-<metric>`` of a file
+     holding run ``a``'s answers and run ``b``'s provenance (KILT-* rank provenance by
+     ``wikipedia_id``, as KILT's ``eval_downstream.py`` does).
+
+Every file is scored by ``scoring.kilt`` (the ``score kilt`` command's code), the gold file
+read once; every file is read before anything is written. Bad input (a missing, repeated or
+unknown id, a prediction without exactly one output, an output without an answer) is an
+:class:`~evidence_ledger.errors.InputError` naming the file and line; what the official code
+skips is counted in ``Runs.facts``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..accounting.answer_scores import rprec_eligible
+from ..accounting.panel import sort_claims
+from ..errors import ExpectedError, InputError
+from ..scoring import kilt
+from ..vocabulary import KILT, KILT_TASK_METRICS
+from .runs import Runs
+
+#: the provenance keys KILT's downstream KILT-* scores rank by
+KILT_RANK_KEYS = ("wikipedia_id",)
+
+
+def check_kilt_metric(metric: str) -> str:
+    if metric not in kilt.KILT_METRICS:
+        raise ExpectedError(f"KILT metric {metric!r}: one of {list(kilt.KILT_METRICS)}")
+    return metric
+
+
+def read_kilt_runs(gold_path: str, files: tuple[tuple[str, ...], tuple[str, ...]], metric: str):
+    """Score every run of both sources (see the module doc); ``files``: the paths of source 0's
+    and source 1's runs, matched by position."""
+    check_kilt_metric(metric)
+    R = len(files[0])
+    gold = kilt.read_kilt_gold(gold_path)
+    scored = [kilt.score_kilt_items(gold_path, path, rank_keys=KILT_RANK_KEYS, gold=gold)
+              for path in files[0] + files[1]]
+    first = scored[0]
+    seen: dict[str, int] = {}
+    for item_id, line in zip(first.ids, first.gold_lines):
+        if item_id in seen:
+            raise InputError(gold_path, line, "id", f"id {item_id!r} occurs twice (lines {seen[item_id]} and {line})")
+        seen[item_id] = line
+    units = sort_claims(first.ids)
+    if not units:
+        raise InputError(gold_path, None, None, "no gold items")
+    pos = {c: i for i, c in enumerate(units)}
+    K = len(units)
+    score = np.zeros((K, R, 2), dtype=np.float64)
+    rprec = np.zeros((K, R, 2), dtype=np.float64)
+    facts: dict[str, int] = {}
+    for i, item_scores in enumerate(scored):
+        a, r = divmod(i, R)
+        k = np.array([pos[c] for c in item_scores.ids], dtype=np.int64)
+        score[k, r, a] = np.asarray(getattr(item_scores, metric), dtype=np.float64)
+        rprec[k, r, a] = np.asarray(item_scores.rprec, dtype=np.float64)
+        for name, value in item_scores.facts.items():
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                facts[name] = facts.get(name, 0) + int(value)
+    eligible = rprec_eligible(rprec)
+    num = score[:, :, :, None] * eligible[:, :, None, :]
+    den = np.ones((K, R, 2), dtype=np.int64)
+    return Runs(KILT, "kilt", gold_path, files, units, num, den, correct=score, eligible=eligible,
+                rprec=rprec, answer_metric=metric, facts=facts)
+
+
+def kilt_metric_of(task: str | None, metric: str | None, *, task_key: str = "--task",
+                   metric_key: str = "--metric") -> str:
+    """The downstream metric: ``metric`` when given, else the KILT paper's metric of ``task``
+    (``vocabulary.KILT_TASK_METRICS``); neither is an error saying to give one."""
+    if metric:
+        return check_kilt_metric(metric)
+    if task:
+        if task not in KILT_TASK_METRICS:
+            raise ExpectedError(f"{task_key} {task!r}: one of {list(KILT_TASK_METRICS)}")
+        return KILT_TASK_METRICS[task]
+    raise ExpectedError(f"KILT needs its downstream metric: give {metric_key} ({', '.join(kilt.KILT_METRICS)}) or "
+                        f"{task_key} (the KILT dataset, e.g. nq; its metric as the KILT paper reports it)")
+
