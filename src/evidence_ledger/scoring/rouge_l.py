@@ -1,0 +1,130 @@
+"""ROUGE-L F as KILT computes it: the ``rouge`` package's (pltrdy, 1.0.1) summary-level ROUGE-L.
+
+In:  a hypothesis and a reference text (plain strings). Out: the F value KILT's
+``_rougel_score`` returns, ``Rouge().get_scores(hyp, ref, avg=True)["rouge-l"]["f"]`` with the
+package's "empty" ``ValueError`` scored 0.0.
+
+The package's definition, reproduced here (and shown equal to it in the tests):
+* sentences: the text split on ``"."``; every non-empty piece becomes a sentence with its
+  whitespace runs collapsed to one space (a piece of only spaces becomes the empty sentence
+  ``""``); a text without any piece (``""``, ``"..."``) is *empty*: the package raises
+  ``ValueError`` and KILT scores 0.0;
+* words: each sentence split on ``" "`` (the empty sentence is the one word ``""``);
+  ``m`` / ``n`` = the number of *distinct* words of the reference / hypothesis (the
+  package's default ``exclusive=True`` counts sets, not tokens);
+* for every (reference sentence, hypothesis sentence) pair one longest common subsequence is
+  reconstructed from the dynamic-programming table by the package's traceback (match: go
+  diagonal; else up when ``T[i-1][j] > T[i][j-1]``, otherwise left; reference = rows); the
+  distinct words of all reconstructed subsequences form one union, and ``LCS_u = |union|``;
+* ``R = LCS_u / m``, ``P = LCS_u / n``, ``F = 2 * ((P * R) / (P + R + 1e-8))``, so identical
+  texts score 0.999999995, not 1.
+
+Speed: the table rows are bit vectors (Hyyrö's bit-parallel LCS over Python integers), the
+traceback reads table values by popcount, and a sentence pair whose shared words are already
+all in the union is skipped (its subsequence cannot add a word). The package's recursive
+traceback raises ``RecursionError`` on sentences of about 1,000 words; this one has no such
+limit.
+"""
+from __future__ import annotations
+
+HYPOTHESIS_EPSILON = 1e-8  # the package's F denominator term
+
+
+def rouge_sentences(text: str) -> list[list[str]]:
+    """The package's sentences of ``text``, each as its list of words (``[]`` = empty text)."""
+    return [" ".join(piece.split()).split(" ") for piece in text.split(".") if len(piece) > 0]
+
+
+def match_masks(words: list[str]) -> dict[str, int]:
+    """Per distinct word, the bit mask of its positions in ``words`` (bit j = position j)."""
+    masks: dict[str, int] = {}
+    for position, word in enumerate(words):
+        masks[word] = masks.get(word, 0) | (1 << position)
+    return masks
+
+
+def lcs_rows(reference: list[str], masks: dict[str, int], width: int) -> list[int]:
+    """Bit-vector rows of the LCS table of ``reference`` (rows) against a hypothesis sentence
+    of ``width`` words given by its :func:`match_masks`: in row ``i``, bit ``j`` is 0 where
+    ``T[i][j+1] = T[i][j] + 1``. Row 0 is all ones."""
+    full = (1 << width) - 1
+    row = full
+    rows = [row]
+    for word in reference:
+        matches = row & masks.get(word, 0)
+        row = ((row + matches) | (row - matches)) & full
+        rows.append(row)
+    return rows
+
+
+def traceback_words(reference: list[str], hypothesis: list[str], rows: list[int]) -> set[str]:
+    """The distinct words of the one LCS the package's traceback reconstructs (see module doc)."""
+    words: set[str] = set()
+    i, j = len(reference), len(hypothesis)
+    while i > 0 and j > 0:
+        if reference[i - 1] == hypothesis[j - 1]:
+            words.add(reference[i - 1])
+            i -= 1
+            j -= 1
+            continue
+        below_j = (1 << j) - 1
+        up = j - (rows[i - 1] & below_j).bit_count()  # T[i-1][j]
+        left = (j - 1) - (rows[i] & (below_j >> 1)).bit_count()  # T[i][j-1]
+        if up > left:
+            i -= 1
+        else:
+            j -= 1
+    return words
+
+
+def union_lcs_size(reference: list[list[str]], hypothesis: list[list[str]],
+                   hypothesis_masks: list[dict[str, int]]) -> int:
+    """``LCS_u``: the number of distinct words in the union of the reconstructed LCS of every
+    (reference sentence, hypothesis sentence) pair."""
+    union: set[str] = set()
+    hypothesis_sets = [set(masks) for masks in hypothesis_masks]
+    for ref_sentence in reference:
+        ref_set = set(ref_sentence)
+        for hyp_sentence, masks, hyp_set in zip(hypothesis, hypothesis_masks, hypothesis_sets):
+            shared = ref_set & hyp_set
+            if shared <= union:
+                continue
+            rows = lcs_rows(ref_sentence, masks, len(hyp_sentence))
+            union |= traceback_words(ref_sentence, hyp_sentence, rows)
+    return len(union)
+
+
+def distinct_words(sentences: list[list[str]]) -> int:
+    """The package's ``m`` / ``n``: distinct words over all sentences."""
+    return len({word for sentence in sentences for word in sentence})
+
+
+class RougeHypothesis:
+    """A hypothesis prepared once (sentences, word masks) for scoring against several references."""
+
+    __slots__ = ("sentences", "masks", "size")
+
+    def __init__(self, text: str):
+        self.sentences = rouge_sentences(text)
+        self.masks = [match_masks(sentence) for sentence in self.sentences]
+        self.size = distinct_words(self.sentences)
+
+    @property
+    def empty(self) -> bool:
+        """True where the package raises "Hypothesis is empty" (KILT scores 0.0)."""
+        return not self.sentences
+
+    def f_against(self, reference_text: str) -> float:
+        """ROUGE-L F of this hypothesis against ``reference_text`` (0.0 for an empty side)."""
+        reference = rouge_sentences(reference_text)
+        if self.empty or not reference:
+            return 0.0
+        lcs_u = union_lcs_size(reference, self.sentences, self.masks)
+        recall = lcs_u / distinct_words(reference)
+        precision = lcs_u / self.size
+        return 2.0 * ((precision * recall) / (precision + recall + HYPOTHESIS_EPSILON))
+
+
+def rouge_l_f(hypothesis: str, reference: str) -> float:
+    """KILT's ``_rougel_score(hypothesis, reference)`` (see module doc)."""
+    return RougeHypothesis(hypothesis).f_against(reference)
