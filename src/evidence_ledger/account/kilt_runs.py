@@ -13,10 +13,12 @@ Out: :class:`~.runs.Runs` with ``metric`` ``kilt``: per gold item (``accounting.
      ``wikipedia_id``, as KILT's ``eval_downstream.py`` does).
 
 Every file is scored by ``scoring.kilt`` (the ``score kilt`` command's code), the gold file
-read once; every file is read before anything is written. Bad input (a missing, repeated or
-unknown id, a prediction without exactly one output, an output without an answer) is an
-:class:`~evidence_ledger.errors.InputError` naming the file and line; what the official code
-skips is counted in ``Runs.facts``.
+read once; every file is read before anything is written. Bad input (a missing or repeated id,
+a prediction without exactly one output, an output without an answer, a gold item without an
+answer) is an :class:`~evidence_ledger.errors.InputError` naming the file and line
+(``scoring.kilt_files``); what the official code skips or accepts silently is counted in
+``Runs.facts`` (summed over the run files; the gold file's own facts, :data:`GOLD_FACTS`, once)
+and warned.
 """
 from __future__ import annotations
 
@@ -29,8 +31,9 @@ from ..scoring import kilt
 from ..vocabulary import KILT, KILT_TASK_METRICS
 from .runs import Runs
 
-#: the provenance keys KILT's downstream KILT-* scores rank by
-KILT_RANK_KEYS = ("wikipedia_id",)
+#: counted facts of the gold file (the same in every run's scoring): counted once, not per file
+GOLD_FACTS = ("gold_provenance_missing_rank_key", "rougel_empty_references", "gold_outputs_without_answer",
+              "gold_outputs_without_provenance")
 
 
 def check_kilt_metric(metric: str) -> str:
@@ -45,29 +48,23 @@ def read_kilt_runs(gold_path: str, files: tuple[tuple[str, ...], tuple[str, ...]
     check_kilt_metric(metric)
     R = len(files[0])
     gold = kilt.read_kilt_gold(gold_path)
-    scored = [kilt.score_kilt_items(gold_path, path, rank_keys=KILT_RANK_KEYS, gold=gold)
+    scored = [kilt.score_kilt_items(gold_path, path, rank_keys=kilt.KILT_RANK_KEYS, gold=gold)
               for path in files[0] + files[1]]
-    first = scored[0]
-    seen: dict[str, int] = {}
-    for item_id, line in zip(first.ids, first.gold_lines):
-        if item_id in seen:
-            raise InputError(gold_path, line, "id", f"id {item_id!r} occurs twice (lines {seen[item_id]} and {line})")
-        seen[item_id] = line
-    units = sort_claims(first.ids)
+    units = sort_claims(scored[0].ids)  # ids are unique: read_kilt_gold refuses a repeated one
     if not units:
         raise InputError(gold_path, None, None, "no gold items")
     pos = {c: i for i, c in enumerate(units)}
     K = len(units)
     score = np.zeros((K, R, 2), dtype=np.float64)
     rprec = np.zeros((K, R, 2), dtype=np.float64)
-    facts: dict[str, int] = {}
+    facts = {name: int(scored[0].facts.get(name, 0)) for name in GOLD_FACTS}
     for i, item_scores in enumerate(scored):
         a, r = divmod(i, R)
         k = np.array([pos[c] for c in item_scores.ids], dtype=np.int64)
-        score[k, r, a] = np.asarray(getattr(item_scores, metric), dtype=np.float64)
-        rprec[k, r, a] = np.asarray(item_scores.rprec, dtype=np.float64)
+        score[k, r, a] = item_scores.metric(metric)
+        rprec[k, r, a] = item_scores.rprec
         for name, value in item_scores.facts.items():
-            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            if name not in GOLD_FACTS:
                 facts[name] = facts.get(name, 0) + int(value)
     eligible = rprec_eligible(rprec)
     num = score[:, :, :, None] * eligible[:, :, None, :]
