@@ -56,6 +56,7 @@ from ..evidence.budget import budget_tokenizer_models
 from .config_checks import ConfigRefused, config_errors, schema_errors, short_value
 from ..config.layers import ConfigError, RunConfig, load_schema, path_keys, repo_root, resolve_path, run_config
 from ..errors import ExpectedError
+from ..vocabulary import KILT
 
 OK, FAIL, NOTE = "ok", "FAIL", "note"
 AREAS = ("config", "paths", "data", "models", "machine", "plan")
@@ -249,7 +250,10 @@ READER_RUN_FORMAT = RecordFormat("jsonl")
 # an outside system's official prediction files (`account`), by benchmark
 PREDICTION_FORMATS = {"fever": RecordFormat("jsonl", ("id", "predicted_label", "predicted_evidence")),
                       "feverous": RecordFormat("jsonl", ("id", "predicted_label", "predicted_evidence")),
-                      "scifact": RecordFormat("jsonl", ("id", "evidence"))}
+                      "scifact": RecordFormat("jsonl", ("id", "evidence")),
+                      KILT: RecordFormat("jsonl", ("id", "output"))}
+#: a KILT gold file (``external.kilt.<system>.gold``): its first record in KILT's format
+KILT_GOLD_FORMAT = RecordFormat("jsonl", ("id", "input", "output"))
 FAMILIES_FORMAT = RecordFormat("lines")
 
 
@@ -322,6 +326,8 @@ def planned_data_files(config: Mapping[str, Any]) -> list[DataFile]:
                     out.append(DataFile(f"external.{benchmark}.{system}.sources.{source}.{i}", path, fmt))
             if spec.get("families"):
                 out.append(DataFile(f"external.{benchmark}.{system}.families", spec["families"], FAMILIES_FORMAT))
+            if benchmark == KILT:
+                out.append(DataFile(f"external.kilt.{system}.gold", spec["gold"], KILT_GOLD_FORMAT))
     return out
 
 
