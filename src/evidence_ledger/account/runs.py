@@ -86,9 +86,9 @@ class Runs:
     correct: np.ndarray | None = None
     eligible: np.ndarray | None = None
     predicted: np.ndarray | None = None
+    facts: dict = field(default_factory=dict)
     rprec: np.ndarray | None = None
     answer_metric: str = ""
-    facts: dict = field(default_factory=dict)
 
     @property
     def n_runs(self) -> int:
