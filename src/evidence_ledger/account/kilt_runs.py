@@ -22,6 +22,9 @@ and warned.
 """
 from __future__ import annotations
 
+from concurrent.futures import ProcessPoolExecutor
+from typing import Sequence
+
 import numpy as np
 
 from ..accounting.answer_scores import rprec_eligible
@@ -42,14 +45,35 @@ def check_kilt_metric(metric: str) -> str:
     return metric
 
 
-def read_kilt_runs(gold_path: str, files: tuple[tuple[str, ...], tuple[str, ...]], metric: str):
+_POOL_GOLD: tuple | None = None  # (gold path, its items) of a worker process (set by its initializer)
+
+
+def _pool_init(gold_path: str) -> None:
+    global _POOL_GOLD
+    _POOL_GOLD = (gold_path, kilt.read_kilt_gold(gold_path))
+
+
+def _pool_score(path: str) -> kilt.KiltItemScores:
+    return kilt.score_kilt_items(_POOL_GOLD[0], path, rank_keys=kilt.KILT_RANK_KEYS, gold=_POOL_GOLD[1])
+
+
+def score_kilt_runs(gold_path: str, paths: Sequence[str], jobs: int = 1) -> list[kilt.KiltItemScores]:
+    """The per-item scores of every file, in order; ``jobs`` > 1 scores them in that many
+    processes, each reading the gold file once (an InputError of any file is raised as it is)."""
+    jobs = max(1, min(jobs, len(paths)))
+    if jobs == 1:
+        gold = kilt.read_kilt_gold(gold_path)
+        return [kilt.score_kilt_items(gold_path, p, rank_keys=kilt.KILT_RANK_KEYS, gold=gold) for p in paths]
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_pool_init, initargs=(gold_path,)) as pool:
+        return list(pool.map(_pool_score, paths))
+
+
+def read_kilt_runs(gold_path: str, files: tuple[tuple[str, ...], tuple[str, ...]], metric: str, jobs: int = 1):
     """Score every run of both sources (see the module doc); ``files``: the paths of source 0's
-    and source 1's runs, matched by position."""
+    and source 1's runs, matched by position; ``jobs`` > 1 scores them in that many processes."""
     check_kilt_metric(metric)
     R = len(files[0])
-    gold = kilt.read_kilt_gold(gold_path)
-    scored = [kilt.score_kilt_items(gold_path, path, rank_keys=kilt.KILT_RANK_KEYS, gold=gold)
-              for path in files[0] + files[1]]
+    scored = score_kilt_runs(gold_path, list(files[0] + files[1]), jobs)
     units = sort_claims(scored[0].ids)  # ids are unique: read_kilt_gold refuses a repeated one
     if not units:
         raise InputError(gold_path, None, None, "no gold items")

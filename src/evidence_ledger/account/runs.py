@@ -114,7 +114,7 @@ def check_run_counts(source0: Sequence, source1: Sequence, names: Sequence[str] 
 def read_runs(benchmark: str, gold_path, source0: Sequence, source1: Sequence,
               options: ScoringOptions = ScoringOptions(), jobs: int = 1) -> Runs:
     """Read and score every run of both sources against ``gold_path`` (see the module doc);
-    ``jobs`` > 1 scores FEVER / FEVEROUS files in that many processes."""
+    ``jobs`` > 1 scores FEVER / FEVEROUS / KILT files in that many processes."""
     if benchmark not in ACCOUNTED_BENCHMARKS:
         raise ExpectedError(f"benchmark {benchmark!r}: official prediction files are read for "
                             f"{list(ACCOUNTED_BENCHMARKS)}")
@@ -126,7 +126,7 @@ def read_runs(benchmark: str, gold_path, source0: Sequence, source1: Sequence,
     if benchmark == KILT:
         from .kilt_runs import read_kilt_runs  # kilt_runs builds this module's Runs
 
-        return read_kilt_runs(str(gold_path), files, options.kilt_metric)
+        return read_kilt_runs(str(gold_path), files, options.kilt_metric, jobs)
     if benchmark == "scifact":
         return _read_scifact(str(gold_path), files, options)
     return _read_strict(benchmark, str(gold_path), files, options, jobs)
