@@ -50,7 +50,7 @@ def chen_guess():
     return [item(1, "suicide", [CHEN]), item(2, "a suicide", [other]), item(3, "suicide", [other])]
 
 
-# --- the official test cases (tests/test_eval_downstream.py, tests/test_eval_retrieval.py) ---
+# --- the official test cases (KILT's test_eval_downstream and test_eval_retrieval modules) ---
 
 def test_downstream_case_short_answers_scores_the_official_values(tmp_path):
     result = score(tmp_path, chen_gold(), chen_guess())
