@@ -149,12 +149,16 @@ def main(argv=None) -> dict:
             result["cases"][name] = {"items": items, "rouge_comparisons": comparisons, "end_to_end": e2e,
                                      "score_kilt_items_s": in_process_seconds(gold, predictions), "met": met}
             print(name, json.dumps(result["cases"][name]), flush=True)
-    result["load_average_after"] = os.getloadavg()[0]
-    result["cpu_pressure_after"] = cpu_pressure()
+    result.update(load_average_after=os.getloadavg()[0], cpu_pressure_after=cpu_pressure())
     if not args.quick:
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-        Path(args.out).with_suffix(".md").write_text(markdown(result))
+        write_results(result, Path(args.out))
     return result
+
+
+def write_results(result: dict, out: Path) -> None:
+    """``out`` (JSON) and the same name with ``.md`` (the table)."""
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    out.with_suffix(".md").write_text(markdown(result))
 
 
 if __name__ == "__main__":
