@@ -49,13 +49,7 @@ def has_rank_keys(entry: dict, rank_keys: Sequence[str]) -> bool:
 
 def distinct_ids(provenance: Iterable[dict], rank_keys: Sequence[str]) -> list[str]:
     """The ids of the entries with every rank key, each once, in first-seen order."""
-    ids: list[str] = []
-    for entry in provenance:
-        if has_rank_keys(entry, rank_keys):
-            key = entry_id(entry, rank_keys)
-            if key not in ids:
-                ids.append(key)
-    return ids
+    return list(dict.fromkeys(entry_id(entry, rank_keys) for entry in provenance if has_rank_keys(entry, rank_keys)))
 
 
 def gold_id_lists(outputs: Sequence[dict], rank_keys: Sequence[str]) -> list[list[str]]:
