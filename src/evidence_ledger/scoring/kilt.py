@@ -25,8 +25,6 @@ from typing import Sequence
 
 import numpy as np
 
-from evidence_ledger.errors import InputError
-
 from .kilt_answers import answer_metrics, gold_answers
 from .kilt_files import pair_kilt_predictions, read_kilt_gold, read_kilt_predictions
 from .kilt_retrieval import (distinct_ids, has_rank_keys, item_retrieval_metrics, r_precision, rank_metrics,
@@ -47,6 +45,7 @@ WARNED_FACTS = {
     "predicted_provenance_missing_rank_key": "predicted provenance entries without every rank key, skipped",
     "gold_provenance_missing_rank_key": "gold provenance entries without every rank key, skipped for R-precision",
     "predictions_without_provenance": "predictions without a provenance list, scored as retrieving nothing",
+    "gold_items_without_input": "gold items without input: entity_in_input is null",
 }
 
 
@@ -114,12 +113,12 @@ def warn_facts(facts: dict, predictions_path) -> None:
             warnings.warn(f"{predictions_path}: {facts[name]} {what} (counted as {name!r})", stacklevel=3)
 
 
-def read_kilt_submission(gold_path, predictions_path, gold: Sequence[dict] | None = None
-                         ) -> tuple[list[dict], list[dict], int]:
+def read_kilt_submission(gold_path, predictions_path, gold: Sequence[dict] | None = None, *,
+                         retrieval_only: bool = False) -> tuple[list[dict], list[dict], int]:
     """``(gold items, their predicted outputs, prediction ids not in the gold)``."""
-    gold = read_kilt_gold(gold_path) if gold is None else list(gold)
-    outputs, extra = pair_kilt_predictions(gold, read_kilt_predictions(predictions_path), gold_path,
-                                           predictions_path)
+    gold = read_kilt_gold(gold_path, require_answer=not retrieval_only) if gold is None else list(gold)
+    predictions = read_kilt_predictions(predictions_path, retrieval_only=retrieval_only)
+    outputs, extra = pair_kilt_predictions(gold, predictions, gold_path, predictions_path)
     return gold, outputs, extra
 
 
@@ -168,15 +167,11 @@ def downstream_scores(items: KiltItemScores) -> dict:
     }
 
 
-def retrieval_items(gold: Sequence[dict], outputs: Sequence[dict], ks: Sequence[int], rank_keys: Sequence[str],
-                    gold_path) -> list[dict]:
-    """Per item every retrieval metric of ``eval_retrieval`` (the gold ``input`` is required)."""
-    results = []
-    for item, output in zip(gold, outputs):
-        if "input" not in item["record"]:
-            raise InputError(gold_path, item["line"], "input", "missing (entity_in_input reads it)")
-        results.append(item_retrieval_metrics(output.get("provenance", []), item["record"], ks, rank_keys))
-    return results
+def retrieval_items(gold: Sequence[dict], outputs: Sequence[dict], ks: Sequence[int],
+                    rank_keys: Sequence[str]) -> list[dict]:
+    """Per item every retrieval metric of ``eval_retrieval``."""
+    return [item_retrieval_metrics(output.get("provenance", []), item["record"], ks, rank_keys)
+            for item, output in zip(gold, outputs)]
 
 
 def downstream_retrieval(gold: Sequence[dict], outputs: Sequence[dict], items: KiltItemScores) -> dict:
@@ -187,26 +182,45 @@ def downstream_retrieval(gold: Sequence[dict], outputs: Sequence[dict], items: K
     return {"Rprec": official_mean(items.rprec), "recall@5": official_mean(recall)}
 
 
+def eval_retrieval_scores(gold: Sequence[dict], outputs: Sequence[dict], ks: Sequence[int] | None,
+                          rank_keys: Sequence[str] | None) -> tuple[dict, dict]:
+    """``({"eval_retrieval": ..., "settings": ...}, counts)``: ``eval_retrieval.evaluate``'s
+    result (default ks 1,5,10,20, rank key ``wikipedia_id``) and the provenance counts under
+    its rank keys."""
+    ks = sorted(RETRIEVAL_KS if ks is None else ks)
+    rank_keys = tuple(KILT_RANK_KEYS if rank_keys is None else rank_keys)
+    result = {"eval_retrieval": retrieval_means(retrieval_items(gold, outputs, ks, rank_keys), ks),
+              "settings": {"ks": list(ks), "rank_keys": list(rank_keys)}}
+    counts = {**provenance_facts(gold, outputs, rank_keys),
+              "gold_items_without_input": sum(1 for item in gold if "input" not in item["record"])}
+    return result, counts
+
+
 def score_kilt_files(gold_path, predictions_path, *, ks: Sequence[int] | None = None,
-                     rank_keys: Sequence[str] | None = None) -> dict:
+                     rank_keys: Sequence[str] | None = None, retrieval_only: bool = False) -> dict:
     """The ``score kilt`` JSON: ``kilt``, ``downstream``, ``retrieval`` (``Rprec``,
     ``recall@5``) as ``eval_downstream.evaluate`` returns them; with ``ks`` or ``rank_keys``
-    also ``eval_retrieval`` (``eval_retrieval.evaluate``'s result, default ks 1,5,10,20 and
-    rank key ``wikipedia_id``) and ``settings``; and ``counts`` (``items`` and the facts of
-    :func:`score_kilt_items`; under ``eval_retrieval`` the provenance counts of its rank keys)."""
-    gold, outputs, extra = read_kilt_submission(gold_path, predictions_path)
-    items = items_of_submission(gold, outputs, extra, KILT_RANK_KEYS)
-    result = downstream_scores(items)
-    result["retrieval"] = downstream_retrieval(gold, outputs, items)
-    counts = {"items": len(gold), **items.facts}
-    warn_facts(items.facts, predictions_path)
-    if ks is not None or rank_keys is not None:
-        ks = sorted(RETRIEVAL_KS if ks is None else ks)
-        rank_keys = tuple(KILT_RANK_KEYS if rank_keys is None else rank_keys)
-        result["eval_retrieval"] = retrieval_means(retrieval_items(gold, outputs, ks, rank_keys, gold_path), ks)
-        result["settings"] = {"ks": list(ks), "rank_keys": list(rank_keys)}
-        counts["eval_retrieval"] = provenance_facts(gold, outputs, rank_keys)
-        if rank_keys != KILT_RANK_KEYS:
-            warn_facts(counts["eval_retrieval"], f"{predictions_path} (eval_retrieval, rank keys {','.join(rank_keys)})")
+    also ``eval_retrieval`` and ``settings`` (:func:`eval_retrieval_scores`); and ``counts``
+    (``items`` and the facts of :func:`score_kilt_items`; under ``eval_retrieval`` the
+    provenance counts of its rank keys). ``retrieval_only``: ``eval_retrieval.evaluate``
+    alone, on files without answers (``eval_retrieval``, ``settings``, ``counts``)."""
+    gold, outputs, extra = read_kilt_submission(gold_path, predictions_path, retrieval_only=retrieval_only)
+    result: dict = {}
+    counts: dict = {"items": len(gold)}
+    if retrieval_only:
+        counts["predictions_not_in_gold"] = extra
+    else:
+        items = items_of_submission(gold, outputs, extra, KILT_RANK_KEYS)
+        warn_facts(items.facts, predictions_path)
+        result.update(downstream_scores(items))
+        result["retrieval"] = downstream_retrieval(gold, outputs, items)
+        counts.update(items.facts)
+    if retrieval_only or ks is not None or rank_keys is not None:
+        retrieval, counts["eval_retrieval"] = eval_retrieval_scores(gold, outputs, ks, rank_keys)
+        result.update(retrieval)
+        rank_keys = retrieval["settings"]["rank_keys"]
+        warn_facts({name: count for name, count in counts["eval_retrieval"].items()
+                    if retrieval_only or rank_keys != list(KILT_RANK_KEYS) or name not in counts},
+                   f"{predictions_path} (eval_retrieval, rank keys {','.join(rank_keys)})")
     result["counts"] = counts
     return result

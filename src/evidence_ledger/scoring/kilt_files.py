@@ -12,7 +12,9 @@ prediction), a gold item whose ``output`` is not a non-empty list of objects or 
 non-empty string answer, a gold answer or title that is not a string, a prediction whose
 ``output`` is not exactly one object (KILT demands exactly one) or has no ``answer``, an
 answer that is a list or an object, a ``provenance`` that is not a list of objects, a
-provenance ``text`` that is not a string, and a gold id without a prediction. Accepted and
+provenance ``text`` or ``title`` that is not a string (or null), and a gold id without a
+prediction. For retrieval only (``eval_retrieval``'s own rules) answers are not needed and
+the scored output is the one output that has ``provenance`` (exactly one, else an error). Accepted and
 counted: a prediction id not in the gold file (KILT aligns predictions to the gold ids and
 drops the others; counted as ``predictions_not_in_gold``, warned), and a non-string scalar
 answer (scored as ``str(answer)``, as KILT does; ``non_string_answers``).
@@ -50,9 +52,9 @@ def check_provenance(output: dict, path, line: int, text_fields: Sequence[str]) 
                                  f"expected a string, got {type(entry[field]).__name__}")
 
 
-def check_gold_record(record: dict, path, line: int) -> None:
+def check_gold_record(record: dict, path, line: int, require_answer: bool = True) -> None:
     """The gold record's ``output`` (non-empty list of objects with string answers, at least
-    one non-empty) and ``input`` (a string when present)."""
+    one non-empty unless not ``require_answer``) and ``input`` (a string when present)."""
     outputs = record.get("output")
     if not isinstance(outputs, list) or not outputs or not all(isinstance(o, dict) for o in outputs):
         raise InputError(path, line, "output", "expected a non-empty list of objects")
@@ -63,13 +65,14 @@ def check_gold_record(record: dict, path, line: int) -> None:
         if answer is not None and not isinstance(answer, str):
             raise InputError(path, line, "answer", f"expected a string, got {type(answer).__name__}")
         check_provenance(output, path, line, ("title",))
-    if not any(isinstance(o.get("answer"), str) and o["answer"].strip() for o in outputs):
+    if require_answer and not any(isinstance(o.get("answer"), str) and o["answer"].strip() for o in outputs):
         raise InputError(path, line, "output", "no gold answer (every output's answer is missing or empty): "
                                                "the item cannot be scored")
 
 
-def read_kilt_gold(path) -> list[dict]:
-    """The validated gold items of ``path``: ``{"id": str, "line": int, "record": dict}`` in file order."""
+def read_kilt_gold(path, *, require_answer: bool = True) -> list[dict]:
+    """The validated gold items of ``path``: ``{"id": str, "line": int, "record": dict}`` in file
+    order (``require_answer=False``: items without any answer are accepted, for retrieval only)."""
     items = []
     first: dict[str, int] = {}
     for line, record in read_jsonl(path):
@@ -77,9 +80,22 @@ def read_kilt_gold(path) -> list[dict]:
         if key in first:
             raise InputError(path, line, "id", f"id {key!r} occurs twice (lines {first[key]} and {line})")
         first[key] = line
-        check_gold_record(record, path, line)
+        check_gold_record(record, path, line, require_answer)
         items.append({"id": key, "line": line, "record": record})
     return items
+
+
+def retrieval_output(record: dict, path, line: int) -> dict:
+    """The one output with ``provenance`` of a prediction record (``eval_retrieval.filter_answers``)."""
+    outputs = record.get("output")
+    if not isinstance(outputs, list) or not all(isinstance(output, dict) for output in outputs):
+        raise InputError(path, line, "output", "expected a list of objects")
+    with_provenance = [output for output in outputs if "provenance" in output]
+    if len(with_provenance) != 1:
+        raise InputError(path, line, "output", f"KILT's retrieval scoring demands exactly one output with provenance, "
+                                               f"got {len(with_provenance)}")
+    check_provenance(with_provenance[0], path, line, ("text",))
+    return with_provenance[0]
 
 
 def check_prediction_record(record: dict, path, line: int) -> dict:
@@ -98,14 +114,16 @@ def check_prediction_record(record: dict, path, line: int) -> dict:
     return output
 
 
-def read_kilt_predictions(path) -> dict[str, tuple[int, dict]]:
-    """Per id, ``(line, output)`` of the validated prediction records of ``path``."""
+def read_kilt_predictions(path, *, retrieval_only: bool = False) -> dict[str, tuple[int, dict]]:
+    """Per id, ``(line, output)`` of the validated prediction records of ``path``
+    (``retrieval_only``: the one output with provenance, answers not needed)."""
+    check = retrieval_output if retrieval_only else check_prediction_record
     predictions: dict[str, tuple[int, dict]] = {}
     for line, record in read_jsonl(path):
         key = item_id(record, path, line)
         if key in predictions:
             raise InputError(path, line, "id", f"id {key!r} predicted twice (first at line {predictions[key][0]})")
-        predictions[key] = (line, check_prediction_record(record, path, line))
+        predictions[key] = (line, check(record, path, line))
     return predictions
 
 

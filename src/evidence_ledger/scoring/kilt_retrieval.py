@@ -49,13 +49,7 @@ def has_rank_keys(entry: dict, rank_keys: Sequence[str]) -> bool:
 
 def distinct_ids(provenance: Iterable[dict], rank_keys: Sequence[str]) -> list[str]:
     """The ids of the entries with every rank key, each once, in first-seen order."""
-    ids: list[str] = []
-    for entry in provenance:
-        if has_rank_keys(entry, rank_keys):
-            key = entry_id(entry, rank_keys)
-            if key not in ids:
-                ids.append(key)
-    return ids
+    return list(dict.fromkeys(entry_id(entry, rank_keys) for entry in provenance if has_rank_keys(entry, rank_keys)))
 
 
 def gold_id_lists(outputs: Sequence[dict], rank_keys: Sequence[str]) -> list[list[str]]:
@@ -121,8 +115,11 @@ def context_hit(provenance: Sequence[dict], k: int, wanted: Sequence[str], also:
     return 0
 
 
-def entity_in_input(gold_record: dict) -> int:
-    """1 if a gold provenance title (normalised) occurs in the gold ``input`` (normalised)."""
+def entity_in_input(gold_record: dict) -> int | None:
+    """1 if a gold provenance title (normalised) occurs in the gold ``input`` (normalised);
+    None for a record without ``input`` (the official code raises ``KeyError`` there)."""
+    if "input" not in gold_record:
+        return None
     text = normalize_answer(gold_record["input"])
     return int(any(normalize_answer(title) in text for title in gold_titles(gold_record["output"])))
 
@@ -171,11 +168,15 @@ def retrieval_keys(ks: Sequence[int]) -> list[str]:
 
 def retrieval_means(items: Sequence[dict], ks: Sequence[int]) -> "OrderedDict[str, float]":
     """``eval_retrieval.compute``: the mean of every official key over the items (summed in
-    item order, as the official loop does; 0.0 for no items)."""
+    item order, as the official loop does; 0.0 for no items; None where an item's value is
+    None, i.e. ``entity_in_input`` when a gold item has no ``input``)."""
     result: OrderedDict = OrderedDict()
     for key in retrieval_keys(ks):
         total = 0.0
         for item in items:
+            if item[key] is None:
+                total = None
+                break
             total += item[key]
-        result[key] = total / len(items) if items else 0.0
+        result[key] = None if total is None else (total / len(items) if items else 0.0)
     return result
