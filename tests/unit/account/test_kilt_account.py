@@ -180,3 +180,20 @@ def test_a_continuous_metric_keeps_its_values_unrounded(tmp_path):
     numerators = counts[counts["kind"] == "C"]["value"].to_numpy()
     assert ((numerators > 0) & (numerators < 1)).sum() > 10  # ROUGE-L between 0 and 1, not thresholded
     assert np.isin(counts[counts["kind"] == "D"]["value"].to_numpy(), [1.0]).all()
+
+
+def test_the_readme_kilt_example_prints_what_the_readme_shows(tmp_path, capsys):
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### A retrieval-augmented system on KILT"):text.index("## Extending")]
+    command = section[section.index("```bash\n") + 8:section.index("```\nprints")]
+    argv = command.replace("\\\n", " ").split()
+    assert argv[:5] == ["python", "-m", "evidence_ledger", "account", "kilt"]
+    argv = argv[3:]
+    argv[argv.index("--out") + 1] = str(tmp_path / "kilt")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    shown = section[section.index("```text\n") + 8:section.index("```\nRead:")].splitlines()
+    assert printed[:-1] == shown[:-1]
+    assert shown[-1].startswith("wrote results/account-kilt/: ") and printed[-1].endswith(shown[-1].split(": ")[1])

@@ -439,3 +439,21 @@ def test_more_gpus_granted_than_cuda_visible_devices_lists_is_refused(data, monk
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
     result = checks(f"data_root={data}", gpus_granted=2)
     assert "--resources gpu=2 but CUDA_VISIBLE_DEVICES='3' names 1 device(s)" in " ".join(failures(result))
+
+
+def test_kilt_gold_and_prediction_files_are_checked_by_their_first_record_in_kilt_format(tmp_path):
+    """external.kilt: the gold file's first record holds id, input and output, each prediction
+    file's id and output (a FEVER prediction file given as a KILT run is named)."""
+    config = {"external": {"kilt": {"rag": {"gold": "nq-dev-kilt.jsonl", "task": "nq",
+                                            "sources": {"bm25": ["a.jsonl"], "dpr": ["b.jsonl"]}}}}}
+    planned = {f.key: f for f in preflight.planned_data_files(config)}
+    gold, run = planned["external.kilt.rag.gold"], planned["external.kilt.rag.sources.dpr.0"]
+    assert (gold.relpath, run.relpath) == ("nq-dev-kilt.jsonl", "b.jsonl")
+    demo = REPO_ROOT / "resources/demo/kilt"
+    assert preflight.first_record_problem(demo / "nq-dev-kilt.jsonl", gold.format) is None
+    assert preflight.first_record_problem(demo / "predictions/nq/dpr_run1.jsonl", run.format) is None
+    assert "the first record lacks input" in preflight.first_record_problem(demo / "predictions/nq/dpr_run1.jsonl",
+                                                                             gold.format)
+    fever = tmp_path / "fever_pred.jsonl"
+    fever.write_text(json.dumps({"id": 1, "predicted_label": "SUPPORTS", "predicted_evidence": []}) + "\n")
+    assert "line 1: the first record lacks output" in preflight.first_record_problem(fever, run.format)
