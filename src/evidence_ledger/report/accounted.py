@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .decomposition import decomposition_figure, decomposition_png_bytes
-from .kilt_rates import accounted_metric, kilt_rates_table
+from .kilt_rates import accounted_metric, kilt_rates_table, metric_title
 from .sources import MISSING_TEXT, SourceTable, find_row, read_source_table
 from .summary import (EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, STUDY1_RATES, Figure, Paragraph, Section, Table,
                       cell, interval_cell, render_page, study1_bars, whole_table_section)
@@ -116,9 +116,11 @@ def accounted_system_section(key: str, title: str, estimates: SourceTable | None
         eq4 = tuple(((term,), (meaning,)) + tuple(eq4_cell(estimates, intervals, metrics, term, source, metric)
                                                     for source in ("0", "1"))
                     for term, meaning in EQ4_TERMS)
+        continuous = (f" c_a: the {metric_title(kilt_metric)} of the source-a answer (continuous where the metric "
+                      f"is); ΔE: the change in R-precision 1.") if kilt_metric else ""
         blocks.append(Table(("Term", "Meaning", "a = 0", "a = 1"), eq4, (False, False, True, True),
                             caption="Eq. 4: the evidence gain E_a = c̄_a × ΔĒ + cov(c_a, ΔE) (points; every "
-                                    "interval from the same claim draws)."))
+                                    "interval from the same claim draws)." + continuous))
     return Section(key, title, nav=nav, intro=intro, blocks=tuple(blocks))
 
 

@@ -197,3 +197,24 @@ def test_the_readme_kilt_example_prints_what_the_readme_shows(tmp_path, capsys):
     shown = section[section.index("```text\n") + 8:section.index("```\nRead:")].splitlines()
     assert printed[:-1] == shown[:-1]
     assert shown[-1].startswith("wrote results/account-kilt/: ") and printed[-1].endswith(shown[-1].split(": ")[1])
+
+
+def test_the_pipeline_summary_page_shows_a_kilt_system_as_the_command_s_page_does(nq_out, tmp_path):
+    from evidence_ledger.report.stage import summary_page
+    from support.defaults import summary_settings
+    from support.summary_tables import write_summary_inputs
+
+    paths = write_summary_inputs(tmp_path)
+    page = tmp_path / "summary.html"
+    title = "rag_nq on KILT (nq, KILT-em): bm25 → dpr"
+    summary_page(provenance=paths["provenance"], accounted_estimates=[nq_out / "estimates.tsv"],
+                 accounted_intervals=[nq_out / "intervals.tsv"], accounted_metrics=[nq_out / "answer_metrics.tsv"],
+                 accounted_titles=[title], html_out=page, decomposition_out=tmp_path / "d.png", **summary_settings())
+    parsed = parse(page)
+    assert title in parsed.headings
+    assert "KILT answer metric EM, source-1 answers" in page.read_text(encoding="utf-8")
+    command_page = parse(nq_out / "summary.html")
+    for table in ("estimates.tsv", "intervals.tsv", "answer_metrics.tsv"):
+        cells = [{(v["data-line"], v["data-col"], v["shown"]) for v in p.values if v["data-src"].endswith(table)}
+                 for p in (parsed, command_page)]
+        assert cells[0] == cells[1], table
