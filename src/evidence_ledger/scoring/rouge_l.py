@@ -28,7 +28,7 @@ limit.
 """
 from __future__ import annotations
 
-HYPOTHESIS_EPSILON = 1e-8  # the package's F denominator term
+F_DENOMINATOR_EPSILON = 1e-8  # the package's term in the denominator of F
 
 
 def rouge_sentences(text: str) -> list[list[str]]:
@@ -149,7 +149,7 @@ class RougeHypothesis:
         lcs_u = union_lcs_size(reference, self.sentences, self.masks)
         recall = lcs_u / distinct_words(reference)
         precision = lcs_u / self.size
-        return 2.0 * ((precision * recall) / (precision + recall + HYPOTHESIS_EPSILON))
+        return 2.0 * ((precision * recall) / (precision + recall + F_DENOMINATOR_EPSILON))
 
 
 def rouge_l_f(hypothesis: str, reference: str) -> float:

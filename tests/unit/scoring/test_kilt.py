@@ -293,3 +293,11 @@ def test_an_unknown_metric_name_is_refused(tmp_path):
     items = score_kilt_items(gold_path, write_jsonl(tmp_path / "pred.jsonl", chen_guess()))
     with pytest.raises(ValueError, match="unknown KILT metric 'rouge'"):
         items.metric("rouge")
+
+
+def test_answers_made_of_dots_have_no_rouge_sentence_and_score_rouge_zero(tmp_path):
+    """"..." against the gold "...": accuracy and EM 1 (both normalise to ""), ROUGE-L 0 (the
+    rouge package finds no sentence and KILT scores its ValueError as 0); both sides counted."""
+    result = score(tmp_path, [item(1, "...")], [item(1, "...")])
+    assert result["downstream"] == {"accuracy": 1.0, "em": 1.0, "f1": 0.0, "rougel": 0.0}
+    assert (result["counts"]["rougel_empty_hypotheses"], result["counts"]["rougel_empty_references"]) == (1, 1)
