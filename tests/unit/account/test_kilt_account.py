@@ -22,6 +22,7 @@ from evidence_ledger.tables.accounting import CLUSTER_SCORES, ESTIMATES, INTERVA
 from evidence_ledger.vocabulary import KILT_TASK_METRICS
 from support.defaults import DEFAULTS
 from support.paths import REPO_ROOT
+from support.readme_example import check_printed_as_shown, example_argv, readme_section
 from support.summary_page import check_values_against_sources, parse
 
 DEMO = yaml.safe_load((REPO_ROOT / "config" / "demo.yaml").read_text(encoding="utf-8"))
@@ -183,20 +184,13 @@ def test_a_continuous_metric_keeps_its_values_unrounded(tmp_path):
 
 
 def test_the_readme_kilt_example_prints_what_the_readme_shows(tmp_path, capsys):
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### A retrieval-augmented system on KILT"):text.index("## Extending")]
-    command = section[section.index("```bash\n") + 8:section.index("```\nprints")]
-    argv = command.replace("\\\n", " ").split()
-    assert argv[:5] == ["python", "-m", "evidence_ledger", "account", "kilt"]
-    argv = argv[3:]
-    argv[argv.index("--out") + 1] = str(tmp_path / "kilt")
+    section = readme_section("### A retrieval-augmented system on KILT")
+    argv = example_argv(section, str(tmp_path / "kilt"))
+    assert argv[:2] == ["account", "kilt"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert main(argv) == 0
-    printed = capsys.readouterr().out.splitlines()
-    shown = section[section.index("```text\n") + 8:section.index("```\nRead:")].splitlines()
-    assert printed[:-1] == shown[:-1]
-    assert shown[-1].startswith("wrote results/account-kilt/: ") and printed[-1].endswith(shown[-1].split(": ")[1])
+    check_printed_as_shown(section, capsys.readouterr().out.splitlines(), "results/account-kilt")
 
 
 def test_the_pipeline_summary_page_shows_a_kilt_system_as_the_command_s_page_does(nq_out, tmp_path):
