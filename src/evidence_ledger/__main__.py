@@ -1,7 +1,7 @@
 """Command line: ``python -m evidence_ledger <command> ...`` (also installed as ``evidence-ledger``).
 
 Commands:
-  score {fever,feverous,scifact,diffgr}   score official submission files (prints JSON)
+  score {fever,feverous,scifact,kilt,diffgr}   score official submission files (prints JSON)
   check [--configfile CONFIG ...] [--config KEY=VALUE ...]   refuse at start: config, data, models, machine
   plan --configfile CONFIG [--config ...]  count generation requests and estimate GPU time
   account {fever,feverous,scifact}         account a system's source-0 / source-1 prediction files

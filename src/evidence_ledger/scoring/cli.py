@@ -1,4 +1,4 @@
-"""``python -m evidence_ledger score {fever,feverous,scifact,diffgr}``: score official files.
+"""``python -m evidence_ledger score {fever,feverous,scifact,kilt,diffgr}``: score official files.
 
 Each sub-command prints one JSON object on stdout (fractions in [0, 1]) and exits 0; on
 malformed input it prints ``error: FILE:LINE: field 'F': message`` on stderr and exits 2.
@@ -21,6 +21,8 @@ warned on stderr). ``--self-contained-gold`` (instead of ``--gold``) scores ever
 its own ``label`` and ``evidence``, as the official scorers do without a gold file
 (``"matching": "self"``). One of the two is required.
 Every numeric option has a range (a negative count is an argparse error, exit 2).
+  score kilt     --gold GOLD.jsonl --predictions PRED.jsonl [--ks 1,5,10,20] [--rank-keys wikipedia_id[,...]]
+                 [--retrieval-only]
   score diffgr   --hybrid H.jsonl --generated-only G.jsonl --retrieved-only R.jsonl --closed-book C.jsonl
 """
 from __future__ import annotations
@@ -32,7 +34,7 @@ import warnings
 
 from evidence_ledger.errors import InputError
 
-from . import diffgr, fever, feverous, scifact
+from . import diffgr, fever, feverous, kilt, scifact
 
 EXIT_INPUT_ERROR = 2
 
@@ -88,6 +90,38 @@ def add_scorer_options(parser: argparse.ArgumentParser, benchmark: str) -> None:
                                  "shortest gold rationale) per abstract (scifact-evaluator eval.py)")
 
 
+def comma_list(item_type, what: str):
+    """argparse type: a comma-separated list of distinct ``item_type`` values (``what`` names one)."""
+    def parse(text: str) -> list:
+        items = [piece.strip() for piece in text.split(",")]
+        values = []
+        for piece in items:
+            value = item_type(piece)
+            if value in values:
+                raise argparse.ArgumentTypeError(f"{what} {piece!r} given twice")
+            values.append(value)
+        return values
+    parse.__name__ = f"comma-separated {what}s"
+    return parse
+
+
+def positive_k(text: str) -> int:
+    """One cut-off of ``--ks``: an integer >= 1 (KILT's get_rank asserts k > 0)."""
+    return count_at_least(1)(text)
+
+
+def rank_key_name(text: str) -> str:
+    """One name of ``--rank-keys``: a non-empty provenance field name."""
+    if not text:
+        raise argparse.ArgumentTypeError("a rank key name is empty")
+    return text
+
+
+def _run_kilt(args) -> dict:
+    return kilt.score_kilt_files(args.gold, args.predictions, ks=args.ks, rank_keys=args.rank_keys,
+                                 retrieval_only=args.retrieval_only)
+
+
 def _run_fever(args) -> dict:
     return fever.score_files(args.gold, args.predictions, args.max_evidence, match=MATCH_CHOICES[args.match],
                              self_contained_gold=args.self_contained_gold).as_dict()
@@ -130,7 +164,7 @@ def _warning_to_stderr(message, category, filename, lineno, file=None, line=None
 
 
 def register(subparsers) -> argparse.ArgumentParser:
-    """Add the ``score`` command (with its four scorers) to a ``add_subparsers()`` object."""
+    """Add the ``score`` command (with its five scorers) to a ``add_subparsers()`` object."""
     score = subparsers.add_parser(
         "score", help="score official submission files (prints JSON)",
         description="Score official submission files with the official semantics; prints one JSON object.")
@@ -168,6 +202,27 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "(predicting nothing: they count in recall) or skip (left out of recall, as the repo "
                         "evaluator's compute_metrics); the JSON then carries missing_claims {count, scored_as}")
     p.set_defaults(func=run_score, score_func=_run_scifact)
+
+    p = sub.add_parser("kilt", help="KILT downstream, KILT-* and retrieval scores (facebookresearch/KILT semantics)",
+                       description="Prints {kilt: {KILT-accuracy, KILT-em, KILT-f1, KILT-rougel}, downstream: "
+                                   "{accuracy, em, f1, rougel}, retrieval: {Rprec, recall@5}} as kilt/eval_downstream.py "
+                                   "computes them, and counts; with --ks or --rank-keys also eval_retrieval: what "
+                                   "kilt/eval_retrieval.py computes (Rprec, precision@k, recall@k, success_rate@k, "
+                                   "answer_in_context@k, answer_and_ent_in_context@k, entity_in_context@k, "
+                                   "entity_in_input). Predictions are matched to gold items by id.")
+    p.add_argument("--gold", required=True, help="KILT gold JSONL (id, input, output: [{answer, provenance}])")
+    p.add_argument("--predictions", required=True, help="KILT prediction JSONL (id, output: exactly one "
+                                                       "{answer, provenance})")
+    p.add_argument("--ks", type=comma_list(positive_k, "cut-off"), default=None,
+                   help=f"cut-offs of eval_retrieval, integers >= 1 (default when --rank-keys is given: "
+                        f"{','.join(map(str, kilt.RETRIEVAL_KS))})")
+    p.add_argument("--rank-keys", type=comma_list(rank_key_name, "rank key"), default=None,
+                   help=f"provenance fields that identify a retrieved unit in eval_retrieval (default when --ks is "
+                        f"given: {','.join(kilt.KILT_RANK_KEYS)}; KILT-* always use wikipedia_id)")
+    p.add_argument("--retrieval-only", action="store_true",
+                   help="only eval_retrieval, as kilt/eval_retrieval.py scores it: answers are not needed; the "
+                        "scored output of a prediction is its one output with provenance")
+    p.set_defaults(func=run_score, score_func=_run_kilt)
 
     p = sub.add_parser("diffgr", help="DiffGR per context-conflicting subset (RetrieveOrGenerated semantics)",
                        description="Prints {aig: {diffgr, gen_ans, ir_ans, llm_ans, others, n}, air: {...}} "
