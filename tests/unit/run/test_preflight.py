@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from evidence_ledger.run.checks import data_files, machine, plan
 from evidence_ledger.run import preflight
-from evidence_ledger.run.preflight import FAIL, NOTE, OK, command_line_run, run_checks
+from evidence_ledger.run.checks.context import FAIL, NOTE, OK
+from evidence_ledger.run.preflight import command_line_run, run_checks
 from evidence_ledger.datasets.rehearsal_data import write_rehearsal_data
 
 from support.hub_cache import paper_hub_models, snapshot_dir, stand_in_hub_cache, stand_in_model_dir
@@ -172,7 +174,7 @@ def test_an_empty_data_root_is_refused(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     text = [t for t in failures(checks(f"data_root={empty}")) if t.startswith("data_root")]
-    planned = len(preflight.planned_data_files(command_line_run([PAPER, REHEARSAL], []).config))
+    planned = len(data_files.planned_data_files(command_line_run([PAPER, REHEARSAL], []).config))
     assert text == [f"data_root = '{empty}' (--config): {empty} is an empty directory; give the directory holding "
                     f"the benchmark files (config/README.md, 'Paper data layout'); {planned} data files not checked"]
 
@@ -360,7 +362,7 @@ def test_a_local_model_directory_that_is_not_there_is_refused(tree, tmp_path):
 
 def _machine(*entries, files=(PAPER,), gpus_granted=None, visible=(0, "no nvidia-smi on PATH")):
     ctx = command_line_run(list(files), list(entries), REPO_ROOT, gpus_granted=gpus_granted)
-    return preflight.machine_checks(ctx, 0, preflight.planned_rows(ctx), gpus=visible)
+    return machine.machine_checks(ctx, 0, plan.planned_rows(ctx), gpus=visible)
 
 
 def test_a_population_known_only_after_ingest_is_said_in_the_disk_line_not_a_crash(tree):
