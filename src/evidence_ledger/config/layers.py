@@ -388,14 +388,8 @@ def path_keys(config: Mapping, schema: Mapping) -> Iterator[tuple[tuple, str]]:
             yield path, kind
 
 
-def _get_path(config: Any, path: Sequence[str]) -> Any:
-    for part in path:
-        config = config[int(part)] if isinstance(config, list) else config[part]
-    return config
-
-
 def _set_path(config: Any, path: Sequence[str], value: Any) -> None:
-    parent = _get_path(config, path[:-1])
+    parent = config_value(config, path[:-1])
     if isinstance(parent, list):
         parent[int(path[-1])] = value
     else:
@@ -406,7 +400,7 @@ def expand_user_paths(run: RunConfig, schema: Mapping) -> None:
     """``~`` and ``~user`` expanded in every path key of ``run.config`` (in place); a ``~user``
     that names no user, or a NUL character, is a :class:`ConfigError` naming the key and its origin."""
     for path, _ in list(path_keys(run.config, schema)):
-        value = _get_path(run.config, path)
+        value = config_value(run.config, path)
         if "\x00" in value:
             raise ConfigError(f"{'.'.join(path)} = {value!r} ({run.origin(path)}): a path holds no NUL character")
         if not value.startswith("~"):
@@ -423,10 +417,7 @@ def resolve_path(run: RunConfig, key: str, run_dir: Path | str, workflow_dir: Pa
     """The absolute path of path key ``key`` (dotted) of ``run``: an absolute value as it is; a
     relative one against the run directory, or for an ``input`` key set by the workflow's own
     layers, against the workflow's directory (module docstring). None when the key is unset."""
-    try:
-        value = _get_path(run.config, key.split("."))
-    except (KeyError, IndexError, TypeError):
-        return None
+    value = config_value(run.config, key)
     if not value:
         return None
     path = Path(value)
@@ -436,12 +427,16 @@ def resolve_path(run: RunConfig, key: str, run_dir: Path | str, workflow_dir: Pa
     return (base.absolute() / path)
 
 
-def config_value(config: Mapping, dotted: str, default: Any = None) -> Any:
-    """The value at a dotted ``key`` of ``config`` (``"generation.models"``); ``default`` where any
-    part of the path is missing."""
+def config_value(config: Any, key: str | Sequence[Any], default: Any = None) -> Any:
+    """The value at ``key`` of ``config``, dotted (``"generation.models"``,
+    ``"diffgr.reader_run_files.0.hybrid"``: a whole number indexes a list) or a path of parts;
+    ``default`` where any part of the path is missing. The one reader of a config key by name."""
     node: Any = config
-    for part in dotted.split("."):
-        if not isinstance(node, Mapping) or part not in node:
+    for part in (key.split(".") if isinstance(key, str) else key):
+        if isinstance(node, list) and str(part).isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, Mapping) and part in node:
+            node = node[part]
+        else:
             return default
-        node = node[part]
     return node

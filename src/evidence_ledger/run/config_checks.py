@@ -4,9 +4,9 @@ In:  the merged run config (``evidence_ledger.config.layers``).
 Out: ``schema_errors(config, schema, origin)``: one line per value the schema refuses, naming
      the key, the value and where it came from (a file and line, or ``--config``), never the
      schema itself; ``config_errors(config)``: one message per problem the schema cannot
-     express, each naming the config key(s) to change; ``check_run_config(config)`` raises
-     :class:`ConfigRefused` with all of them. The preflight (:mod:`evidence_ledger.run.preflight`)
-     runs both before any job, for the workflow and for ``check`` and ``plan``.
+     express, each naming the config key(s) to change. The preflight's config checks
+     (:mod:`evidence_ledger.run.checks.config`) run both before any job, for the workflow and for
+     ``check`` and ``plan``, and raise :class:`ConfigRefused` with them for ``plan`` and ``call``.
 
 Checked: ``data_root`` is given; keys that must agree do (every pair is named in the message);
 a stated Study 2 Bonferroni ``family_size`` equals the one the comparison families determine
@@ -339,12 +339,3 @@ def external_errors(config: Mapping) -> list[str]:
             errors.append(f"verifier.sources = {wanted} and external.{dataset}.{mine[0][1]}.sources = {mine[0][2]} "
                           f"must name the same sources")
     return errors
-
-
-def check_run_config(config: Mapping) -> None:
-    """Raise :class:`ConfigRefused` listing every start-of-run problem (nothing runs until they
-    are fixed)."""
-    errors = config_errors(config)
-    if errors:
-        raise ConfigRefused("config: " + ("\n  - " if len(errors) > 1 else "")
-                            + "\n  - ".join(errors))

@@ -12,7 +12,8 @@ import os
 from typing import Any, Mapping
 
 from ..config_checks import ConfigRefused, config_errors, schema_errors
-from .context import FAIL, OK, Check, RunContext, _get
+from ...config.layers import config_value
+from .context import FAIL, OK, Check, RunContext
 
 
 def config_checks(ctx: RunContext, need_data_root: bool = True) -> list[Check]:
@@ -56,7 +57,7 @@ def with_origins(message: str, ctx: RunContext) -> str:
 
     keys = []
     for token in re.findall(r"\b[a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_-]+)+\b", message):
-        if _get(ctx.config, token, _MISSING) is not _MISSING and token not in keys:
+        if config_value(ctx.config, token, _MISSING) is not _MISSING and token not in keys:
             keys.append(token)
     if not keys:
         return message

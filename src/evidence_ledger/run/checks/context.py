@@ -10,13 +10,12 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
-from ...config.layers import RunConfig, resolve_path
+from ...config.layers import RunConfig, config_value, resolve_path
 from ..config_checks import short_value
 
 OK, FAIL, NOTE = "ok", "FAIL", "note"
-AREAS = ("config", "paths", "data", "models", "machine", "plan")
 
 
 @dataclass(frozen=True)
@@ -55,25 +54,13 @@ class RunContext:
 
     def named(self, key: str) -> str:
         """``key = value (origin)``, how every message names a setting."""
-        return f"{key} = {short_value(_get(self.config, key))} ({self.origin(key)})"
+        return f"{key} = {short_value(config_value(self.config, key))} ({self.origin(key)})"
 
     def path(self, key: str, kind: str) -> Path | None:
         return resolve_path(self.run, key, self.run_dir, self.workflow_dir, kind)
 
     def data_root(self) -> Path | None:
         return self.path("data_root", "input")
-
-
-def _get(config: Any, dotted: str | Sequence[str], default: Any = None) -> Any:
-    node = config
-    for part in (dotted.split(".") if isinstance(dotted, str) else dotted):
-        if isinstance(node, list) and str(part).isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        elif isinstance(node, Mapping) and part in node:
-            node = node[part]
-        else:
-            return default
-    return node
 
 
 def not_here(area: str, err: ModuleNotFoundError) -> Check:

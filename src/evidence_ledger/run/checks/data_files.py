@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .context import FAIL, OK, Check, RunContext, _get
+from ...config.layers import config_value
+from .context import FAIL, OK, Check, RunContext
 from .paths import inside_data_root
 
 FIRST_LINE_LIMIT = 64 << 20  # a first record longer than this is not read whole (64 MiB)
@@ -271,7 +272,7 @@ def planned_input_files(ctx: RunContext) -> list[tuple[str, Path, RecordFormat]]
     if (ctx.config.get("studies") or {}).get("wikicontradict"):
         out.append(("wikicontradict.judge.fewshot_file", ctx.path("wikicontradict.judge.fewshot_file", "input"),
                     FEWSHOT_FORMAT))
-    if _get(ctx.config, "accounting.reference_values"):
+    if config_value(ctx.config, "accounting.reference_values"):
         out.append(("accounting.reference_values", ctx.path("accounting.reference_values", "input"),
                     RecordFormat("lines")))
     return out

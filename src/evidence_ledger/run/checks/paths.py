@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...config.layers import path_keys
-from .context import FAIL, OK, Check, RunContext, _get
+from ...config.layers import config_value, path_keys
+from .context import FAIL, OK, Check, RunContext
 
 
 def path_checks(ctx: RunContext) -> list[Check]:
     """Where relative paths resolve, and every data path inside data_root."""
     out = []
     shipped = sorted({".".join(p) for p, kind in path_keys(ctx.config, ctx.schema)
-                      if kind == "input" and ctx.run.from_workflow(p) and not Path(_get(ctx.config, p)).is_absolute()})
+                      if kind == "input" and ctx.run.from_workflow(p) and not Path(config_value(ctx.config, p)).is_absolute()})
     root = ctx.data_root()
     text = f"relative paths resolve against the run directory {ctx.run_dir}"
     if root is not None:
@@ -32,7 +32,7 @@ def path_checks(ctx: RunContext) -> list[Check]:
         if kind != "data_root":
             continue
         key = ".".join(path)
-        target = (resolved_root / _get(ctx.config, path)).resolve()
+        target = (resolved_root / config_value(ctx.config, path)).resolve()
         if target != resolved_root and resolved_root not in target.parents:
             out.append(Check("paths", FAIL, f"{ctx.named(key)}: resolves to {target}, outside data_root "
                                             f"{resolved_root}; data paths stay inside data_root"))
