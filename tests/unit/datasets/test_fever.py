@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from evidence_ledger.datasets.fever import ingest_fever, read_fever_wiki
+from support.in_memory_release import ingest_fever, read_fever_wiki
 from evidence_ledger.errors import InputError
 
 PAGE = {"id": "Page", "text": "t", "lines": "0\tA sentence.\n"}
