@@ -163,6 +163,13 @@ def read_layer_lines(path: Path | str, base: Path | str | None = None) -> tuple[
     """One config file as ``(mapping, key lines)``; an empty file (or only comments) is an
     empty layer; anything but a mapping at the top level is a :class:`ConfigError` (messages
     name the file relative to ``base`` when inside it: :func:`display_path`)."""
+    data, lines = read_layer_document(path, base)
+    return ({}, {}) if data is None else (data, lines)
+
+
+def read_layer_document(path: Path | str, base: Path | str | None = None) -> tuple[dict | None, dict[tuple, int]]:
+    """:func:`read_layer_lines`, with None for a file that holds no YAML document (empty, or only
+    comments), which Snakemake refuses as a ``--configfile``."""
     path = Path(path)
     name = display_path(path, base)
     try:
@@ -175,7 +182,7 @@ def read_layer_lines(path: Path | str, base: Path | str | None = None) -> tuple[
         raise ConfigError(f"config file {name} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     data, lines = load_yaml(text, name)
     if data is None:
-        return {}, {}
+        return None, {}
     if not isinstance(data, dict):
         raise ConfigError(f"{name}: a config file holds a mapping of keys at the top level, not a "
                           f"{_kind(data)}")
@@ -230,12 +237,14 @@ class RunConfig:
 
     ``origins`` maps a key path (tuple of key names, as strings) to the layer that set it:
     ``"FILE:LINE"`` or ``"--config"``; :meth:`origin` finds the layer of any key, nested or not.
-    ``workflow_layers`` are the labels of the workflow's own files (defaults, demo)."""
+    ``workflow_layers`` are the labels of the workflow's own files (defaults, demo);
+    ``empty_layers`` the config files that hold no document (empty, or only comments)."""
 
     config: dict
     origins: dict[tuple, str] = field(default_factory=dict)
     layers: list[str] = field(default_factory=list)
     workflow_layers: set[str] = field(default_factory=set)
+    empty_layers: list[str] = field(default_factory=list)
 
     def origin(self, key: str | Sequence[str]) -> str:
         """Where ``key`` (dotted, or a path) was set: ``FILE:LINE`` or ``--config`` (the nearest
@@ -307,8 +316,10 @@ def run_config(repo: Path, configfiles: Sequence[str | Path] = (), entries: Sequ
     files = layer_files(repo, configfiles)
     own = {(repo / DEFAULTS_FILE).resolve(), (repo / DEMO_FILE).resolve()}
     for path in files:
-        data, lines = read_layer_lines(path, repo)
-        out.merge(data, display_path(path, repo), lines, workflow=path.resolve() in own)
+        data, lines = read_layer_document(path, repo)
+        if data is None:
+            out.empty_layers.append(display_path(path, repo))
+        out.merge(data or {}, display_path(path, repo), lines, workflow=path.resolve() in own)
     command_line = parse_config_entries(entries) if entries else {}
     merge_layer(command_line, overrides or {})
     if command_line:

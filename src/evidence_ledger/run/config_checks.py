@@ -28,6 +28,7 @@ from ..config.layers import config_value
 from ..errors import ExpectedError
 from ..evidence.budget import budget_tokenizer_models
 from ..vocabulary import ACCOUNTED_BENCHMARKS, STUDY2_FAMILIES
+from .empty_lists import empty_list_errors
 
 PLACEHOLDER_PREFIX = "PIN:"
 
@@ -200,7 +201,7 @@ def seed_replicate_errors(config: Mapping) -> list[str]:
     seeds = config_value(config, "generation.seeds") or []
     reps = config_value(config, "accounting.study2.seed_replicates") or []
     if not seeds:
-        return ["generation.seeds is empty: Study 2 needs at least one sampled seed"]
+        return []  # refused while Study 2 is planned: empty_lists
     bad = [r for r in reps if not 1 <= int(r) <= len(seeds)]
     if bad:
         return [f"accounting.study2.seed_replicates names {bad}, but generation.seeds has {len(seeds)} "
@@ -281,8 +282,8 @@ def revision_pin_errors(config: Mapping) -> list[str]:
 def config_errors(config: Mapping) -> list[str]:
     """Every start-of-run problem of ``config`` the schema cannot express (files and models are
     the preflight's: :mod:`evidence_ledger.run.preflight`)."""
-    return (data_root_errors(config) + agreement_errors(config) + family_size_errors(config)
-            + revision_pin_errors(config) + external_errors(config))
+    return (data_root_errors(config) + empty_list_errors(config) + agreement_errors(config)
+            + family_size_errors(config) + revision_pin_errors(config) + external_errors(config))
 
 
 def external_errors(config: Mapping) -> list[str]:

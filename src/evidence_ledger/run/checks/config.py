@@ -21,15 +21,15 @@ def config_checks(ctx: RunContext, need_data_root: bool = True) -> list[Check]:
     from ...benchmark_registry import check_config_benchmarks, load_plugins
 
     layers = " + ".join(ctx.run.layers)
+    out = empty_layer_checks(ctx)
     errors = schema_errors(ctx.config, ctx.schema, ctx.origin)
     if errors:
-        return [Check("config", FAIL, e) for e in errors]
-    out = []
+        return out + [Check("config", FAIL, e) for e in errors]
     try:
         load_plugins(ctx.config.get("benchmark_plugins") or [])
         check_config_benchmarks(ctx.config, ctx.schema["properties"]["data"]["properties"])
     except ValueError as err:
-        return [Check("config", FAIL, f"{str(err).removeprefix('config: ')} ({ctx.origin('benchmark_plugins')})")]
+        return out + [Check("config", FAIL, f"{str(err).removeprefix('config: ')} ({ctx.origin('benchmark_plugins')})")]
     problems = config_errors(ctx.config) + generation_backend_errors(ctx.config)
     if not need_data_root:
         problems = [p for p in problems if not p.startswith("data_root is not set")]
@@ -37,6 +37,15 @@ def config_checks(ctx: RunContext, need_data_root: bool = True) -> list[Check]:
     if not out:
         out.append(Check("config", OK, f"schema and cross-key checks pass: {layers}"))
     return out
+
+
+def empty_layer_checks(ctx: RunContext) -> list[Check]:
+    """A ``--configfile`` that holds no YAML document (empty, or only comments): Snakemake refuses
+    it ("Config file must be given as JSON or YAML with keys at top level", naming no file), so
+    ``check`` names it first."""
+    return [Check("config", FAIL, f"{name}: the config file is empty (or holds only comments), which Snakemake "
+                                  f"refuses as a --configfile without naming the file; write {{}} in it for a layer "
+                                  f"that sets nothing, or leave it out") for name in ctx.run.empty_layers]
 
 
 def generation_backend_errors(config: Mapping[str, Any]) -> list[str]:

@@ -8,8 +8,10 @@ own start and the ``check`` command are tested in tests/workflow/test_preflight.
 from __future__ import annotations
 
 from evidence_ledger.run.checks.context import NOTE
+from evidence_ledger.run.preflight import command_line_run
 
-from support.preflight_runs import checks, only_failure
+from support.paths import REPO_ROOT
+from support.preflight_runs import PAPER, REHEARSAL, checks, failures, only_failure
 
 
 def test_a_schema_error_is_one_line_and_stops_the_other_areas(tree):
@@ -45,3 +47,16 @@ def test_a_served_model_without_its_api_key_variable_is_refused(data, monkeypatc
     failed = only_failure(checks(f"data_root={data}", "models={qwen3: {backend: openai, server: "
                                                        "{base_url: 'http://127.0.0.1:9/v1', api_key_env: EL_TEST_SERVER_KEY}}}"))
     assert failed.startswith("models.qwen3.server.api_key_env: the environment variable EL_TEST_SERVER_KEY is not set")
+
+
+def test_an_empty_config_file_is_refused_naming_it_and_an_empty_mapping_is_an_empty_layer(tree, tmp_path):
+    """Snakemake refuses a --configfile holding no document without naming it; ``{}`` it reads."""
+    layer = tmp_path / "mine.yaml"
+    layer.write_text("# nothing to change yet\n")
+    text = only_failure(checks(f"data_root={tree}", files=(PAPER, REHEARSAL, str(layer))))
+    assert text == (f"{layer}: the config file is empty (or holds only comments), which Snakemake refuses as a "
+                    f"--configfile without naming the file; write {{}} in it for a layer that sets nothing, or "
+                    f"leave it out")
+    layer.write_text("# nothing to change yet\n{}\n")
+    assert failures(checks(f"data_root={tree}", files=(PAPER, REHEARSAL, str(layer)))) == []
+    assert command_line_run([PAPER, str(layer)], [], REPO_ROOT).run.empty_layers == []
