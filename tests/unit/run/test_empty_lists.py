@@ -1,14 +1,17 @@
 """Every list-valued key of the config schema, set to ``[]``: refused at start in one line naming
 the key while a stage the run plans iterates over it, or accepted where an empty list is a
 setting (``empty_lists.EMPTY_MEANS_NONE``). The config checks run directly on the embedded demo
-(every study on), one ``--config`` entry per key; no Snakemake run.
+(every study on), built once and given one ``--config`` entry per key as the command line gives
+it; no Snakemake run.
 """
 from __future__ import annotations
+
+import copy
 
 import pytest
 import yaml
 
-from evidence_ledger.config.layers import config_value, load_schema
+from evidence_ledger.config.layers import COMMAND_LINE, config_value, load_schema, parse_config_entries
 from evidence_ledger.run.checks.config import config_checks
 from evidence_ledger.run.empty_lists import EMPTY_MEANS_NONE, NEEDED_WHEN_PLANNED
 from evidence_ledger.run.preflight import command_line_run
@@ -16,7 +19,8 @@ from evidence_ledger.run.preflight import command_line_run
 from support.paths import REPO_ROOT
 
 SCHEMA = load_schema(REPO_ROOT)
-DEMO = command_line_run([], [], REPO_ROOT).config
+DEMO_RUN = command_line_run([], [], REPO_ROOT)
+DEMO = DEMO_RUN.config
 
 
 def schema_lists(node: dict, path: tuple = ()) -> dict[str, int]:
@@ -66,7 +70,9 @@ def emptied(key: str) -> str:
 
 
 def failures(key: str) -> list[str]:
-    ctx = command_line_run([], [emptied(key)], REPO_ROOT)
+    """The config checks' failures with ``key`` set to ``[]`` on the command line."""
+    ctx = copy.deepcopy(DEMO_RUN)
+    ctx.run.merge(parse_config_entries([emptied(key)]), COMMAND_LINE)
     return [c.text for c in config_checks(ctx) if c.failed]
 
 
