@@ -28,7 +28,7 @@ from .errors import DEBUG_ENV, ExpectedError, debug_requested
 
 COMMAND_MODULES = (
     "evidence_ledger.scoring.cli",
-    "evidence_ledger.run.preflight",
+    "evidence_ledger.run.check_command",
     "evidence_ledger.run.plan_command",
     "evidence_ledger.account.cli",
     "evidence_ledger.jobs.stage_call",

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from evidence_ledger.datasets.feverous import read_feverous_wiki
+from support.in_memory_release import read_feverous_wiki
 from evidence_ledger.errors import InputError
 from evidence_ledger.scoring import fever
 from support.paths import shared_file

@@ -9,6 +9,7 @@ import pytest
 from support.defaults import DEFAULTS, PREDICT_DEFAULTS, reranker_spec
 
 from evidence_ledger.errors import InputError
+from evidence_ledger.generation.backends.base import hash_model_dir
 from evidence_ledger.models.model_files import PickleWeightsRefused, ShardMissing, resolve_model
 from evidence_ledger.files.safe_files import PathOutside
 
@@ -51,11 +52,11 @@ def test_directory_without_weights_is_refused_naming_it(tmp_path):
 
 def test_identity_hashes_the_loaded_safetensors_not_a_decoy(tmp_path):
     d = model_dir(tmp_path / "m", {**CONFIG, "model.safetensors": b"real", "decoy.safetensors": b"x"})
-    before = resolve_model(str(d), allow_pickle_weights=False, allow_key=KEY).identity_sha256()
+    before = hash_model_dir(d)
     (d / "decoy.safetensors").write_bytes(b"changed")
-    assert resolve_model(str(d), allow_pickle_weights=False, allow_key=KEY).identity_sha256() == before
+    assert hash_model_dir(d) == before
     (d / "model.safetensors").write_bytes(b"other")
-    assert resolve_model(str(d), allow_pickle_weights=False, allow_key=KEY).identity_sha256() != before
+    assert hash_model_dir(d) != before
 
 
 # --- files a model directory names or links to, outside it ----------------------------------------
@@ -79,8 +80,10 @@ def verifier_checkpoint(d):
 
 
 def reranker(d):
-    from evidence_ledger.retrieval.reranker import resolve_model_dir
-    return resolve_model_dir(reranker_spec(local_dir=str(d)))
+    from evidence_ledger.retrieval.reranker import reranker_files, reranker_identity
+
+    spec = reranker_spec(local_dir=str(d))
+    return reranker_identity(spec, reranker_files(spec))
 
 
 def generation_spec(d):

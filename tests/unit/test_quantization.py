@@ -15,7 +15,8 @@ from evidence_ledger.generation.backends.base import model_spec_from_config
 from evidence_ledger.generation.backends.transformers_backend import TransformersBackend
 from evidence_ledger.report.provenance import model_rows, quantization_departures, write_provenance_tsv
 from evidence_ledger.report.sources import read_source_table
-from evidence_ledger.report.summary import Paragraph, provenance_section, render_page
+from evidence_ledger.report.run_sections import provenance_section
+from evidence_ledger.report.summary import Paragraph, render_page
 
 PAPER = layered_config(REPO_ROOT, [REPO_ROOT / "config" / "paper.yaml"])
 

@@ -5,7 +5,7 @@ Each test makes a mistake a new user makes with the paper configuration or the d
 not in the Hugging Face cache, a data_root that is not there, ``plan`` in a checkout holding
 other results, untyped ``--config`` values, a typo, a report plan that resolved paths against
 the package) and asserts the message and that nothing ran: a refused ``snakemake`` leaves no
-``results/`` and no ``logs/`` and plans no job. Per-check detail is in tests/unit/run/test_preflight.py.
+``results/`` and no ``logs/`` and plans no job. Per-check detail is in tests/unit/run/checks/.
 """
 from __future__ import annotations
 
@@ -196,9 +196,10 @@ def test_a_repeated_key_in_a_config_file_stops_the_run_naming_file_and_line(tmp_
         f"(YAML would keep only the second value)")
 
 
-def test_check_names_a_layer_snakemake_itself_refuses_and_accepts_an_empty_one(tree, tmp_path):
-    """Snakemake reads --configfile files itself before the workflow (and refuses an empty one or
-    a list without naming it): ``check`` names the file, and takes an empty layer as empty."""
+def test_check_names_a_layer_snakemake_itself_refuses(tree, tmp_path):
+    """Snakemake reads --configfile files itself before the workflow and refuses a list or an
+    empty file (only comments) without naming it: ``check`` names the file, the empty one in a
+    FAIL line saying to write ``{}``."""
     listed = tmp_path / "listed.yaml"
     listed.write_text("- data_root\n")
     proc = command("check", "--configfile", PAPER, REHEARSAL, str(listed), "--config", f"data_root={tree}")
@@ -207,7 +208,21 @@ def test_check_names_a_layer_snakemake_itself_refuses_and_accepts_an_empty_one(t
     empty = tmp_path / "empty.yaml"
     empty.write_text("# nothing to change yet\n")
     proc = command("check", "--configfile", PAPER, REHEARSAL, str(empty), "--config", f"data_root={tree}")
-    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert proc.returncode == 2, proc.stdout[-2000:]
+    assert [line for line in proc.stdout.splitlines() if line.startswith("FAIL")] == [
+        f"FAIL config  {empty}: the config file is empty (or holds only comments), which Snakemake refuses as a "
+        f"--configfile without naming the file; write {{}} in it for a layer that sets nothing, or leave it out"]
+
+
+def test_check_refuses_an_empty_generation_datasets_while_study2_is_planned():
+    """``generation.datasets: []`` with Study 2 on used to pass the start and end in a KeyError
+    traceback in control_generations: ``check`` refuses it in one line naming the key."""
+    proc = command("check", "--config", "generation={datasets: []}")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert [line for line in proc.stdout.splitlines() if line.startswith("FAIL")] == [
+        "FAIL config  generation.datasets is empty, but Study 2 generates, scores and accounts each dataset: name at "
+        "least one, or set studies.study2: false [generation.datasets: --config; studies.study2: "
+        "config/defaults.yaml:25]"]
 
 
 def test_call_with_an_unknown_rule_is_one_line(tmp_path):

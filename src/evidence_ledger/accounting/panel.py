@@ -380,19 +380,6 @@ def claim_indicators(answers: pd.DataFrame, evidence: pd.DataFrame, panel: Count
                            unresolved)
 
 
-def panel_from_claim_indicators(ind: ClaimIndicators, *, dataset: str, system: str, fmt: str,
-                                budget: str) -> CountPanel:
-    """The strict-metric count panel of per-claim indicators (one format, one budget): for every
-    claim and replicate ``num[k, r, 0, a, 0, b, 0] = correct[k, r, a] * eligible[k, r, b]`` and
-    ``den = 1`` (FEVER / FEVEROUS: ``strict_ab = correct_a * eligible_b``)."""
-    K, R, A = ind.correct.shape
-    num = (ind.correct[:, :, :, None] * ind.eligible[:, :, None, :]).astype(np.int64)
-    num = num.reshape(K, R, 1, A, 1, A, 1)
-    den = np.ones((K, R, 1, A, 1), dtype=np.int64)
-    return CountPanel(dataset, system, "strict", list(ind.units), list(ind.replicates), [fmt], list(ind.sources),
-                      [budget], [budget], num, den)
-
-
 def identical_answer_mask(answers: pd.DataFrame, panel: CountPanel, *, parser: str) -> np.ndarray:
     """(units=claims, R, F, U) bool: the two sources' answers are identical and valid for the
     claim (SciFact: every answered abstract has the same valid label under both sources)."""

@@ -163,6 +163,13 @@ def read_layer_lines(path: Path | str, base: Path | str | None = None) -> tuple[
     """One config file as ``(mapping, key lines)``; an empty file (or only comments) is an
     empty layer; anything but a mapping at the top level is a :class:`ConfigError` (messages
     name the file relative to ``base`` when inside it: :func:`display_path`)."""
+    data, lines = read_layer_document(path, base)
+    return ({}, {}) if data is None else (data, lines)
+
+
+def read_layer_document(path: Path | str, base: Path | str | None = None) -> tuple[dict | None, dict[tuple, int]]:
+    """:func:`read_layer_lines`, with None for a file that holds no YAML document (empty, or only
+    comments), which Snakemake refuses as a ``--configfile``."""
     path = Path(path)
     name = display_path(path, base)
     try:
@@ -175,7 +182,7 @@ def read_layer_lines(path: Path | str, base: Path | str | None = None) -> tuple[
         raise ConfigError(f"config file {name} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     data, lines = load_yaml(text, name)
     if data is None:
-        return {}, {}
+        return None, {}
     if not isinstance(data, dict):
         raise ConfigError(f"{name}: a config file holds a mapping of keys at the top level, not a "
                           f"{_kind(data)}")
@@ -230,12 +237,14 @@ class RunConfig:
 
     ``origins`` maps a key path (tuple of key names, as strings) to the layer that set it:
     ``"FILE:LINE"`` or ``"--config"``; :meth:`origin` finds the layer of any key, nested or not.
-    ``workflow_layers`` are the labels of the workflow's own files (defaults, demo)."""
+    ``workflow_layers`` are the labels of the workflow's own files (defaults, demo);
+    ``empty_layers`` the config files that hold no document (empty, or only comments)."""
 
     config: dict
     origins: dict[tuple, str] = field(default_factory=dict)
     layers: list[str] = field(default_factory=list)
     workflow_layers: set[str] = field(default_factory=set)
+    empty_layers: list[str] = field(default_factory=list)
 
     def origin(self, key: str | Sequence[str]) -> str:
         """Where ``key`` (dotted, or a path) was set: ``FILE:LINE`` or ``--config`` (the nearest
@@ -307,8 +316,10 @@ def run_config(repo: Path, configfiles: Sequence[str | Path] = (), entries: Sequ
     files = layer_files(repo, configfiles)
     own = {(repo / DEFAULTS_FILE).resolve(), (repo / DEMO_FILE).resolve()}
     for path in files:
-        data, lines = read_layer_lines(path, repo)
-        out.merge(data, display_path(path, repo), lines, workflow=path.resolve() in own)
+        data, lines = read_layer_document(path, repo)
+        if data is None:
+            out.empty_layers.append(display_path(path, repo))
+        out.merge(data or {}, display_path(path, repo), lines, workflow=path.resolve() in own)
     command_line = parse_config_entries(entries) if entries else {}
     merge_layer(command_line, overrides or {})
     if command_line:
@@ -388,14 +399,8 @@ def path_keys(config: Mapping, schema: Mapping) -> Iterator[tuple[tuple, str]]:
             yield path, kind
 
 
-def _get_path(config: Any, path: Sequence[str]) -> Any:
-    for part in path:
-        config = config[int(part)] if isinstance(config, list) else config[part]
-    return config
-
-
 def _set_path(config: Any, path: Sequence[str], value: Any) -> None:
-    parent = _get_path(config, path[:-1])
+    parent = config_value(config, path[:-1])
     if isinstance(parent, list):
         parent[int(path[-1])] = value
     else:
@@ -406,7 +411,7 @@ def expand_user_paths(run: RunConfig, schema: Mapping) -> None:
     """``~`` and ``~user`` expanded in every path key of ``run.config`` (in place); a ``~user``
     that names no user, or a NUL character, is a :class:`ConfigError` naming the key and its origin."""
     for path, _ in list(path_keys(run.config, schema)):
-        value = _get_path(run.config, path)
+        value = config_value(run.config, path)
         if "\x00" in value:
             raise ConfigError(f"{'.'.join(path)} = {value!r} ({run.origin(path)}): a path holds no NUL character")
         if not value.startswith("~"):
@@ -423,10 +428,7 @@ def resolve_path(run: RunConfig, key: str, run_dir: Path | str, workflow_dir: Pa
     """The absolute path of path key ``key`` (dotted) of ``run``: an absolute value as it is; a
     relative one against the run directory, or for an ``input`` key set by the workflow's own
     layers, against the workflow's directory (module docstring). None when the key is unset."""
-    try:
-        value = _get_path(run.config, key.split("."))
-    except (KeyError, IndexError, TypeError):
-        return None
+    value = config_value(run.config, key)
     if not value:
         return None
     path = Path(value)
@@ -436,12 +438,16 @@ def resolve_path(run: RunConfig, key: str, run_dir: Path | str, workflow_dir: Pa
     return (base.absolute() / path)
 
 
-def config_value(config: Mapping, dotted: str, default: Any = None) -> Any:
-    """The value at a dotted ``key`` of ``config`` (``"generation.models"``); ``default`` where any
-    part of the path is missing."""
+def config_value(config: Any, key: str | Sequence[Any], default: Any = None) -> Any:
+    """The value at ``key`` of ``config``, dotted (``"generation.models"``,
+    ``"diffgr.reader_run_files.0.hybrid"``: a whole number indexes a list) or a path of parts;
+    ``default`` where any part of the path is missing. The one reader of a config key by name."""
     node: Any = config
-    for part in dotted.split("."):
-        if not isinstance(node, Mapping) or part not in node:
+    for part in (key.split(".") if isinstance(key, str) else key):
+        if isinstance(node, list) and str(part).isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, Mapping) and part in node:
+            node = node[part]
+        else:
             return default
-        node = node[part]
     return node

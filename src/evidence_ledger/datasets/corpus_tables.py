@@ -6,8 +6,7 @@ In:  an iterator of :class:`Page` (one wiki page: doc id, title, document text a
 Out: ``write_corpus``: the two Parquet tables written batch by batch with
      ``tables.TableWriter`` (columns built directly, row groups of ``ROW_GROUP_ROWS`` rows,
      column statistics on, so stages read only the row groups holding the pages they need),
-     and the wanted ids that resolved. ``collect_corpus``: the same rows as in-memory tables
-     (small corpora and tests).
+     and the wanted ids that resolved.
 Memory: one batch of ``BATCH_UNITS`` units and the wanted / found id sets, whatever the
 corpus size.
 """
@@ -15,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, Iterable
-
-import pyarrow as pa
 
 from ..tables import TableWriter
 from ..tables.ingest import DOCUMENTS, UNITS
@@ -99,13 +96,3 @@ def write_corpus(pages: Iterable[Page], dataset: str, units_path, documents_path
         documents.write_columns(columns.documents())
         result = found if resolve is None else resolve(found)
     return result
-
-
-def collect_corpus(pages: Iterable[Page], dataset: str) -> tuple[pa.Table, pa.Table]:
-    """(UNITS, DOCUMENTS) of ``pages`` as in-memory tables, rows in page order."""
-    columns = _Columns(dataset)
-    for page in pages:
-        columns.add(page)
-    units = pa.table(columns.units(), schema=UNITS.schema)
-    documents = pa.table(columns.documents(), schema=DOCUMENTS.schema)
-    return units, documents

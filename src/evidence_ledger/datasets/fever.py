@@ -24,8 +24,8 @@ from ..errors import InputError
 from ..files.jsonl import JSON_FIELD, parse_json
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
 from ..vocabulary import fever_unit_id
-from .corpus_tables import Page, collect_corpus, write_corpus
-from .records import check_label, claim_tables, dedupe_groups, inside_root, iter_jsonl, require, resolve_gold_ids, wanted_gold_ids
+from .corpus_tables import Page, write_corpus
+from .records import check_label, claim_tables, dedupe_groups, inside_root, iter_jsonl, require, wanted_gold_ids
 
 DATASET = "fever"
 LABELS = FEVER.labels
@@ -90,19 +90,6 @@ def fever_claim_rows(path) -> list[dict]:
             "cited_doc_ids": [], "source_file": str(path), "source_line": line,
         })
     return rows
-
-
-def read_fever_claims(path, unit_ids=None, on_unresolved: str = "error") -> pa.Table:
-    """Read a FEVER claims jsonl into a CLAIMS table (file order).
-
-    ``unit_ids``: the set of wiki unit ids to resolve gold evidence against, or None to load
-    claims without a wiki (gold ids kept, ``unresolved_ids`` null). ``on_unresolved``:
-    ``"error"`` (default) raises on the first gold id missing from ``unit_ids``; ``"count"``
-    keeps it and lists it in ``unresolved_ids``. Duplicate claim ids raise.
-    """
-    rows = fever_claim_rows(path)
-    resolve_gold_ids(rows, unit_ids, on_unresolved)
-    return CLAIMS.from_rows(rows)
 
 
 def wiki_files(wiki, allowed_root=None) -> list[Path]:
@@ -233,24 +220,6 @@ def iter_fever_pages(wiki, progress=None, allowed_root=None) -> Iterator[Page]:
     finally:
         for handle in handles:
             handle.close()
-
-
-def read_fever_wiki(wiki, progress=None, allowed_root=None) -> tuple[pa.Table, pa.Table]:
-    """Read ``wiki-pages`` into in-memory (UNITS, DOCUMENTS) tables, pages in ``doc_id`` order
-    (see :func:`iter_fever_pages`; the pipeline streams them with :func:`write_fever_release`)."""
-    return collect_corpus(iter_fever_pages(wiki, progress, allowed_root), DATASET)
-
-
-def ingest_fever(claims_by_split: dict, wiki=None, on_unresolved: str = "error", progress=None, data_root=None):
-    """(claims table per split, UNITS, DOCUMENTS) in memory; ``wiki`` None = claims-only load
-    (empty UNITS/DOCUMENTS, gold ids kept with ``unresolved_ids`` null). Files found in a
-    wiki-pages directory must resolve inside ``data_root`` (default: that directory)."""
-    rows = {split: fever_claim_rows(path) for split, path in claims_by_split.items()}
-    if wiki is None:
-        return claim_tables(rows, None, on_unresolved), UNITS.empty(), DOCUMENTS.empty()
-    units, docs = read_fever_wiki(wiki, progress, data_root)
-    unit_ids = set(units.column("unit_id").to_pylist())
-    return claim_tables(rows, unit_ids, on_unresolved), units, docs
 
 
 def write_fever_release(claims_by_split: dict, wiki, on_unresolved: str, units_path, documents_path,

@@ -18,15 +18,13 @@ import sqlite3
 from pathlib import Path
 from typing import Iterator
 
-import pyarrow as pa
-
 from ..benchmark_registry import FEVEROUS
 from ..errors import InputError, Row
 from ..files.jsonl import parse_json
 from ..tables.ingest import CLAIMS, DOCUMENTS, UNITS
 from ..vocabulary import feverous_element_id
-from .corpus_tables import Page, collect_corpus, write_corpus
-from .records import check_label, claim_tables, dedupe_groups, iter_jsonl, require, resolve_gold_ids, wanted_gold_ids
+from .corpus_tables import Page, write_corpus
+from .records import check_label, claim_tables, dedupe_groups, iter_jsonl, require, wanted_gold_ids
 
 DATASET = "feverous"
 LABELS = FEVEROUS.labels
@@ -83,14 +81,6 @@ def feverous_claim_rows(path) -> list[dict]:
             "source_file": str(path), "source_line": line,
         })
     return rows
-
-
-def read_feverous_claims(path, unit_ids=None, on_unresolved: str = "error") -> pa.Table:
-    """Read a FEVEROUS claims jsonl into CLAIMS (file order; see :func:`feverous_claim_rows`).
-    ``unit_ids`` / ``on_unresolved`` as in ``records.resolve_gold_ids``."""
-    rows = feverous_claim_rows(path)
-    resolve_gold_ids(rows, unit_ids, on_unresolved)
-    return CLAIMS.from_rows(rows)
 
 
 def _cell_headers(table: list, r: int, c: int) -> list[str]:
@@ -241,12 +231,6 @@ def iter_feverous_pages(db_path, progress=None) -> Iterator[Page]:
         con.close()
 
 
-def read_feverous_wiki(db_path, progress=None) -> tuple[pa.Table, pa.Table]:
-    """Read the SQLite wiki into in-memory (UNITS, DOCUMENTS), pages in id order (see
-    :func:`iter_feverous_pages`; the pipeline streams them with :func:`write_feverous_release`)."""
-    return collect_corpus(iter_feverous_pages(db_path, progress), DATASET)
-
-
 def read_id_list(path) -> list[str]:
     """Ids one per line (blank lines and ``#`` comments ignored), in file order, duplicates kept once."""
     out: dict[str, None] = {}
@@ -256,15 +240,6 @@ def read_id_list(path) -> list[str]:
             if text:
                 out.setdefault(text, None)
     return list(out)
-
-
-def ingest_feverous(claims_by_split: dict, wiki_db=None, on_unresolved: str = "error", progress=None):
-    """(claims table per split, UNITS, DOCUMENTS) in memory; ``wiki_db`` None = claims-only load."""
-    rows = {split: feverous_claim_rows(path) for split, path in claims_by_split.items()}
-    if wiki_db is None:
-        return claim_tables(rows, None, on_unresolved), UNITS.empty(), DOCUMENTS.empty()
-    units, docs = read_feverous_wiki(wiki_db, progress)
-    return claim_tables(rows, set(units.column("unit_id").to_pylist()), on_unresolved), units, docs
 
 
 def write_feverous_release(claims_by_split: dict, wiki_db, on_unresolved: str, units_path, documents_path,

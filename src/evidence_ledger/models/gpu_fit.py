@@ -376,15 +376,6 @@ def gpu_fit_errors(config: Mapping[str, Any], gpus_granted: int | None, device_m
             for e in row_errors(row, gpus_granted, float(device_memory_gb))]
 
 
-def check_gpu_fit(config: Mapping[str, Any], gpus_granted: int | None, device_memory_gb: float,
-                  workdir: Path | str = ".") -> None:
-    """Raise ValueError listing :func:`gpu_fit_errors` (called when the workflow starts)."""
-    errors = gpu_fit_errors(config, gpus_granted, device_memory_gb, workdir)
-    if errors:
-        raise ValueError("GPU fit check (src/evidence_ledger/models/gpu_fit.py) refused the run before any job:\n  "
-                         + "\n  ".join(errors))
-
-
 # --- the table ----------------------------------------------------------------------------
 
 

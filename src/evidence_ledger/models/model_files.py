@@ -84,14 +84,6 @@ class ModelFiles:
     def safetensors(self) -> bool:
         return self.format == "safetensors"
 
-    def identity_files(self) -> list[Path]:
-        """The loaded weight files plus every config/tokenizer file, sorted as the identity hashes them."""
-        return identity_files(self.directory, self.weights)
-
-    def identity_sha256(self) -> str:
-        """sha256 over (relative name, bytes) of :meth:`identity_files` (the generation cache identity)."""
-        return files_sha256(self.directory, self.identity_files())
-
     def tensor_files(self) -> list[Path]:
         """The loaded files that hold tensors (the weights less a shard index), in load order."""
         return [w for w in self.weights if w.name not in INDEX_NAMES]

@@ -25,8 +25,9 @@ from typing import Sequence
 from .decomposition import decomposition_figure, decomposition_png_bytes
 from .kilt_rates import accounted_metric, kilt_rates_table, metric_title
 from .sources import MISSING_TEXT, SourceTable, find_row, read_source_table
-from .summary import (EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, STUDY1_RATES, Figure, Paragraph, Section, Table,
-                      cell, interval_cell, render_page, study1_bars, whole_table_section)
+from .run_sections import whole_table_section
+from .study1_sections import EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, STUDY1_RATES, study1_bars
+from .summary import Figure, Paragraph, Section, Table, cell, interval_cell, render_page
 
 log = logging.getLogger(__name__)
 

@@ -33,10 +33,13 @@ from .decomposition import decomposition_figure
 from .ledger import LedgerSource, build_ledger, read_provenance_rows, write_ledger
 from .provenance import provenance_rows, write_provenance_tsv
 from .sources import read_source_table
-from .summary import (answer_accuracy_section, controls_section, crossed_section, decision_section, diffgr_section,
-                      endpoints_section, eq4_section, headline_section, invalid_rates_section, partition_section,
-                      provenance_section, render_page, run_kind_section, study1_bars, study1_population_section,
-                      study1_section, substitutes_section, whole_table_section, wikicontradict_section)
+from .conflict_sections import diffgr_section, wikicontradict_section
+from .run_sections import (headline_section, provenance_section, run_kind_section, substitutes_section,
+                           whole_table_section)
+from .study1_sections import eq4_section, study1_bars, study1_population_section, study1_section
+from .study2_sections import (answer_accuracy_section, controls_section, crossed_section, decision_section,
+                              endpoints_section, invalid_rates_section, partition_section)
+from .summary import render_page
 from .traces import TRACE_COLUMNS, build_trace_rows, select_traces, trace_unit_ids
 
 log = logging.getLogger(__name__)

@@ -78,12 +78,6 @@ def reranker_identity(spec: RerankerSpec, files: ModelFiles) -> str:
     return f"{spec.hub_id}@{spec.revision}"
 
 
-def resolve_model_dir(spec: RerankerSpec) -> tuple[str, str]:
-    """(directory to load, identity string recorded with every ordering)."""
-    files = reranker_files(spec)
-    return str(files.directory), reranker_identity(spec, files)
-
-
 def load_reranker(spec: RerankerSpec):
     """A ``FlagReranker`` for ``spec`` on GPU (fp16 if asked) or CPU (fp32); returns (reranker, identity)."""
     import torch

@@ -4,9 +4,9 @@ In:  the merged run config (``evidence_ledger.config.layers``).
 Out: ``schema_errors(config, schema, origin)``: one line per value the schema refuses, naming
      the key, the value and where it came from (a file and line, or ``--config``), never the
      schema itself; ``config_errors(config)``: one message per problem the schema cannot
-     express, each naming the config key(s) to change; ``check_run_config(config)`` raises
-     :class:`ConfigRefused` with all of them. The preflight (:mod:`evidence_ledger.run.preflight`)
-     runs both before any job, for the workflow and for ``check`` and ``plan``.
+     express, each naming the config key(s) to change. The preflight's config checks
+     (:mod:`evidence_ledger.run.checks.config`) run both before any job, for the workflow and for
+     ``check`` and ``plan``, and raise :class:`ConfigRefused` with them for ``plan`` and ``call``.
 
 Checked: ``data_root`` is given; keys that must agree do (every pair is named in the message);
 a stated Study 2 Bonferroni ``family_size`` equals the one the comparison families determine
@@ -28,6 +28,7 @@ from ..config.layers import config_value
 from ..errors import ExpectedError
 from ..evidence.budget import budget_tokenizer_models
 from ..vocabulary import ACCOUNTED_BENCHMARKS, KILT, KILT_TASK_METRICS, STUDY2_FAMILIES
+from .empty_lists import empty_list_errors
 
 PLACEHOLDER_PREFIX = "PIN:"
 
@@ -200,7 +201,7 @@ def seed_replicate_errors(config: Mapping) -> list[str]:
     seeds = config_value(config, "generation.seeds") or []
     reps = config_value(config, "accounting.study2.seed_replicates") or []
     if not seeds:
-        return ["generation.seeds is empty: Study 2 needs at least one sampled seed"]
+        return []  # refused while Study 2 is planned: empty_lists
     bad = [r for r in reps if not 1 <= int(r) <= len(seeds)]
     if bad:
         return [f"accounting.study2.seed_replicates names {bad}, but generation.seeds has {len(seeds)} "
@@ -281,8 +282,8 @@ def revision_pin_errors(config: Mapping) -> list[str]:
 def config_errors(config: Mapping) -> list[str]:
     """Every start-of-run problem of ``config`` the schema cannot express (files and models are
     the preflight's: :mod:`evidence_ledger.run.preflight`)."""
-    return (data_root_errors(config) + agreement_errors(config) + family_size_errors(config)
-            + revision_pin_errors(config) + external_errors(config))
+    return (data_root_errors(config) + empty_list_errors(config) + agreement_errors(config)
+            + family_size_errors(config) + revision_pin_errors(config) + external_errors(config))
 
 
 def external_errors(config: Mapping) -> list[str]:
@@ -360,12 +361,3 @@ def kilt_metric_errors(key: str, spec: Mapping) -> list[str]:
     if metric and metric not in metrics:
         return [f"{key}.metric = {metric!r} is not a KILT downstream metric ({', '.join(metrics)})"]
     return []
-
-
-def check_run_config(config: Mapping) -> None:
-    """Raise :class:`ConfigRefused` listing every start-of-run problem (nothing runs until they
-    are fixed)."""
-    errors = config_errors(config)
-    if errors:
-        raise ConfigRefused("config: " + ("\n  - " if len(errors) > 1 else "")
-                            + "\n  - ".join(errors))

@@ -17,7 +17,9 @@ from typing import Sequence
 
 from ..generation.planner import PlannerError, format_plan, plan
 from ..models.gpu_fit import config_device_memory_gb, format_gpu_fit, gpu_fit_rows
-from .preflight import add_run_arguments, check_config_or_refuse, command_line_run
+from .check_command import add_run_arguments
+from .checks.config import check_config_or_refuse
+from .preflight import command_line_run
 
 
 def planned_config(configfiles: Sequence[str], entries: Sequence[str] = (), directory: str | Path = ".",

@@ -82,13 +82,6 @@ def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequenc
     return evidence_eligible(claim["label"], groups, [unit_id_to_sentence(u) for u in scored_unit_ids], max_evidence)
 
 
-def is_strictly_correct(gold_label: str, predicted_label: str, gold_groups: Sequence[Sequence[Sentence]],
-                        predicted_evidence: Sequence[Sentence], max_evidence: int | None = MAX_EVIDENCE) -> bool:
-    """FEVER score of one claim: label right and evidence eligible (NEI needs no evidence)."""
-    return is_correct_label(gold_label, predicted_label) and evidence_eligible(
-        gold_label, gold_groups, predicted_evidence, max_evidence)
-
-
 def evidence_macro_precision(gold_label: str, gold_groups: Sequence[Sequence[Sentence]],
                              predicted_evidence: Sequence[Sentence],
                              max_evidence: int | None = MAX_EVIDENCE) -> tuple[float, int]:
@@ -189,12 +182,6 @@ def corpus_score(claims: Iterable[ClaimScore]) -> CorpusScore:
     precision = sum(c.precision for c in claims) / p_hits if p_hits > 0 else 1.0
     recall = sum(c.recall for c in claims) / r_hits if r_hits > 0 else 0.0
     return CorpusScore(strict, accuracy, precision, recall, f1_from_precision_recall(precision, recall))
-
-
-def fever_score(claims: Iterable[tuple[str, Sequence, str, Sequence]],
-                max_evidence: int | None = MAX_EVIDENCE) -> CorpusScore:
-    """Corpus FEVER scores of ``(gold_label, gold_groups, predicted_label, predicted_evidence)`` tuples."""
-    return corpus_score(score_claim(g, groups, p, ev, max_evidence) for g, groups, p, ev in claims)
 
 
 # --- official files ------------------------------------------------------------------

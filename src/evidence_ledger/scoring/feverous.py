@@ -23,7 +23,7 @@ Rules (the official code's):
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from evidence_ledger.benchmark_registry import FEVEROUS
 from evidence_ledger.errors import InputError
@@ -70,12 +70,6 @@ def evidence_eligible(gold_sets: Sequence[Sequence[Element]], kept: Sequence[Ele
     return any(all(tuple(e) in kept for e in gold_set) for gold_set in gold_sets)
 
 
-def is_strictly_correct(gold_label: str, predicted_label: str, gold_sets: Sequence[Sequence[Element]],
-                        kept: Sequence[Element]) -> bool:
-    """FEVEROUS score of one claim (``kept`` = already truncated predictions)."""
-    return is_correct_label(gold_label, predicted_label) and evidence_eligible(gold_sets, kept)
-
-
 def evidence_macro_precision(gold_sets: Sequence[Sequence[Element]], kept: Sequence[Element]) -> tuple[float, float]:
     """``(precision, 1.0)``: every claim counts; 1.0 for an empty prediction list."""
     gold_items = {tuple(e) for s in gold_sets for e in s if e[0] is not None}
@@ -102,12 +96,6 @@ def score_claim(gold_label: str, gold_sets: Sequence[Sequence[Element]], predict
     recall, r_counted = evidence_macro_recall(gold_sets, kept)
     return ClaimScore(label_correct, eligible, label_correct and eligible,
                       precision, int(p_counted), recall, int(r_counted))
-
-
-def feverous_score(claims: Iterable[tuple[str, Sequence, str, Sequence]], max_evidence: int | None = MAX_EVIDENCE,
-                   max_evidence_cell: int | None = MAX_EVIDENCE_CELL) -> CorpusScore:
-    """Corpus FEVEROUS scores of ``(gold_label, gold_sets, predicted_label, predicted_evidence)`` tuples."""
-    return corpus_score(score_claim(g, sets, p, ev, max_evidence, max_evidence_cell) for g, sets, p, ev in claims)
 
 
 # --- official files ------------------------------------------------------------------
@@ -225,6 +213,6 @@ def unit_evidence_eligible(claim: Mapping, doc_id: str, scored_unit_ids: Sequenc
 
 __all__ = [
     "CELL_LIKE_TYPES", "ClaimScore", "CorpusScore", "evidence_eligible", "evidence_macro_precision",
-    "evidence_macro_recall", "feverous_score", "is_correct_label", "is_strictly_correct", "score_claim",
+    "evidence_macro_recall", "is_correct_label", "score_claim",
     "score_files", "scored_lines", "split_element_id", "truncate_evidence", "unit_evidence_eligible",
 ]

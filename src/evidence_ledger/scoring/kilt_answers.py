@@ -15,7 +15,7 @@ Rules (the official code's):
   articles and spaces): lower-case, drop ASCII punctuation, replace the words a/an/the by a
   space, collapse whitespace;
 * EM: normalised strings equal; F1: token F1 of the normalised strings (bag of words,
-  0 when nothing is shared); ROUGE-L: :func:`~evidence_ledger.scoring.rouge_l.rouge_l_f` on
+  0 when nothing is shared); ROUGE-L: :meth:`~evidence_ledger.scoring.rouge_l.RougeHypothesis.f_against` on
   the raw (unnormalised) strings.
 """
 from __future__ import annotations

@@ -150,8 +150,3 @@ class RougeHypothesis:
         recall = lcs_u / distinct_words(reference)
         precision = lcs_u / self.size
         return 2.0 * ((precision * recall) / (precision + recall + F_DENOMINATOR_EPSILON))
-
-
-def rouge_l_f(hypothesis: str, reference: str) -> float:
-    """KILT's ``_rougel_score(hypothesis, reference)`` (see module doc)."""
-    return RougeHypothesis(hypothesis).f_against(reference)

@@ -8,10 +8,9 @@ import pytest
 from evidence_ledger.config.layers import layered_config
 from evidence_ledger.config.paper_inputs import (AUTHOR_HELD, PAPER_INPUTS, PUBLIC, author_held_inputs, config_value,
                                           substitutes)
-from evidence_ledger.datasets.rehearsal_data import layout_paths
 from support.paths import REPO_ROOT
 
-from unit.datasets.test_rehearsal_data import config_data_paths
+from unit.datasets.test_rehearsal_data import config_data_paths, layout_paths
 
 PAPER, PUBLIC_LAYER = REPO_ROOT / "config" / "paper.yaml", REPO_ROOT / "config" / "public.yaml"
 

@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from evidence_ledger.datasets.fever import ingest_fever, read_fever_wiki
+from support.in_memory_release import read_fever_wiki
+from evidence_ledger.datasets.fever import write_fever_release
 from evidence_ledger.errors import InputError
 
 PAGE = {"id": "Page", "text": "t", "lines": "0\tA sentence.\n"}
@@ -29,7 +30,8 @@ def test_symlinked_wiki_file_resolving_outside_data_root_is_refused(tmp_path):
     claims.write_text(json.dumps({"id": 1, "verifiable": "NOT VERIFIABLE", "label": "NOT ENOUGH INFO",
                                   "claim": "c", "evidence": [[[1, None, None, None]]]}) + "\n")
     with pytest.raises(InputError, match="wiki-999.jsonl"):
-        ingest_fever({"dev": claims}, wiki, data_root=root)
+        write_fever_release({"dev": claims}, wiki, "error", tmp_path / "units.parquet", tmp_path / "documents.parquet",
+                            data_root=root)
     # without a data root the scanned directory itself is the bound
     with pytest.raises(InputError, match="outside the data root"):
         read_fever_wiki(wiki)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from support.paths import shared_file, FIXTURES
-from evidence_ledger.datasets.fever import ingest_fever, read_fever_claims, read_fever_wiki
+from support.in_memory_release import ingest_fever, read_fever_claims, read_fever_wiki
 from evidence_ledger.errors import InputError
 
 FIX = FIXTURES / "ingest" / "fever"

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence_ledger.datasets.feverous import ingest_feverous, read_feverous_claims, read_feverous_wiki, read_id_list
+from evidence_ledger.datasets.feverous import read_id_list
+from support.in_memory_release import ingest_feverous, read_feverous_claims, read_feverous_wiki
 from evidence_ledger.errors import InputError
 from support.paths import FIXTURES
 

@@ -6,7 +6,7 @@ import sys
 import textwrap
 
 from support.paths import REPO_ROOT
-from evidence_ledger.datasets.fever import read_fever_claims
+from support.in_memory_release import read_fever_claims
 
 CLAIM = {"id": 7, "verifiable": "VERIFIABLE", "label": "SUPPORTS", "claim": "c",
          "evidence": [[[1, 2, "Page", 0], [1, 3, "Gone", 4]]]}

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from evidence_ledger.datasets.fever import read_fever_claims
+from support.in_memory_release import read_fever_claims
 from evidence_ledger.errors import InputError
 from evidence_ledger.evidence.providers import read_submission
 from evidence_ledger.scoring import fever

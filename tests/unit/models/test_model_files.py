@@ -12,8 +12,8 @@ import huggingface_hub.constants
 import pytest
 
 from evidence_ledger.generation.backends.base import hash_model_dir
-from evidence_ledger.models.model_files import (ModelNotCached, PickleWeightsRefused, loaded_weight_files, model_dir_problems,
-                                         resolve_model)
+from evidence_ledger.models.model_files import (ModelNotCached, PickleWeightsRefused, identity_files, loaded_weight_files,
+                                         model_dir_problems, resolve_model)
 
 REPO = Path(__file__).resolve().parents[3]
 KEY = "verifier.base_model.allow_pickle_weights"
@@ -53,13 +53,13 @@ def test_allowed_pickle_weights_identity_hashes_the_loaded_file_not_the_decoy(tm
     d = write_files(tmp_path / "m", {**CONFIG, "pytorch_model.bin": b"pickle", "foo.safetensors": b"decoy"})
     files = resolve_model(str(d), allow_pickle_weights=True, allow_key=KEY)
     assert files.format == "pickle" and files.weights == (d / "pytorch_model.bin",)
-    assert d / "foo.safetensors" not in files.identity_files()
+    assert d / "foo.safetensors" not in identity_files(files.directory, files.weights)
     assert files.weights_sha256() == hashlib.sha256(b"pickle").hexdigest()
-    before = files.identity_sha256()
+    before = hash_model_dir(d)
     (d / "foo.safetensors").write_bytes(b"another decoy")
-    assert resolve_model(str(d), allow_pickle_weights=True, allow_key=KEY).identity_sha256() == before
+    assert hash_model_dir(d) == before
     (d / "pytorch_model.bin").write_bytes(b"other pickle")
-    assert resolve_model(str(d), allow_pickle_weights=True, allow_key=KEY).identity_sha256() != before
+    assert hash_model_dir(d) != before
 
 
 def test_model_safetensors_wins_and_the_unloaded_pickle_stays_out_of_the_identity(tmp_path):
@@ -67,7 +67,7 @@ def test_model_safetensors_wins_and_the_unloaded_pickle_stays_out_of_the_identit
                                      "training_args.bin": b"pickle too"})
     files = resolve_model(str(d), allow_pickle_weights=False, allow_key=KEY)
     assert files.format == "safetensors" and files.weights == (d / "model.safetensors",)
-    assert [p.name for p in files.identity_files()] == [
+    assert [p.name for p in identity_files(files.directory, files.weights)] == [
         "chat_template.jinja", "config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"]
 
 
@@ -80,7 +80,7 @@ def test_a_sharded_index_loads_exactly_the_shards_it_names(tmp_path):
     files = resolve_model(str(d), allow_pickle_weights=False, allow_key=KEY)
     assert [w.name for w in files.weights] == ["model.safetensors.index.json", "model-00001-of-00002.safetensors",
                                                "model-00002-of-00002.safetensors"]
-    names = [p.name for p in files.identity_files()]
+    names = [p.name for p in identity_files(files.directory, files.weights)]
     assert "stray.safetensors" not in names and "pytorch_model.bin.index.json" not in names
     assert files.weights_sha256() == hashlib.sha256(b"onetwo").hexdigest()
 
@@ -98,7 +98,7 @@ def test_identity_of_a_safetensors_only_directory_is_unchanged(tmp_path):
                                  TinyVerifierSpec(vocab_size=300, hidden_size=32, intermediate_size=64)))
     write_files(d, {"extra/notes.txt": b"nested files count as before"})
     assert hash_model_dir(d) == former_identity(d)
-    assert resolve_model(str(d), allow_pickle_weights=False, allow_key=KEY).identity_sha256() == former_identity(d)
+    assert hash_model_dir(d) == former_identity(d)
 
 
 def test_a_hub_id_resolves_from_the_local_cache_only(tmp_path, monkeypatch):

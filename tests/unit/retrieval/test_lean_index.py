@@ -14,8 +14,7 @@ from bm25s.utils import json_functions
 
 from support.defaults import CORPUS_BM25
 
-from evidence_ledger.datasets.fever import read_fever_claims, read_fever_wiki
-from evidence_ledger.datasets.feverous import read_feverous_wiki
+from support.in_memory_release import read_fever_claims, read_fever_wiki, read_feverous_wiki
 from evidence_ledger.datasets.scifact import read_scifact_corpus
 from evidence_ledger.retrieval.corpus import (CorpusIndex, DocIds, build_corpus_index_from_table, iter_vocab_entries,
                                               load_corpus_index, read_vocab_subset, retrieve_for_claims,

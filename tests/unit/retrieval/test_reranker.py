@@ -9,7 +9,7 @@ import torch
 from support.defaults import reranker_spec
 
 from evidence_ledger.demo.reranker import build_tiny_reranker
-from evidence_ledger.retrieval.reranker import load_reranker, resolve_model_dir, score_pairs
+from evidence_ledger.retrieval.reranker import load_reranker, reranker_files, reranker_identity, score_pairs
 from support.pickle_weights import to_pickle_only
 
 EXAMPLES = [{"claim": f"Town {i} lies on river {i}.", "positives": [f"Town {i} is on the river {i}."],
@@ -21,7 +21,7 @@ def test_pickle_only_reranker_directory_is_refused_by_default_and_loads_when_opt
                         vocab_size=120, seed=1)
     directory = str(to_pickle_only(tmp_path / "rr"))
     with pytest.raises(ValueError, match=r"pickle weights \(pytorch_model\.bin.*retrieval\.reranker\.allow_pickle_weights"):
-        resolve_model_dir(reranker_spec(local_dir=directory))
+        reranker_files(reranker_spec(local_dir=directory))
     with pytest.raises(ValueError, match="allow_pickle_weights"):
         load_reranker(reranker_spec(local_dir=directory, batch_size=2))
     model, identity = load_reranker(reranker_spec(local_dir=directory, batch_size=2, allow_pickle_weights=True))
@@ -35,8 +35,9 @@ def test_a_decoy_safetensors_file_beside_pickle_weights_neither_passes_nor_enter
     directory = to_pickle_only(tmp_path / "rr")
     (Path(directory) / "foo.safetensors").write_bytes(b"not the weights transformers loads")
     with pytest.raises(ValueError, match=r"retrieval\.reranker\.allow_pickle_weights"):
-        resolve_model_dir(reranker_spec(local_dir=str(directory)))
-    _, identity = resolve_model_dir(reranker_spec(local_dir=str(directory), allow_pickle_weights=True))
+        reranker_files(reranker_spec(local_dir=str(directory)))
+    spec = reranker_spec(local_dir=str(directory), allow_pickle_weights=True)
+    identity = reranker_identity(spec, reranker_files(spec))
     loaded = hashlib.sha256((Path(directory) / "pytorch_model.bin").read_bytes()).hexdigest()
     assert identity == f"local:rr sha256:{loaded[:16]}"
 

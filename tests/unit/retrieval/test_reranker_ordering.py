@@ -4,7 +4,7 @@ import hashlib
 from support.defaults import reranker_spec
 
 from evidence_ledger.demo.reranker import build_tiny_reranker, training_groups
-from evidence_ledger.retrieval.reranker import load_reranker, order_pools_reranker, resolve_model_dir
+from evidence_ledger.retrieval.reranker import load_reranker, order_pools_reranker, reranker_files, reranker_identity
 
 EXAMPLES = [
     {"claim": f"Town {i} lies on river {i}.", "positives": [f"Town {i} is on the river {i}."],
@@ -30,7 +30,8 @@ def test_built_reranker_loads_through_flagreranker_orders_pools_and_rebuilds_ide
     build_tiny_reranker(EXAMPLES, tmp_path / "b", **settings)
     weights = [hashlib.sha256((tmp_path / d / "model.safetensors").read_bytes()).hexdigest() for d in "ab"]
     assert weights[0] == weights[1]
-    _, identity = resolve_model_dir(reranker_spec(local_dir=str(tmp_path / "a")))
+    spec = reranker_spec(local_dir=str(tmp_path / "a"))
+    identity = reranker_identity(spec, reranker_files(spec))
     assert identity == f"local:a sha256:{weights[0][:16]}"
     model, identity = load_reranker(reranker_spec(local_dir=str(tmp_path / "a"), batch_size=4))
     passages = {"u1": "Town 1 is on the river 1.", "u2": "Lake 1 is deep.", "u3": "Band 2 plays rock."}

@@ -3,7 +3,7 @@
 import pytest
 
 from support.paths import shared_file
-from evidence_ledger.datasets.fever import read_fever_claims
+from support.in_memory_release import read_fever_claims
 from evidence_ledger.sampling.families import (assign_families, build_family_links, citation_links, claim_sort_key,
                                       exact_match_links, family_population, families_rows,
                                       negation_mutation_links, normalise_claim, numeric_mutation_links, claim_tokens)

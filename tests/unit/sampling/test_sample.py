@@ -4,7 +4,7 @@ import hashlib
 import pytest
 
 from support.paths import shared_file
-from evidence_ledger.datasets.fever import read_fever_claims
+from support.in_memory_release import read_fever_claims
 from evidence_ledger.tables.report_tsv import write_report_tsv
 from evidence_ledger.sampling.sample import hash_rank_key, sample_claims, select_by_hash, summary_table
 from evidence_ledger.tables import write_table

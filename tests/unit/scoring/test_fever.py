@@ -12,16 +12,22 @@ SUPPORTS, REFUTES, NEI = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
 GROUPS = [[("page", 0), ("page", 1)]]
 
 
+def corpus(claims):
+    """Corpus scores of ``(gold_label, gold_evidence, predicted_label, predicted_evidence)`` tuples, as the
+    official scorer aggregates them."""
+    return fever.corpus_score(fever.score_claim(*claim) for claim in claims)
+
+
 def test_supports_evidence_subset_is_strictly_correct():
-    assert fever.is_strictly_correct(SUPPORTS, SUPPORTS, GROUPS, [("page", 1), ("other", 3), ("page", 0)])
+    assert fever.score_claim(SUPPORTS, GROUPS, SUPPORTS, [("page", 1), ("other", 3), ("page", 0)]).strict
 
 
 def test_supports_wrong_line_is_not_strictly_correct():
-    assert not fever.is_strictly_correct(SUPPORTS, SUPPORTS, GROUPS, [("page", 0), ("page", 2)])
+    assert not fever.score_claim(SUPPORTS, GROUPS, SUPPORTS, [("page", 0), ("page", 2)]).strict
 
 
 def test_supports_wrong_page_is_not_strictly_correct():
-    assert not fever.is_strictly_correct(SUPPORTS, SUPPORTS, GROUPS, [("page", 0), ("pages", 1)])
+    assert not fever.score_claim(SUPPORTS, GROUPS, SUPPORTS, [("page", 0), ("pages", 1)]).strict
 
 
 def test_incomplete_group_is_not_enough_but_any_complete_group_is():
@@ -31,17 +37,17 @@ def test_incomplete_group_is_not_enough_but_any_complete_group_is():
 
 
 def test_wrong_label_is_not_strictly_correct_even_with_evidence():
-    assert not fever.is_strictly_correct(SUPPORTS, REFUTES, GROUPS, [("page", 0), ("page", 1)])
+    assert not fever.score_claim(SUPPORTS, GROUPS, REFUTES, [("page", 0), ("page", 1)]).strict
 
 
 def test_label_compare_is_case_insensitive():
     assert fever.is_correct_label("NOT ENOUGH INFO", "not enough info")
-    assert fever.is_strictly_correct("supports", "SUPPORTS", GROUPS, [("page", 0), ("page", 1)])
+    assert fever.score_claim("supports", GROUPS, "SUPPORTS", [("page", 0), ("page", 1)]).strict
 
 
 def test_nei_claim_needs_no_evidence():
     assert fever.evidence_eligible(NEI, [[(None, None)]], [])
-    assert fever.is_strictly_correct(NEI, "not enough info", [[(None, None)]], [])
+    assert fever.score_claim(NEI, [[(None, None)]], "not enough info", []).strict
 
 
 def test_only_first_five_items_count():
@@ -84,19 +90,19 @@ def test_recall_needs_a_complete_group_within_max_evidence():
 
 
 def test_corpus_precision_one_and_recall_zero_when_no_claim_counts():
-    score = fever.fever_score([(NEI, [[(None, None)]], NEI, [])])
+    score = corpus([(NEI, [[(None, None)]], NEI, [])])
     assert (score.strict_score, score.label_accuracy, score.precision, score.recall) == (1.0, 1.0, 1.0, 0.0)
     assert score.f1 == 0.0
 
 
 def test_f1_is_zero_with_warning_when_precision_and_recall_are_zero():
     with pytest.warns(UserWarning, match="F1 set to 0.0"):
-        score = fever.fever_score([(SUPPORTS, GROUPS, SUPPORTS, [("x", 0)])])
+        score = corpus([(SUPPORTS, GROUPS, SUPPORTS, [("x", 0)])])
     assert (score.precision, score.recall, score.f1) == (0.0, 0.0, 0.0)
 
 
 def test_f1_is_harmonic_mean_of_corpus_precision_and_recall():
-    score = fever.fever_score([
+    score = corpus([
         (SUPPORTS, GROUPS, SUPPORTS, [("page", 0), ("page", 1)]),  # P 1, R 1
         (REFUTES, [[("q", 2)]], SUPPORTS, [("q", 1), ("x", 0)]),  # P 0, R 0
         (NEI, [[(None, None)]], NEI, [("q", 1)]),  # not counted
@@ -232,4 +238,4 @@ def test_evidence_line_must_be_an_integer(tmp_path):
 def test_no_warning_on_regular_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        fever.fever_score([(SUPPORTS, GROUPS, SUPPORTS, [("page", 0), ("page", 1)])])
+        corpus([(SUPPORTS, GROUPS, SUPPORTS, [("page", 0), ("page", 1)])])

@@ -11,6 +11,12 @@ SUPPORTS, NEI = "SUPPORTS", "NOT ENOUGH INFO"
 S = feverous.split_element_id
 
 
+def corpus(claims):
+    """Corpus scores of ``(gold_label, gold_evidence, predicted_label, predicted_evidence)`` tuples, as the
+    official scorer aggregates them."""
+    return feverous.corpus_score(feverous.score_claim(*claim) for claim in claims)
+
+
 def test_split_sentence_and_cell_ids():
     assert S("Korean Air_cell_1_19_0") == ("Korean Air", "cell", "1_19_0")
     assert S("Wolfgang Niedecken_sentence_1") == ("Wolfgang Niedecken", "sentence", "1")
@@ -77,7 +83,7 @@ def test_truncation_applies_before_precision():
 
 def test_corpus_score_and_zero_f1_warning():
     gold = [[("P", "sentence", "1")]]
-    score = feverous.feverous_score([
+    score = corpus([
         (SUPPORTS, gold, "supports", [("P", "sentence", "1")]),
         (NEI, [[("Q", "cell", "0_1_1")]], NEI, [("Q", "cell", "0_1_1"), ("Q", "sentence", "0")]),
         (NEI, [[("R", "sentence", "0")]], SUPPORTS, []),
@@ -87,7 +93,7 @@ def test_corpus_score_and_zero_f1_warning():
     assert score.precision == pytest.approx((1 + 0.5 + 1) / 3, abs=1e-15)
     assert score.recall == pytest.approx(2 / 3, abs=1e-15)
     with pytest.warns(UserWarning, match="F1 set to 0.0"):
-        zero = feverous.feverous_score([(SUPPORTS, gold, SUPPORTS, [("X", "sentence", "0")])])
+        zero = corpus([(SUPPORTS, gold, SUPPORTS, [("X", "sentence", "0")])])
     assert zero.f1 == 0.0
 
 
@@ -158,4 +164,4 @@ def test_missing_prediction_for_a_gold_claim_is_an_error(tmp_path):
 def test_no_warning_on_regular_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        feverous.feverous_score([(SUPPORTS, [[("P", "sentence", "1")]], SUPPORTS, [("P", "sentence", "1")])])
+        corpus([(SUPPORTS, [[("P", "sentence", "1")]], SUPPORTS, [("P", "sentence", "1")])])

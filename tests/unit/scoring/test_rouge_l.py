@@ -4,7 +4,12 @@ import random
 
 import pytest
 
-from evidence_ledger.scoring.rouge_l import rouge_l_f, rouge_sentences
+from evidence_ledger.scoring.rouge_l import RougeHypothesis, rouge_sentences
+
+
+def rouge_l_f(hypothesis: str, reference: str) -> float:
+    """KILT's ``_rougel_score(hypothesis, reference)`` through the scorer's own class."""
+    return RougeHypothesis(hypothesis).f_against(reference)
 
 
 def package_definition_rouge_l(hypothesis: str, reference: str) -> float:
