@@ -33,6 +33,7 @@ from pathlib import Path
 from ..config.layers import DEFAULTS_FILE, read_layer, repo_root
 from ..errors import ExpectedError
 from ..report.accounted import interval_caption
+from ..report.kilt_rates import metric_title
 from ..scoring import fever, feverous, kilt, scifact
 from ..scoring.cli import MATCH_CHOICES, add_scorer_options, count_at_least
 from ..vocabulary import KILT, KILT_TASK_METRICS
@@ -124,8 +125,8 @@ def run_account(args) -> int:
     clusters = f"{items[:-1]} families" if families is not None else items
     intro = (f"{runs.n_runs} run(s) per source, run i of {sources[0]} paired with run i of {sources[1]}; "
              f"{len(runs.units)} {items} of {args.gold}. T_ab scores source-a answers with source-b evidence"
-             + (f" (KILT-{options.kilt_metric}: the answer's {options.kilt_metric} where the provenance has "
-                f"R-precision 1)." if args.benchmark == KILT else "."))
+             + (f" (KILT-{options.kilt_metric}: the answer's {metric_title(options.kilt_metric)} where the "
+                f"provenance has R-precision 1)." if args.benchmark == KILT else "."))
     caption = interval_caption(settings.family_size, settings.alpha, settings.resample_runs, clusters)
     inputs = [("gold", args.gold)] + [(f"{name} run {i}", path) for name, paths in zip(sources, runs.files)
                                       for i, path in enumerate(paths, start=1)]
