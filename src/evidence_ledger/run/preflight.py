@@ -32,7 +32,8 @@ Out: :class:`Check` rows, one line each: ``ok``, ``FAIL`` or ``note``, the area,
   ``results/`` is written against the planner's estimate of what the run writes;
 * ``plan``: the longest planned Study 2 prompt plus ``generation.max_new_tokens`` fits
   ``generation.vllm.max_model_len`` of every ``generate`` model (vLLM refuses a longer one only
-  when the job sends it).
+  when the job sends it); so do the WikiContradict and DiffGR prompts whose inputs are already
+  ingested (:mod:`evidence_ledger.run.conflict_prompts`).
 
 A config the schema refuses stops the other areas (they read its keys); every other area runs
 whatever another found, so one ``check`` names every problem at once.
@@ -54,6 +55,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..evidence.budget import budget_tokenizer_models
 from .config_checks import ConfigRefused, config_errors, schema_errors, short_value
+from .conflict_prompts import conflict_prompt_lines
 from ..config.layers import ConfigError, RunConfig, load_schema, path_keys, repo_root, resolve_path, run_config
 from ..errors import ExpectedError
 
@@ -798,7 +800,7 @@ def planned_rows(ctx: RunContext) -> tuple[list[dict], list[str]]:
 def plan_checks(ctx: RunContext) -> list[Check]:
     """The longest planned Study 2 prompt + output tokens against each generate model's max_model_len."""
     from ..generation import planner
-    from ..models.gpu_fit import model_facts
+    from ..generation.prompt_fit import context_limit
 
     config = ctx.config
     gen = config.get("generation") or {}
@@ -807,12 +809,8 @@ def plan_checks(ctx: RunContext) -> list[Check]:
     longest = planner.longest_prompt_tokens(config) + int(gen["max_new_tokens"])
     out = []
     for model in gen["models"]:
-        spec = config["models"][model]
-        limit = (gen.get("vllm") or {}).get("max_model_len")
-        key = "generation.vllm.max_model_len"
-        if not limit:
-            limit = model_facts(spec.get("hub_id"), spec.get("local_dir"), ctx.run_dir).max_positions
-            key = f"the max_position_embeddings of models.{model}"
+        limit, key = context_limit((gen.get("vllm") or {}).get("max_model_len"), model, config["models"][model],
+                                   ctx.run_dir)
         if not limit:
             continue
         bound = (f"the longest planned prompt ({planner.longest_prompt_tokens(config):,} tokens: "
@@ -855,6 +853,7 @@ def run_checks(ctx: RunContext) -> list[Check]:
     if not cross_key_failed:
         try:
             checks += plan_checks(ctx)
+            checks += [Check("plan", status, text) for status, text in conflict_prompt_lines(ctx.config, ctx.run_dir)]
         except ModuleNotFoundError as err:
             checks.append(not_here("plan", err))
     return checks

@@ -49,7 +49,8 @@ def wikicontradict_generate(*, requests, model_dir=None, model: str, model_cfg: 
     rows = read_table(requests, WC_REQUESTS).to_pylist()
     gens = generate_for_rows(rows, model, model_cfg, backend, backend_options, cache_dir, local_dir=model_dir,
                              batch_size=batch_size, tag=f"wikicontradict-{model}",
-                             progress=progress_logger(len(rows), f"wikicontradict {model}"))
+                             progress=progress_logger(len(rows), f"wikicontradict {model}"),
+                             item_keys=("instance_id", "template"), output_key="wikicontradict.max_new_tokens")
     write_table(WC_RESPONSES.from_rows(wikicontradict_response_rows(rows, gens)), out, WC_RESPONSES)
     log.info("model %s: %d responses", model, len(rows))
 
