@@ -36,6 +36,8 @@ def wikicontradict_request_rows(instance_rows: Sequence[Mapping], model: str, te
 
 
 _KEYS = ("model", "instance_id", "template", "template_set_version", "conflict_type", "gold_answers")
+#: the columns that name one request in a message (a prompt too long for the model's context)
+REQUEST_ITEM = ("instance_id", "template")
 
 
 def wikicontradict_response_rows(request_rows: Sequence[Mapping], generations: Sequence) -> list[dict]:
@@ -136,6 +138,6 @@ def judge_generations(items: Sequence[Mapping], instance_rows: Sequence[Mapping]
     requests = judge_request_rows(items, question_lookup(instance_rows), examples, max_new_tokens, seed)
     gens = generate_for_rows(requests, judge_model, judge_cfg, backend, backend_options, cache_dir,
                              local_dir=local_dir, batch_size=batch_size, tag=f"wikicontradict-judge-{judge_model}",
-                             progress=progress, item_keys=("instance_id", "template"),
+                             progress=progress, item_keys=REQUEST_ITEM,
                              output_key="wikicontradict.judge.max_new_tokens")
     return requests, gens
