@@ -9,8 +9,8 @@ Out: ``(status, line)`` per model x input of a vLLM model (``status``: the prefl
 The request rows are the jobs' own (``wikicontradict.run.wikicontradict_request_rows``,
 ``diffgr.pipeline.reader_request_rows``, with the values of the keys the rules pass), counted
 and judged as the jobs judge them before their engine loads (:mod:`evidence_ledger.generation.prompt_fit`).
-Inputs not yet ingested are left to the jobs (a note says so); the judge's prompts hold the
-answers, so only its job checks them.
+Inputs not yet ingested are left to the jobs (an ``ok`` line says so: nothing is wrong yet); the
+judge's prompts hold the answers, so only its job checks them.
 """
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def conflict_prompt_lines(config: Mapping[str, Any], run_dir: Path) -> list[tupl
     for study, rule, model, item_keys, path, rows in planned_requests(config, run_dir):
         what = f"{rule}, models.{model}, {path.relative_to(run_dir)}"
         if not path.is_file():
-            out.append((NOTE, f"{what}: not ingested yet; the job checks its prompts before its engine loads"))
+            out.append((OK, f"{what}: not ingested yet; the job checks its prompts before its engine loads"))
             continue
         spec = dict(config["models"][model])
         if spec.get("local_dir") and not Path(spec["local_dir"]).is_absolute():
