@@ -15,7 +15,10 @@ summary page and ``ledger.json`` (``account.write``). Draw settings default to
 ``accounting.study1.bootstrap`` (and ``accounting.bootstrap.batch_size``) of
 ``config/defaults.yaml``. Bad input (a missing, repeated or unknown claim id, a file of another
 format, a label outside the benchmark's set, unequal run counts) is one ``error:`` line naming
-the file and line, exit 2, and nothing is written.
+the file and line, exit 2, and nothing is written. Files paired with the gold lines by position
+(``--match positional``, or no ids) are warned about as ``score`` warns (``warning:`` lines on
+stderr, the lines whose ids differ counted), and their counts are rows of the table and the
+``matching`` entry of ``ledger.json``.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from ..config.layers import DEFAULTS_FILE, read_layer, repo_root
 from ..errors import ExpectedError
 from ..report.accounted import interval_caption
 from ..scoring import fever, feverous, scifact
-from ..scoring.cli import MATCH_CHOICES, add_scorer_options, count_at_least
+from ..scoring.cli import MATCH_CHOICES, add_scorer_options, count_at_least, warnings_as_lines
 from .runs import ScoringOptions, read_runs
 from .tables import DrawSettings, account_runs, read_families
 from .write import PAGE_FILES, terminal_table, write_account_dir
@@ -94,7 +97,8 @@ def run_account(args) -> int:
     check_out_dir(out)
     settings = draw_settings(args)
     options = scoring_options(args)
-    runs = read_runs(args.benchmark, args.gold, args.source0, args.source1, options, jobs=args.jobs)
+    with warnings_as_lines():  # what `score` says of each file: positional pairing, differing ids, ignored gold
+        runs = read_runs(args.benchmark, args.gold, args.source0, args.source1, options, jobs=args.jobs)
     families = read_families(args.families, runs.benchmark, runs.units) if args.families else None
     sources = tuple(args.names)
     if sources[0] == sources[1]:
