@@ -7,7 +7,9 @@ record: its message names the file, the 1-based line (or row) and the field.
 """
 from __future__ import annotations
 
+import difflib
 import os
+from typing import Iterable
 
 # set to anything but "" or "0" to see the traceback of an expected error (command line and jobs)
 DEBUG_ENV = "EVIDENCE_LEDGER_DEBUG"
@@ -16,6 +18,13 @@ DEBUG_ENV = "EVIDENCE_LEDGER_DEBUG"
 def debug_requested() -> bool:
     """Whether :data:`DEBUG_ENV` asks for tracebacks of expected errors."""
     return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def did_you_mean(value, allowed: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` naming the allowed word closest to ``value`` (``difflib``), or ''
+    when none is close: the hint every one-line refusal of an unknown name ends with."""
+    close = difflib.get_close_matches(str(value), [str(a) for a in allowed], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class ExpectedError(Exception):

@@ -233,6 +233,16 @@ def test_call_with_an_unknown_rule_is_one_line(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+def test_call_with_a_wildcard_value_typo_is_one_line_with_the_allowed_values(tmp_path):
+    """A wildcard value outside the rule's constraint would end in Snakemake's "No rule to
+    produce" traceback: one line names the wildcard, the value, the values allowed and the closest."""
+    proc = command("call", "--rule", "sample_claims", "dataset=fevr", "--directory", str(tmp_path))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == ("error: call --rule sample_claims: wildcard dataset='fevr' is "
+                                                     "not one of fever, feverous, scifact (did you mean 'fever'?)")
+    assert "Traceback" not in proc.stderr
+
+
 def test_the_report_plan_gets_data_root_resolved_in_the_run_directory(tree, tmp_path):
     """A relative data_root resolves against the run directory (--directory), for the rules and
     for the report's generation plan (which used to resolve it against the package's checkout)."""

@@ -13,7 +13,7 @@ rule assemble_evidence:
         bm25=RETRIEVAL("ordering", source="bm25"),
         bge=RETRIEVAL("ordering", source="bge"),
         retrieved=RETRIEVAL("retrieved"),
-        claims=lambda wc: retrieval_claim_inputs(wc.dataset),
+        claims=lambda wc: evidence_claim_inputs(wc.dataset),
         units=INGEST("units"),
     output:
         evidence=EVIDENCE("evidence"),

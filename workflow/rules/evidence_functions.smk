@@ -84,12 +84,24 @@ def provider_export_source(wildcards):
     return evidence_providers(wildcards.dataset)[wildcards.name]["export"]
 
 
+def evidence_assembled(dataset):
+    """True when the dataset's Study 2 evidence is assembled (rule assemble_evidence): Study 2 runs
+    and samples it. Its evidence is read for the sample only (generation, scoring, the report's
+    traces); the other retrieved claims' orderings are read as orderings (provider exports)."""
+    return enabled("study2") and dataset in config["sampling"]
+
+
+def evidence_claim_inputs(dataset):
+    """The CLAIMS table whose claims' evidence is assembled: the Study 2 sample."""
+    return [SAMPLING("sample", dataset=dataset)]
+
+
 def evidence_diagnostics_inputs(wildcards):
     d = wildcards.dataset
+    assembled = [EVIDENCE("evidence", dataset=d)] if evidence_assembled(d) else []
     return {"claims": retrieval_claim_inputs(d), "retrieved": RETRIEVAL("retrieved", dataset=d),
             "pools": RETRIEVAL("pools", dataset=d),
-            "evidence": [EVIDENCE("evidence", dataset=d)]
-            + [provider_evidence_path(d, n) for n in evidence_providers(d)]}
+            "evidence": assembled + [provider_evidence_path(d, n) for n in evidence_providers(d)]}
 
 
 def retrieval_datasets():
@@ -104,11 +116,14 @@ def retrieval_has_claims(dataset):
 
 
 def evidence_final_outputs():
-    """Evidence + diagnostics of every retrieval dataset with claims; provider imports (Study 1)."""
+    """Study 2 evidence of every sampled retrieval dataset, diagnostics of every retrieval dataset
+    with claims; provider imports (Study 1)."""
     targets = []
     for d in retrieval_datasets():
+        if evidence_assembled(d):
+            targets.append(EVIDENCE("evidence", dataset=d))
         if retrieval_has_claims(d):
-            targets += [EVIDENCE("evidence", dataset=d), EVIDENCE("diagnostics", dataset=d)]
+            targets.append(EVIDENCE("diagnostics", dataset=d))
         targets += [provider_evidence_path(d, n) for n in evidence_providers(d)]
     return targets
 

@@ -21,7 +21,10 @@ summary page and ``ledger.json`` (``account.write``). Draw settings default to
 ``accounting.study1.bootstrap`` (and ``accounting.bootstrap.batch_size``) of
 ``config/defaults.yaml``. Bad input (a missing, repeated or unknown claim id, a file of another
 format, a label outside the benchmark's set, unequal run counts) is one ``error:`` line naming
-the file and line, exit 2, and nothing is written.
+the file and line, exit 2, and nothing is written. Files paired with the gold lines by position
+(``--match positional``, or no ids) are warned about as ``score`` warns (``warning:`` lines on
+stderr, the lines whose ids differ counted), and their counts are rows of the table and the
+``matching`` entry of ``ledger.json``.
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ from ..errors import ExpectedError
 from ..report.accounted import interval_caption
 from ..report.kilt_rates import metric_title
 from ..scoring import fever, feverous, kilt, scifact
-from ..scoring.cli import MATCH_CHOICES, add_scorer_options, count_at_least
+from ..scoring.cli import MATCH_CHOICES, add_scorer_options, count_at_least, warnings_as_lines
 from ..vocabulary import KILT, KILT_TASK_METRICS
 from .kilt_runs import kilt_metric_of
 from .runs import ScoringOptions, read_runs
@@ -112,7 +115,8 @@ def run_account(args) -> int:
     check_out_dir(out)
     settings = draw_settings(args)
     options = scoring_options(args)
-    runs = read_runs(args.benchmark, args.gold, args.source0, args.source1, options, jobs=args.jobs)
+    with warnings_as_lines():  # what `score` says of each file: positional pairing, differing ids, ignored gold
+        runs = read_runs(args.benchmark, args.gold, args.source0, args.source1, options, jobs=args.jobs)
     families = read_families(args.families, runs.benchmark, runs.units) if args.families else None
     sources = tuple(args.names)
     if sources[0] == sources[1]:

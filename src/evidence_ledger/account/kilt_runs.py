@@ -22,6 +22,7 @@ and warned.
 """
 from __future__ import annotations
 
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from typing import Sequence
 
@@ -53,19 +54,27 @@ def _pool_init(gold_path: str) -> None:
     _POOL_GOLD = (gold_path, kilt.read_kilt_gold(gold_path))
 
 
-def _pool_score(path: str) -> kilt.KiltItemScores:
-    return kilt.score_kilt_items(_POOL_GOLD[0], path, rank_keys=kilt.KILT_RANK_KEYS, gold=_POOL_GOLD[1])
+def _pool_score(path: str) -> tuple[kilt.KiltItemScores, list[str]]:
+    with warnings.catch_warnings(record=True) as warned:  # given again by the parent (score_kilt_runs)
+        warnings.simplefilter("always")
+        scores = kilt.score_kilt_items(_POOL_GOLD[0], path, rank_keys=kilt.KILT_RANK_KEYS, gold=_POOL_GOLD[1])
+    return scores, [str(w.message) for w in warned]
 
 
 def score_kilt_runs(gold_path: str, paths: Sequence[str], jobs: int = 1) -> list[kilt.KiltItemScores]:
     """The per-item scores of every file, in order; ``jobs`` > 1 scores them in that many
-    processes, each reading the gold file once (an InputError of any file is raised as it is)."""
+    processes, each reading the gold file once (an InputError of any file is raised as it is; the
+    scorer's warnings are given in this process, file by file, as ``score kilt`` gives them)."""
     jobs = max(1, min(jobs, len(paths)))
     if jobs == 1:
         gold = kilt.read_kilt_gold(gold_path)
         return [kilt.score_kilt_items(gold_path, p, rank_keys=kilt.KILT_RANK_KEYS, gold=gold) for p in paths]
     with ProcessPoolExecutor(max_workers=jobs, initializer=_pool_init, initargs=(gold_path,)) as pool:
-        return list(pool.map(_pool_score, paths))
+        scored = list(pool.map(_pool_score, paths))
+    for _, messages in scored:
+        for message in messages:
+            warnings.warn(message, stacklevel=2)
+    return [scores for scores, _ in scored]
 
 
 def read_kilt_runs(gold_path: str, files: tuple[tuple[str, ...], tuple[str, ...]], metric: str, jobs: int = 1):

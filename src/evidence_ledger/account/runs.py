@@ -132,10 +132,16 @@ def read_runs(benchmark: str, gold_path, source0: Sequence, source1: Sequence,
     return _read_strict(benchmark, str(gold_path), files, options, jobs)
 
 
+#: how a FEVER / FEVEROUS file's lines were paired with the gold lines, summed over the files
+#: (``Runs.facts``; the ``score`` command's ``matching``, ``id_disagreements`` and ``own_gold_ignored``)
+MATCHING_FACTS = ("files_matched_by_position", "id_disagreements", "own_gold_ignored")
+
+
 @dataclass
 class FileScores:
     """One FEVER / FEVEROUS file scored: per claim (gold order) its id, gold line and label, the
-    answer and evidence indicators and the predicted label; and how its lines were paired."""
+    answer and evidence indicators and the predicted label; how its lines were paired; and the
+    warnings its scorer gave (those the ``score`` command prints), in order."""
 
     claim_ids: list
     gold_lines: list
@@ -146,6 +152,7 @@ class FileScores:
     by_position: bool
     id_disagreements: int
     own_gold_ignored: int
+    warned: list[str] = field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -172,8 +179,8 @@ class FileScorer:
         self.parsed: dict = {}
 
     def __call__(self, path: str) -> FileScores:
-        with warnings.catch_warnings(), paused_gc():  # positional pairing and ignored own gold are counted instead
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as warned, paused_gc():  # kept, and given again by read_runs
+            warnings.simplefilter("always")
             caps = ((self.options.max_evidence,) if self.benchmark == "fever"
                     else (self.options.max_evidence, self.options.max_evidence_cell))
             submission, lines = self.scorer.scored_lines(self.gold_path, path, *caps, match=self.options.match,
@@ -183,7 +190,8 @@ class FileScorer:
                           np.array([x.score.label_correct for x in lines], dtype=np.int64),
                           np.array([x.score.evidence_eligible for x in lines], dtype=np.int64),
                           [x.predicted_label.upper() for x in lines], submission.mode == "position",
-                          submission.id_disagreements, submission.own_gold_ignored)
+                          submission.id_disagreements, submission.own_gold_ignored,
+                          [str(w.message) for w in warned])
 
 
 _POOL_SCORER: FileScorer | None = None  # the scorer of a worker process (set by its initializer)
@@ -235,8 +243,10 @@ def _read_strict(benchmark: str, gold_path: str, files, options: ScoringOptions,
     correct = np.zeros((K, R, 2), dtype=np.int64)
     eligible = np.zeros((K, R, 2), dtype=np.int64)
     predicted = np.empty((K, R, 2), dtype=object)
-    facts = {"files_matched_by_position": 0, "id_disagreements": 0, "own_gold_ignored": 0}
+    facts = dict.fromkeys(MATCHING_FACTS, 0)
     for i, file_scores in enumerate(scored):
+        for message in file_scores.warned:  # what `score` says of this file (a process pool's workers say nothing)
+            warnings.warn(message, stacklevel=2)
         a, r = divmod(i, R)
         k = np.array([pos[c] for c in file_scores.claim_ids], dtype=np.int64)
         gold[k] = file_scores.gold_labels

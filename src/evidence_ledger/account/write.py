@@ -32,6 +32,7 @@ from ..tables.report_tsv import write_report_tsv
 from ..accounting.panel import CONTINUOUS_METRICS
 from ..report.kilt_rates import continuous_rates
 from ..tables.accounting import CLUSTER_COUNTS, CLUSTER_SCORES, COVERAGE, ESTIMATES, INTERVALS
+from .runs import MATCHING_FACTS
 from .tables import Accounted
 
 TABLE_FILES = {
@@ -106,7 +107,8 @@ def write_account_dir(accounted: Accounted, out: Path, *, title: str, intro: str
                            provenance=paths["provenance"], html_out=paths["html"],
                            decomposition_out=paths["decomposition"])
     ledger = build_ledger(kind="account", sources=ledger_sources(TABLE_FILES, "account", [p for _, p in inputs]),
-                          provenance=provenance, settings=settings, base_dir=out, inputs_dir=".")
+                          provenance=provenance, settings=settings, base_dir=out, inputs_dir=".",
+                          matching=positional_matching(accounted) or None)
     write_ledger(ledger, paths["ledger"])
     return {key: Path(p) for key, p in paths.items()}
 
@@ -129,10 +131,24 @@ QUANTITY_ROWS = CELL_ROWS + (
 )
 
 
+MATCHING_ROWS = {"files_matched_by_position": "prediction files paired with the gold lines by position",
+                 "id_disagreements": "lines paired by position whose prediction id is not the gold id"}
+
+
+def positional_matching(accounted: Accounted) -> dict[str, int]:
+    """The counts of :data:`~.runs.MATCHING_FACTS` when some file was paired with the gold lines
+    by position (else empty), as ``score`` reports ``id_disagreements`` only for positional pairing."""
+    coverage = accounted.coverage.set_index("item")["count"]
+    if int(coverage.get("files_matched_by_position", 0)) == 0:
+        return {}
+    return {item: int(coverage[item]) for item in MATCHING_FACTS if item in coverage.index}
+
+
 def terminal_table(accounted: Accounted) -> str:
     """The short table the command prints: the cells, the components and the differences of
     accuracy, macro-F1 and eligibility (KILT: the answer metric, R-precision and eligibility per
-    source, ``report.kilt_rates``), each with its interval where it has one (points)."""
+    source, ``report.kilt_rates``), each with its interval where it has one (points); then, when
+    some file was paired by position, the files so paired and their ``id_disagreements``."""
     est = accounted.estimates
     est = est[(est["replicate"] == -1) & (est["part"] == "") & (est["population"] == "all")].set_index("quantity")
     bounds = accounted.intervals.set_index("quantity")[["lower", "upper"]]
@@ -149,4 +165,7 @@ def terminal_table(accounted: Accounted) -> str:
             lo, hi = bounds.loc[quantity, ["lower", "upper"]]
             interval = f"[{lo:7.2f}, {hi:7.2f}]"
         lines.append(f"{quantity:<17}{value:9.2f}  {interval:<18}  {meaning}")
+    for item, n in positional_matching(accounted).items():
+        if item in MATCHING_ROWS:
+            lines.append(f"{item:<17}{n:9d}  {'':<18}  {MATCHING_ROWS[item]}")
     return "\n".join(lines)

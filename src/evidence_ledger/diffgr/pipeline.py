@@ -53,6 +53,8 @@ from ..vocabulary import DIFFGR_RETRIEVED_FIRST as RETRIEVED_FIRST
 from .reader_setup import random_arrangements
 
 RUNS = ("hybrid", "generated", "retrieved", "closed_book")
+#: the columns that name one reader request in a message (a prompt too long for the model's context)
+REQUEST_ITEM = ("question_id", "run", "order")
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
 
 

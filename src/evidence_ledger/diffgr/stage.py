@@ -23,8 +23,8 @@ from ..scoring.diffgr import read_merged_items
 from ..tables import read_table, write_table
 from ..tables.conflict import DIFFGR_CC_ITEMS, DIFFGR_LENGTHS, DIFFGR_READER_ANSWERS
 from ..tables.conflict_inputs import CONFLICT_QA_RECORDS
-from .pipeline import (ORDERS, cc_item_rows, diffgr_summary_rows, length_summary, merged_items, reader_answer_rows,
-                       reader_request_rows)
+from .pipeline import (ORDERS, REQUEST_ITEM, cc_item_rows, diffgr_summary_rows, length_summary, merged_items,
+                       reader_answer_rows, reader_request_rows)
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,8 @@ def diffgr_generate(*, records, model_dir=None, model: str, dataset: str, prompt
                                         shuffle_seed=shuffle_seed)
     gens = generate_for_rows(rows, model, model_cfg, backend, backend_options, cache_dir, local_dir=model_dir,
                              batch_size=batch_size, tag=f"diffgr-{model}-{dataset}",
-                             progress=progress_logger(len(rows), f"diffgr {model} {dataset}"))
+                             progress=progress_logger(len(rows), f"diffgr {model} {dataset}"),
+                             item_keys=REQUEST_ITEM, output_key="diffgr.max_new_tokens")
     write_table(DIFFGR_READER_ANSWERS.from_rows(reader_answer_rows(rows, gens)), answers_out, DIFFGR_READER_ANSWERS)
     write_table(DIFFGR_LENGTHS.from_rows(lengths), lengths_out, DIFFGR_LENGTHS)
     log.info("%s %s: %d reader answers (system message: %r)", model, dataset, len(rows), system_message)

@@ -144,34 +144,61 @@ def gold_row(b: EvidenceBuilder, claim_id: str, doc_id: str, budget: str, groups
     return b.row(claim_id, doc_id, "gold", budget, ids, text, tokens, unresolved, False)
 
 
+def ordered_claims(rows: list[dict], retrieved_docs: dict[str, list[str]], per_document: bool) -> list[str]:
+    """The claims of one source's ORDERING rows that have an evaluation unit (SciFact: a retrieved
+    abstract), in row order: the claims a swap donor is drawn from."""
+    return [o["claim_id"] for o in rows if not per_document or retrieved_docs.get(o["claim_id"])]
+
+
+def claims_to_build(orderings: dict[str, list[dict]], retrieved_docs: dict[str, list[str]], per_document: bool,
+                    claim_ids: set[str] | None, swap: bool, swap_seed: int) -> dict[str, set[str]]:
+    """source -> the claims whose ordered evidence is built: ``claim_ids`` (None: every ordered
+    claim) and, with a ``swap`` control, their donors. Donors are drawn from every ordered claim of
+    the source, so a claim's swap evidence does not depend on which claims are assembled."""
+    out = {}
+    for source, rows in orderings.items():
+        ordered = ordered_claims(rows, retrieved_docs, per_document)
+        wanted = set(ordered) if claim_ids is None else set(ordered) & set(claim_ids)
+        donors = derangement(ordered, swap_seed) if swap and wanted else {}
+        out[source] = wanted | {donors[c] for c in wanted if c in donors}
+    return out
+
+
 def assemble_evidence(b: EvidenceBuilder, orderings: dict[str, list[dict]], retrieved_docs: dict[str, list[str]],
-                      gold: dict[str, list], *, controls=CONTROLS, swap_seed: int,
+                      gold: dict[str, list], *, controls=CONTROLS, swap_seed: int, claim_ids: set[str] | None = None,
                       show_progress: bool = False) -> list[dict]:
-    """EVIDENCE rows for every ordering source and control, sorted by (claim, doc, source, budget).
+    """EVIDENCE rows of the claims ``claim_ids`` (None: every ordered claim) for every ordering
+    source and control, sorted by (claim, doc, source, budget).
 
     ``orderings``: source -> ORDERING rows; ``retrieved_docs``: claim id -> ranked doc ids;
     ``gold``: claim id -> gold evidence groups. ``none`` and ``gold`` rows are built once per
     evaluation unit (from the first ordering source's units, sorted by name); ``swap`` and
-    ``reversed`` once per ordering source (``swap_{source}``, ``reversed_{source}``).
+    ``reversed`` once per ordering source (``swap_{source}``, ``reversed_{source}``). The ordered
+    evidence of a swap donor outside ``claim_ids`` is built, not written (:func:`claims_to_build`).
     """
+    controls = list(controls)
+    build = claims_to_build(orderings, retrieved_docs, b.per_document, claim_ids, CONTROL_SWAP in controls, swap_seed)
     rows = []
     per_source: dict[str, dict[str, list[dict]]] = {}
     for source in sorted(orderings):
         for o in tqdm(orderings[source], desc=f"assemble {source}", disable=not show_progress, mininterval=10):
             cid = o["claim_id"]
+            if cid not in build[source]:
+                continue
             for doc_id, ordered in evaluation_units(o, retrieved_docs.get(cid, []), b.per_document, b.units):
                 new = b.budgeted_rows(cid, doc_id, source, ordered)
-                rows.extend(new)
+                if claim_ids is None or cid in claim_ids:
+                    rows.extend(new)
                 per_source.setdefault(source, {}).setdefault(cid, []).extend(new)
-    controls = list(controls)
-    if controls and not per_source:
+    if controls and not per_source and (claim_ids is None or claim_ids):
         raise ValueError("the controls are built from the ordering sources, and there are none")
     zero = {t: 0 for t in b.tokenizers}
     first = sorted(per_source)[0] if per_source else None
     for source in sorted(per_source):
         per_claim = per_source[source]
-        donors = derangement(list(per_claim), swap_seed) if CONTROL_SWAP in controls else {}
-        for cid in sorted(per_claim):
+        donors = (derangement(ordered_claims(orderings[source], retrieved_docs, b.per_document), swap_seed)
+                  if CONTROL_SWAP in controls else {})
+        for cid in sorted(c for c in per_claim if claim_ids is None or c in claim_ids):
             own = per_claim[cid]
             doc_rank = list(dict.fromkeys(r["doc_id"] for r in own))
             for r in own:

@@ -1,6 +1,7 @@
 """The evidence rules, one keyword-only function each (paths and plain values in, files out).
 
-  assemble_evidence            ORDERING (bm25, bge) + RETRIEVED + CLAIMS + UNITS -> EVIDENCE
+  assemble_evidence            ORDERING (bm25, bge) + RETRIEVED + CLAIMS (the Study 2 sample) + UNITS
+                               -> EVIDENCE of those claims
   export_provider_submissions  ORDERING + CLAIMS -> provider submission JSON lines
   import_evidence_source       submission + CLAIMS + UNITS -> EVIDENCE (budget ``full``)
   evidence_diagnostics         CLAIMS + RETRIEVED + POOLS + EVIDENCE tables -> diagnostics TSV
@@ -19,6 +20,7 @@ from ..files.safe_files import write_text_atomic
 from ..tables.evidence import EVIDENCE
 from ..tables.ingest_readers import read_claims, read_units
 from ..tables.retrieval import ORDERING, POOLS, RETRIEVED
+from ..vocabulary import CONTROL_SWAP
 from . import assemble, diagnostics, providers
 from .budget import load_tokenizer
 
@@ -42,23 +44,29 @@ def _prefix_caps(non_cell, cell, cell_like_kinds) -> assemble.PrefixCaps:
 def assemble_evidence(*, bm25, bge, retrieved, claims: list, units, evidence: str, dataset: str,
                       tokenizers: dict, budgets: dict, prefix_non_cell: int, prefix_cell, cell_like_kinds: list,
                       per_document: bool, controls: list, swap_seed: int) -> list[dict]:
-    """EVIDENCE ``evidence`` of the ``bm25`` and ``bge`` orderings under every budget of ``budgets``
-    (name -> tokens under every tokenizer of ``tokenizers``), plus the ``controls``."""
+    """EVIDENCE ``evidence`` of the claims of the CLAIMS tables ``claims`` (the Study 2 sample: the
+    claims generated for) from the ``bm25`` and ``bge`` orderings under every budget of ``budgets``
+    (name -> tokens under every tokenizer of ``tokenizers``), plus the ``controls``. The orderings
+    hold every retrieved claim (``retrieval.extra_claim_splits`` too, read as orderings by the
+    provider exports); only a swap donor's ordered evidence is built beside the claims'."""
     ordering_paths = {"bm25": bm25, "bge": bge}
     orderings = {s: tables.read_frame(p, ORDERING).to_dict("records") for s, p in sorted(ordering_paths.items())}
     retrieved_frame = tables.read_frame(retrieved, RETRIEVED, columns=["claim_id", "doc_ids"])
     retrieved_docs = {c: list(d) for c, d in zip(retrieved_frame["claim_id"], retrieved_frame["doc_ids"])}
     claim_frame = read_claims(claims)
     gold = {c: [list(g) for g in gs] for c, gs in zip(claim_frame["claim_id"], claim_frame["evidence_groups"])}
-    ids = {u for rows in orderings.values() for o in rows for u in o["unit_ids"]}
+    build = assemble.claims_to_build(orderings, retrieved_docs, per_document, set(gold),
+                                     CONTROL_SWAP in controls, swap_seed)
+    ids = {u for s, rows in orderings.items() for o in rows if o["claim_id"] in build[s] for u in o["unit_ids"]}
     ids |= {u for gs in gold.values() for g in gs for u in g}
     builder = assemble.EvidenceBuilder(dataset, _unit_infos(units, ids), _load_tokenizers(tokenizers),
                                        dict(budgets), _prefix_caps(prefix_non_cell, prefix_cell, cell_like_kinds),
                                        per_document=per_document)
     rows = assemble.assemble_evidence(builder, orderings, retrieved_docs, gold, controls=list(controls),
-                                      swap_seed=swap_seed, show_progress=True)
+                                      swap_seed=swap_seed, claim_ids=set(gold), show_progress=True)
     tables.write_table(EVIDENCE.from_rows(rows), evidence, EVIDENCE)
-    log.info("evidence rows: %d (%s)", len(rows), dataset)
+    log.info("evidence rows: %d of %d claims (%s; ordered evidence built for %d claims, swap donors included)",
+             len(rows), len(gold), dataset, len(set().union(*build.values())))
     return rows
 
 

@@ -4,7 +4,8 @@
 In:  user prompts (str) with decoding settings from config; a model entry of ``models:``.
 Out: request columns (messages, sampling, ``request_id``) for a stage's request tables, and
      generated texts with provenance, via ``generation.cache.generate_cached`` (no second
-     backend or cache here); :func:`progress_logger` reports the generation's progress.
+     backend or cache here), after :mod:`.prompt_fit` found every prompt within the model's
+     context; :func:`progress_logger` reports the generation's progress.
 
 ``request_id`` is ``generation.requests.request_id`` (sha256 of messages + sampling incl. seed
 and max_new_tokens): it names a request independently of the model, so identical prompts
@@ -19,6 +20,7 @@ from tqdm import tqdm
 
 from .backends.base import ChatRequest, SamplingSpec, load_backend, model_spec_from_config
 from .cache import ResponseCache, generate_cached
+from .prompt_fit import refuse_long_prompts
 from .requests import request_id
 
 log = logging.getLogger(__name__)
@@ -63,15 +65,21 @@ def provenance_columns(gen) -> dict:
 def generate_for_rows(rows: Sequence[Mapping], model_name: str, model_cfg: Mapping, backend_name: str,
                       backend_options: Mapping, cache_dir: str, batch_size: int, local_dir: str | None = None,
                       tag: str = "conflict",
-                      progress: Callable[[int], None] | None = None) -> list:
+                      progress: Callable[[int], None] | None = None, item_keys: Sequence[str] = (),
+                      output_key: str = "max_new_tokens") -> list:
     """Generate (or read from the cache) the response of every request row, in row order.
 
     ``model_cfg`` is the model's ``models:`` config entry; ``local_dir`` a locally built model
     directory that, when it exists, wins over the Hub id (see ``model_spec_from_config``).
+    Before the engine loads, a prompt that does not fit the model's context stops the job with
+    one line naming the request (its ``item_keys`` columns) and the keys to change
+    (``output_key``: the config key of ``max_new_tokens``; :mod:`.prompt_fit`).
     """
     requests = [chat_request_from_row(r) for r in rows]
     if not requests:
         return []
+    refuse_long_prompts(f"{tag}, models.{model_name}", rows, model_name, model_cfg, backend_name, backend_options,
+                        local_dir=local_dir, item_keys=item_keys, output_key=output_key)
     spec = model_spec_from_config(model_name, dict(model_cfg), local_dir=local_dir)
     backend = load_backend(backend_name, spec, **dict(backend_options or {}))
     try:

@@ -16,11 +16,13 @@ what the workflow would pass, logging to stderr rather than the rule log.
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
+from ..errors import did_you_mean
 from .stage_job import job_keywords, stage_function
 
 
@@ -95,12 +97,36 @@ def find_job(workflow, rule_name: str, wildcards: Mapping[str, str]):
     return jobs[0]
 
 
+def wildcard_value_errors(rule, wildcards: Mapping[str, str]) -> list[str]:
+    """One line per wildcard value that the constraint of ``rule``'s outputs refuses (Snakemake
+    would find no rule to produce the file): the wildcard, the value and, for a constraint that
+    lists its values (``fever|feverous|scifact``), those values with the closest one."""
+    constraints: dict[str, str] = {}
+    for pattern in rule.output:
+        constraints.update(pattern.wildcard_constraints())
+    out = []
+    for name, value in wildcards.items():
+        regex = getattr(constraints.get(name), "pattern", constraints.get(name))  # Snakemake compiles some
+        if regex is None or re.fullmatch(regex, value):
+            continue
+        words = regex.split("|")
+        if all(re.fullmatch(r"[\w.-]+", w) for w in words):
+            out.append(f"wildcard {name}={value!r} is not one of {', '.join(words)}{did_you_mean(value, words)}")
+        else:
+            out.append(f"wildcard {name}={value!r} does not match the rule's constraint {regex!r}")
+    return out
+
+
 def target_files(workflow, rule_name: str, wildcards: Mapping[str, str]) -> list[str]:
-    """The output files of ``rule_name`` for ``wildcards`` (all wildcard names must be given)."""
+    """The output files of ``rule_name`` for ``wildcards`` (all wildcard names must be given, each
+    value one its constraint allows: :func:`wildcard_value_errors`)."""
     rule = workflow.get_rule(rule_name)
     names = set(rule.wildcard_names)
     if set(wildcards) != names:
         raise ValueError(f"rule {rule_name} has wildcards {sorted(names)}; given {sorted(wildcards)}")
+    refused = wildcard_value_errors(rule, wildcards)
+    if refused:
+        raise ValueError("; ".join(refused))
     output, _ = rule.expand_output(dict(wildcards))
     return [str(f) for f in output]
 

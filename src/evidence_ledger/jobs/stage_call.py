@@ -14,7 +14,8 @@ list, ``k=null`` None, anything else a string). Logging goes to stderr.
 
 In:  a rule name and ``key=value`` pairs, or ``--rule`` with a rule name and ``wildcard=value``
 pairs. Out: the function's effect (its output files); an exit with a message naming the
-missing or unknown keywords, or the job that is not in the workflow's DAG.
+missing or unknown keywords, a wildcard value the rule does not allow (with the allowed values),
+or the job that is not in the workflow's DAG.
 """
 from __future__ import annotations
 

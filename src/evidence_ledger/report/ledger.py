@@ -197,10 +197,13 @@ def read_provenance_rows(path) -> list[tuple[str, str, str]]:
 
 
 def build_ledger(*, kind: str, sources: Mapping[str, LedgerSource], provenance: Sequence[tuple[str, str, str]],
-                 settings: Mapping[str, Any], base_dir=".", inputs_dir=None) -> dict:
+                 settings: Mapping[str, Any], base_dir=".", inputs_dir=None,
+                 matching: Mapping[str, int] | None = None) -> dict:
     """The ledger of a run (see the module doc). ``kind``: ``pipeline`` or ``account``; table
     paths are read relative to ``base_dir``, input paths relative to ``inputs_dir`` (default
-    ``base_dir``), and both are recorded as given."""
+    ``base_dir``), and both are recorded as given. ``matching``: how an account run's prediction
+    lines were paired with the gold lines when some were paired by position (files so paired,
+    ``id_disagreements``, ``own_gold_ignored``), recorded as ``matching``."""
     base = Path(base_dir)
     inputs_base = Path(inputs_dir) if inputs_dir is not None else base
     run, packages, models = provenance_parts(provenance)
@@ -228,6 +231,8 @@ def build_ledger(*, kind: str, sources: Mapping[str, LedgerSource], provenance: 
         "run": run, "packages": packages, "models": models, "settings": _json_safe(settings),
         "sources": described, "numbers": numbers, "labels": labels,
     }
+    if matching:
+        ledger["matching"] = {str(k): int(v) for k, v in matching.items()}
     validate_ledger(ledger)
     return ledger
 

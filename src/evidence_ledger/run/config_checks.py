@@ -18,14 +18,13 @@ consistent (:func:`external_errors`).
 """
 from __future__ import annotations
 
-import difflib
 import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..accounting.estimands import family_size
 from ..config.layers import config_value
-from ..errors import ExpectedError
+from ..errors import ExpectedError, did_you_mean
 from ..evidence.budget import budget_tokenizer_models
 from ..vocabulary import ACCOUNTED_BENCHMARKS, KILT, KILT_TASK_METRICS, STUDY2_FAMILIES
 from .empty_lists import empty_list_errors
@@ -66,9 +65,8 @@ def schema_error_line(error, origin: Callable[[tuple], str]) -> str:
         unknown = [k for k in error.instance if k not in allowed]
         parts = []
         for name in unknown:
-            close = difflib.get_close_matches(str(name), allowed, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            parts.append(f"unknown key {'.'.join(path + (str(name),))!r} ({origin(path + (str(name),))}){hint}")
+            parts.append(f"unknown key {'.'.join(path + (str(name),))!r} ({origin(path + (str(name),))})"
+                         f"{did_you_mean(name, allowed)}")
         return "; ".join(parts) + (f"; keys allowed under {key}: {', '.join(allowed)}" if allowed else "")
     where = f"{key} = {short_value(error.instance)} ({origin(path)})"
     if kind == "type":

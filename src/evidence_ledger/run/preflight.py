@@ -32,7 +32,8 @@ Out: :class:`Check` rows, one line each: ``ok``, ``FAIL`` or ``note``, the area,
   ``results/`` is written against the planner's estimate of what the run writes;
 * ``plan``: the longest planned Study 2 prompt plus ``generation.max_new_tokens`` fits
   ``generation.vllm.max_model_len`` of every ``generate`` model (vLLM refuses a longer one only
-  when the job sends it).
+  when the job sends it); so do the WikiContradict and DiffGR prompts whose inputs are already
+  ingested (:mod:`evidence_ledger.run.checks.conflict_prompts`).
 
 A config the schema refuses stops the other areas (they read its keys); every other area runs
 whatever another found, so one ``check`` names every problem at once. Each area is a module of
@@ -55,7 +56,7 @@ from .checks.data_files import data_bytes, data_checks
 from .checks.machine import machine_checks
 from .checks.models import model_checks
 from .checks.paths import path_checks
-from .checks.plan import plan_checks, planned_rows
+from .checks.plan import conflict_prompt_checks, plan_checks, planned_rows
 from .config_checks import schema_errors
 
 
@@ -76,6 +77,7 @@ def run_checks(ctx: RunContext) -> list[Check]:
     if not cross_key_failed:
         try:
             checks += plan_checks(ctx)
+            checks += conflict_prompt_checks(ctx)
         except ModuleNotFoundError as err:
             checks.append(not_here("plan", err))
     return checks

@@ -28,6 +28,7 @@ Every numeric option has a range (a negative count is an argparse error, exit 2)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import warnings
@@ -144,9 +145,7 @@ def _run_diffgr(args) -> dict:
 
 def run_score(args) -> int:
     """Run the selected scorer, print its JSON result; exit code 2 on malformed input."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.showwarning = _warning_to_stderr
+    with warnings_as_lines():
         try:
             result = args.score_func(args)
         except InputError as exc:
@@ -161,6 +160,16 @@ def run_score(args) -> int:
 
 def _warning_to_stderr(message, category, filename, lineno, file=None, line=None):
     print(f"warning: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def warnings_as_lines():
+    """Every warning given inside as one ``warning: MESSAGE`` line on stderr, none left out as a
+    repeat (the ``score`` and ``account`` commands)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = _warning_to_stderr
+        yield
 
 
 def register(subparsers) -> argparse.ArgumentParser:

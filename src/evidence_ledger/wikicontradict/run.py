@@ -36,6 +36,8 @@ def wikicontradict_request_rows(instance_rows: Sequence[Mapping], model: str, te
 
 
 _KEYS = ("model", "instance_id", "template", "template_set_version", "conflict_type", "gold_answers")
+#: the columns that name one request in a message (a prompt too long for the model's context)
+REQUEST_ITEM = ("instance_id", "template")
 
 
 def wikicontradict_response_rows(request_rows: Sequence[Mapping], generations: Sequence) -> list[dict]:
@@ -54,14 +56,16 @@ def judge_request_rows(items: Sequence[Mapping], questions: Mapping[str, str],
                        examples: Sequence[judge_mod.FewShotExample], max_new_tokens: int, seed: int) -> list[dict]:
     """One judge request per item (``instance_id``, ``gold_answers``, ``raw_response``).
 
-    Returns rows with ``messages``, sampling columns and ``request_id`` (greedy).
+    Returns rows with the item's ``instance_id`` and ``template`` (naming it in messages),
+    ``messages``, sampling columns and ``request_id`` (greedy).
     """
     sampling = greedy_sampling(max_new_tokens, seed)
     out = []
     for item in items:
         prompt = judge_mod.render_judge_prompt(questions[item["instance_id"]], list(item["gold_answers"]),
                                                item["raw_response"], examples)
-        out.append(request_columns(prompt, sampling))
+        out.append({"instance_id": item["instance_id"], "template": item["template"],
+                    **request_columns(prompt, sampling)})
     return out
 
 
@@ -134,5 +138,6 @@ def judge_generations(items: Sequence[Mapping], instance_rows: Sequence[Mapping]
     requests = judge_request_rows(items, question_lookup(instance_rows), examples, max_new_tokens, seed)
     gens = generate_for_rows(requests, judge_model, judge_cfg, backend, backend_options, cache_dir,
                              local_dir=local_dir, batch_size=batch_size, tag=f"wikicontradict-judge-{judge_model}",
-                             progress=progress)
+                             progress=progress, item_keys=REQUEST_ITEM,
+                             output_key="wikicontradict.judge.max_new_tokens")
     return requests, gens

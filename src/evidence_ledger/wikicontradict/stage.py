@@ -26,8 +26,8 @@ from ..tables.conflict import WC_HUMAN_JUDGED, WC_JUDGEMENTS, WC_REQUESTS, WC_RE
 from ..tables.conflict_inputs import WIKICONTRADICT_INSTANCES
 from . import metrics as wm
 from . import prompts as wc
-from .run import (human_items, human_judged_rows, judge_generations, judged_rows, wikicontradict_request_rows,
-                  wikicontradict_response_rows)
+from .run import (REQUEST_ITEM, human_items, human_judged_rows, judge_generations, judged_rows,
+                  wikicontradict_request_rows, wikicontradict_response_rows)
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,8 @@ def wikicontradict_generate(*, requests, model_dir=None, model: str, model_cfg: 
     rows = read_table(requests, WC_REQUESTS).to_pylist()
     gens = generate_for_rows(rows, model, model_cfg, backend, backend_options, cache_dir, local_dir=model_dir,
                              batch_size=batch_size, tag=f"wikicontradict-{model}",
-                             progress=progress_logger(len(rows), f"wikicontradict {model}"))
+                             progress=progress_logger(len(rows), f"wikicontradict {model}"),
+                             item_keys=REQUEST_ITEM, output_key="wikicontradict.max_new_tokens")
     write_table(WC_RESPONSES.from_rows(wikicontradict_response_rows(rows, gens)), out, WC_RESPONSES)
     log.info("model %s: %d responses", model, len(rows))
 

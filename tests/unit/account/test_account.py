@@ -334,8 +334,10 @@ def test_files_without_ids_are_paired_by_line_and_counted(tmp_path):
     for source, paths in files.items():
         lines = [{k: v for k, v in json.loads(x).items() if k != "id"} for x in paths[0].read_text().splitlines()]
         bare[source] = [write_jsonl(tmp_path / f"bare_{source}.jsonl", lines)]
-    by_line = account_runs(read_runs("fever", gold, bare["s0"], bare["s1"]), system="s", sources=("a", "b"),
-                           settings=SETTINGS)
+    with pytest.warns(UserWarning, match="matched to gold claims by position") as warned:
+        by_line = account_runs(read_runs("fever", gold, bare["s0"], bare["s1"]), system="s", sources=("a", "b"),
+                               settings=SETTINGS)
+    assert len(warned) == 2  # one per file, as `score` says it; no id to disagree
     by_id = account_runs(read_runs("fever", gold, files["s0"][:1], files["s1"][:1]), system="s", sources=("a", "b"),
                          settings=SETTINGS)
     np.testing.assert_array_equal(by_line.estimates["value"], by_id.estimates["value"])
@@ -365,3 +367,40 @@ def test_files_scored_in_two_processes_give_the_same_runs(tmp_path):
     assert one.units == two.units
     for name in ("num", "den", "correct", "eligible", "predicted", "gold"):
         np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+
+
+def test_positional_matching_with_disagreeing_ids_warns_as_score_does_and_is_counted(tmp_path, capsys):
+    """``--match positional`` with every prediction id shifted: each file's warnings are the
+    ``score`` command's, and the files paired by position and the id disagreements are rows of
+    the printed table and the ``matching`` entry of ``ledger.json``."""
+    gold, files = fever_world(tmp_path, n_claims=30, runs=1)
+    shifted = {}
+    for source, paths in files.items():
+        lines = [dict(json.loads(x), id=900 + i) for i, x in enumerate(paths[0].read_text().splitlines())]
+        shifted[source] = write_jsonl(tmp_path / f"shifted_{source}.jsonl", lines)
+    assert main(["score", "fever", "--gold", str(gold), "--predictions", str(shifted["s0"]),
+                 "--match", "positional"]) == 0
+    score_warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: ")]
+    out = tmp_path / "out"
+    assert main(["account", "fever", "--gold", str(gold), "--source0", str(shifted["s0"]), "--source1",
+                 str(shifted["s1"]), "--match", "positional", "--draws", "50", "--jobs", "1", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert score_warnings == [
+        f"warning: predictions in {shifted['s0']} matched to gold claims by position (line order), not by id",
+        f"warning: matching by position: on 30 of 30 lines the prediction id differs from the gold id at the same "
+        f"line of {gold} (counted as 'id_disagreements')"]
+    account_warnings = [line for line in captured.err.splitlines() if line.startswith("warning: ")]
+    assert account_warnings == score_warnings + [w.replace(str(shifted["s0"]), str(shifted["s1"]))
+                                                 for w in score_warnings]
+    table = captured.out.splitlines()
+    assert "files_matched_by_position        2                      prediction files paired with the gold lines " \
+           "by position" in table
+    assert ("id_disagreements        60                      lines paired by position whose prediction id is not "
+            "the gold id") in table
+    ledger = json.loads((out / "ledger.json").read_text())
+    validate_ledger(ledger)
+    assert ledger["matching"] == {"files_matched_by_position": 2, "id_disagreements": 60, "own_gold_ignored": 0}
+
+
+def test_files_paired_by_id_leave_the_ledger_without_matching_counts(example_out):
+    assert "matching" not in json.loads((example_out / "ledger.json").read_text())

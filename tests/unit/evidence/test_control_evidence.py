@@ -95,6 +95,27 @@ def test_scifact_rows_are_per_retrieved_abstract_in_source_order(toks):
     assert by[("1", "22", "swap_bm25")]["visible_unit_ids"] == []
 
 
+def test_assembling_some_claims_gives_their_rows_of_every_claim_and_draws_swap_donors_from_all(toks):
+    """Only the claims asked for are assembled (the Study 2 sample among every retrieved claim),
+    and their rows are those of assembling every claim, byte for byte: the swap donor is drawn
+    from every ordered claim and its evidence built, not written; the other claims' are not built."""
+    from evidence_ledger.evidence.assemble import claims_to_build
+
+    b = fever_builder(toks, {"short": 6, "long": 9})
+    orderings = {src: [ordering(str(k), [f"{p}::{(i + k) % 4}" for i in range(3)]) for k, p in enumerate("ABCAB")]
+                 for src in ("bm25", "bge")}
+    gold = {str(k): [[f"{p}::0"]] for k, p in enumerate("ABCAB")}
+    every = assemble_evidence(b, orderings, {}, gold, swap_seed=3)
+    donors = derangement([str(k) for k in range(5)], seed=3)
+    wanted = {"1", "4"}
+    assert claims_to_build(orderings, {}, False, wanted, True, 3) == {
+        s: wanted | {donors["1"], donors["4"]} for s in ("bm25", "bge")}
+    assert {donors["1"], donors["4"]} - wanted  # a donor outside the claims asked for: built, not written
+    some = assemble_evidence(b, orderings, {}, {c: gold[c] for c in wanted}, swap_seed=3, claim_ids=wanted)
+    assert some == [r for r in every if r["claim_id"] in wanted]
+    assert claims_to_build(orderings, {}, False, wanted, False, 3) == {"bm25": wanted, "bge": wanted}
+
+
 def test_controls_need_an_ordering(toks):
     b = fever_builder(toks, {"short": 6})
     with pytest.raises(ValueError, match="ordering"):

@@ -27,3 +27,11 @@ def test_the_job_call_is_the_rule_function_with_the_job_entries_by_name(tmp_path
     assert isinstance(call.kwargs["draws"], int) and call.kwargs["draws"] > 0
     assert call.outputs == ("results/accounting/study2/intervals_primary.parquet",
                             "results/accounting/study2/intervals_primary.tsv")
+
+
+def test_assemble_evidence_reads_the_study2_sample_not_the_extra_claim_splits(tmp_path):
+    """The demo retrieves FEVEROUS train and dev claims besides the Study 2 sample (their orderings
+    are exported); evidence is assembled for the sample only, the claims generated for."""
+    call = rule_job_call("assemble_evidence", {"dataset": "feverous"}, snakefile=REPO / "Snakefile", workdir=tmp_path)
+    assert call.kwargs["claims"] == ["results/sampling/feverous/sample.parquet"]
+    assert call.kwargs["bm25"] == "results/retrieval/feverous/ordering_bm25.parquet"

@@ -1,6 +1,7 @@
 """The ``plan`` area: the longest planned Study 2 prompt plus ``generation.max_new_tokens`` fits
 ``generation.vllm.max_model_len`` of every ``generate`` model (vLLM refuses a longer one only
-when the job sends it); the planner's rows, for the disk estimate.
+when the job sends it), and so do the WikiContradict and DiffGR prompts whose inputs are already
+ingested (:mod:`.conflict_prompts`); the planner's rows, for the disk estimate.
 
 In:  a :class:`~evidence_ledger.run.checks.context.RunContext`.
 Out: ``plan`` :class:`~evidence_ledger.run.checks.context.Check` rows; :func:`planned_rows`.
@@ -33,7 +34,7 @@ def planned_rows(ctx: RunContext) -> tuple[list[dict], list[str]]:
 def plan_checks(ctx: RunContext) -> list[Check]:
     """The longest planned Study 2 prompt + output tokens against each generate model's max_model_len."""
     from ...generation import planner
-    from ...models.gpu_fit import model_facts
+    from ...generation.prompt_fit import context_limit
 
     config = ctx.config
     gen = config.get("generation") or {}
@@ -42,12 +43,8 @@ def plan_checks(ctx: RunContext) -> list[Check]:
     longest = planner.longest_prompt_tokens(config) + int(gen["max_new_tokens"])
     out = []
     for model in gen["models"]:
-        spec = config["models"][model]
-        limit = (gen.get("vllm") or {}).get("max_model_len")
-        key = "generation.vllm.max_model_len"
-        if not limit:
-            limit = model_facts(spec.get("hub_id"), spec.get("local_dir"), ctx.run_dir).max_positions
-            key = f"the max_position_embeddings of models.{model}"
+        limit, key = context_limit((gen.get("vllm") or {}).get("max_model_len"), model, config["models"][model],
+                                   ctx.run_dir)
         if not limit:
             continue
         bound = (f"the longest planned prompt ({planner.longest_prompt_tokens(config):,} tokens: "
@@ -60,3 +57,11 @@ def plan_checks(ctx: RunContext) -> list[Check]:
         else:
             out.append(Check("plan", OK, f"generate, models.{model}: {bound} fit {key} = {int(limit):,}"))
     return out
+
+
+def conflict_prompt_checks(ctx: RunContext) -> list[Check]:
+    """The WikiContradict and DiffGR prompts against their vLLM models' context, where their inputs
+    are already ingested (:func:`.conflict_prompts.conflict_prompt_lines`)."""
+    from .conflict_prompts import conflict_prompt_lines
+
+    return [Check("plan", status, text) for status, text in conflict_prompt_lines(ctx.config, ctx.run_dir)]
