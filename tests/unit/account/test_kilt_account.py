@@ -212,3 +212,21 @@ def test_the_pipeline_summary_page_shows_a_kilt_system_as_the_command_s_page_doe
         cells = [{(v["data-line"], v["data-col"], v["shown"]) for v in p.values if v["data-src"].endswith(table)}
                  for p in (parsed, command_page)]
         assert cells[0] == cells[1], table
+
+
+def test_what_kilt_scores_silently_is_scored_so_warned_once_per_file_and_counted(tmp_path, capsys):
+    """An empty answer scores 0 on every metric, as KILT scores it; the command says so in a
+    ``warning:`` line naming the file (also from its --jobs workers) and counts it in COVERAGE."""
+    from evidence_ledger.tables.accounting import COVERAGE
+
+    empty = edited(tmp_path, lambda ls: ls[:3] + [dict(ls[3], output=[dict(ls[3]["output"][0], answer="")])] + ls[4:])
+    spec, files = demo_system("rag_nq")
+    out = tmp_path / "out"
+    argv = ["account", "kilt", "--gold", str(DATA_ROOT / spec["gold"]), "--metric", "em", "--jobs", "2",
+            "--source0", *map(str, files["bm25"]), "--source1", str(files["dpr"][0]), str(empty), "--draws", "20",
+            "--out", str(out)]
+    assert main(argv) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: ")]
+    assert len(warned) == 1 and "bad.jsonl" in warned[0] and "empty answer" in warned[0]
+    coverage = read_frame(out / "coverage.parquet", COVERAGE).set_index("item")["count"]
+    assert coverage["empty_answers"] == 1
