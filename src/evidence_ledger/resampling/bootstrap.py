@@ -25,10 +25,9 @@ draws and intervals (tests/support/bootstrap_reference.py keeps that loop). Run 
 thread (``OMP_NUM_THREADS=1``) when jobs share cores.
 
 Continuous counts (a float64 ``counts`` array, e.g. KILT's per-item F1 or ROUGE-L times an
-R-precision indicator) take the same path in float64: the totals are then float sums (each
-within a few ulps of the exact sum, not bit-identical to a per-draw loop summing in another
-order), and every statistic stays element-wise, so the draws still do not depend on the batch
-size.
+R-precision indicator) take the same path in float64: the index draws are the same, the totals
+are float sums (each within a few ulps of the exact sum; not bit-identical to a per-draw loop
+summing in another order, and the batch size, which shapes the GEMM, may move one by an ulp).
 
 Generic: nothing here knows about studies, datasets or panels (``accounting.intervals`` does).
 """
