@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+from .vocabulary import KILT
+
 #: unit of evaluation: one row per claim, or one per claim x retrieved abstract (SciFact)
 UNIT_CLAIM = "claim"
 UNIT_CLAIM_ABSTRACT = "claim_abstract"
@@ -241,7 +243,8 @@ SCIFACT = register_benchmark(Benchmark(
 
 
 def config_benchmark_references(config: dict) -> dict[str, list[str]]:
-    """Every place a workflow config names a claim benchmark: ``{config key: [names]}``."""
+    """Every place a workflow config names a claim benchmark: ``{config key: [names]}`` (``external.kilt``
+    names KILT's prediction files, which need no registered benchmark: nothing of KILT is ingested)."""
     data = config.get("data") or {}
     retrieval = config.get("retrieval") or {}
     evidence = config.get("evidence") or {}
@@ -254,7 +257,7 @@ def config_benchmark_references(config: dict) -> dict[str, list[str]]:
         "retrieval.extra_claim_splits": list(retrieval.get("extra_claim_splits") or {}),
         "retrieval.reranker.build.datasets": list(((retrieval.get("reranker") or {}).get("build") or {}).get("datasets") or {}),
         "evidence.needs_no_evidence": list(evidence.get("needs_no_evidence") or {}),
-        "external": list(config.get("external") or {}),
+        "external": [b for b in (config.get("external") or {}) if b != KILT],  # KILT: scored files, no claims
         "generation.datasets": list(generation.get("datasets") or []),
         "generation.demo_models.train_datasets": list((generation.get("demo_models") or {}).get("train_datasets") or []),
     }

@@ -33,3 +33,20 @@ def test_markdown_names_each_case_and_whether_its_target_was_met():
     assert ("| study1_size | 7,890 | 4 | 7,890 | 10,000 | 6.1 (6.1) | 6.0 | 300.0 (450.0) | wall_s <= 10, "
             "peak_pss_mib <= 1024 (met) |" in table)
     assert "wall_s <= 30 (missed)" in table
+
+
+def test_synthetic_kilt_world_is_read_as_kilt_files_with_a_continuous_f1(tmp_path):
+    import warnings
+
+    import numpy as np
+
+    from evidence_ledger.account.runs import ScoringOptions
+
+    gold, files = bench.write_kilt_world(tmp_path, n_items=80, runs=2, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runs = read_runs("kilt", gold, files["base"], files["new"], ScoringOptions(kilt_metric="f1"))
+    assert runs.n_runs == 2 and len(runs.units) == 80
+    eligible = runs.eligible.mean(axis=(0, 1))
+    assert 0.2 < eligible[0] < eligible[1] < 0.9  # the new source ranks the gold pages first more often
+    assert ((runs.correct > 0) & (runs.correct < 1)).mean() > 0.2 and np.unique(runs.correct).size > 5

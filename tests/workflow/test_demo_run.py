@@ -300,6 +300,35 @@ def test_demo_accounts_the_external_system_as_the_command_does(demo_run, tmp_pat
     assert {"example", config["verifier"]["name"]} <= systems
 
 
+@pytest.mark.parametrize("system", ["rag_nq", "rag_eli5"])
+def test_demo_accounts_the_kilt_systems_as_the_command_does(demo_run, tmp_path, system):
+    """The demo's KILT systems (rule account_system) equal `account kilt` on the same files with
+    the same settings, table for table; each has its section on the summary page, naming its
+    metric, and its numbers in ledger.json."""
+    config = layered_config(REPO)
+    spec = config["external"]["kilt"][system]
+    (s0, runs0), (s1, runs1) = ((source, [REPO / config["data_root"] / f for f in runs])
+                                for source, runs in spec["sources"].items())
+    boot = config["accounting"]["study1"]["bootstrap"]
+    out = tmp_path / "account"
+    argv = ["account", "kilt", "--gold", str(REPO / config["data_root"] / spec["gold"]), "--task", spec["task"],
+            "--source0", *map(str, runs0), "--source1", *map(str, runs1), "--names", s0, s1, "--system", system,
+            "--draws", str(boot["draws"]), "--seed", str(boot["seed"]), "--level", repr(1 - boot["alpha"]),
+            "--family-size", str(boot["family_size"]), "--out", str(out)]
+    proc = subprocess.run([sys.executable, "-m", "evidence_ledger", *argv], capture_output=True, text=True, cwd=REPO,
+                          env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=HANG_GUARD_S)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    pipeline = demo_run / "results/account" / system
+    for name in ("estimates.tsv", "intervals.tsv", "answer_metrics.tsv"):
+        assert (pipeline / name).read_bytes() == (out / name).read_bytes(), name
+    metric = {"rag_nq": "em", "rag_eli5": "rougel"}[system]
+    page = parse_summary_page(demo_run / "results/report/summary.html")
+    assert f"{system} on KILT ({spec['task']}, KILT-{metric}): {s0} → {s1}" in page.headings
+    ledger = json.loads((demo_run / "results/report/ledger.json").read_text())
+    quantities = {n["quantity"] for n in ledger["numbers"] if n["keys"].get("system") == system}
+    assert {f"{metric}_diff", "rprec_diff", "eligibility_diff", "E0", "A1"} <= quantities
+
+
 def test_demo_ledger_holds_every_headline_table_with_its_provenance(demo_run):
     ledger = json.loads((demo_run / "results/report/ledger.json").read_text())
     validate_ledger(ledger)

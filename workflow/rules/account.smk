@@ -32,6 +32,7 @@ rule account_system:
         max_evidence=lambda wc: account_scoring(wc.system)["max_evidence"],
         max_evidence_cell=lambda wc: account_scoring(wc.system)["max_evidence_cell"],
         max_sentences=lambda wc: account_scoring(wc.system)["max_sentences"],
+        kilt_metric=lambda wc: account_kilt_metric(wc.system),
         **bootstrap_params("study1"),
     wildcard_constraints:
         system="[A-Za-z0-9_-]+",

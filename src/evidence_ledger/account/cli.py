@@ -1,10 +1,16 @@
-"""``python -m evidence_ledger account {fever,feverous,scifact}``: account a system's prediction files.
+"""``python -m evidence_ledger account {fever,feverous,scifact,kilt}``: account a system's prediction files.
 
   account BENCHMARK --gold GOLD --source0 RUN [RUN ...] --source1 RUN [RUN ...] --out DIR
           [--names NAME0 NAME1] [--system NAME] [--draws N] [--seed N] [--level L] [--family-size M]
           [--families FILE] [--resample-runs] [--jobs N]
           + the benchmark's scorer options (as ``score``): FEVER --max-evidence, --match;
-          FEVEROUS also --max-evidence-cell; SciFact --max-sentences, --sentence-cap
+          FEVEROUS also --max-evidence-cell; SciFact --max-sentences, --sentence-cap;
+          KILT --metric {accuracy,em,f1,rougel} or --task TASK (the KILT paper's metric of that
+          dataset, ``vocabulary.KILT_TASK_METRICS``)
+
+KILT (``account.kilt_runs``): ``T_ab`` is the mean over gold items of run a's answer metric times
+[R-precision of run b's provenance = 1], the official KILT-<metric> of a file holding run a's
+answers and run b's provenance; F1 and ROUGE-L are carried through as they are (continuous).
 
 Each RUN is a prediction file in the benchmark's official submission format; the source-0 and
 source-1 runs of one system are matched by position (checkpoints or seeds). The command
@@ -30,13 +36,16 @@ from pathlib import Path
 from ..config.layers import DEFAULTS_FILE, read_layer, repo_root
 from ..errors import ExpectedError
 from ..report.accounted import interval_caption
-from ..scoring import fever, feverous, scifact
+from ..report.kilt_rates import metric_title
+from ..scoring import fever, feverous, kilt, scifact
 from ..scoring.cli import MATCH_CHOICES, add_scorer_options, count_at_least, warnings_as_lines
+from ..vocabulary import KILT, KILT_TASK_METRICS
+from .kilt_runs import kilt_metric_of
 from .runs import ScoringOptions, read_runs
 from .tables import DrawSettings, account_runs, read_families
 from .write import PAGE_FILES, terminal_table, write_account_dir
 
-BENCHMARK_TITLES = {"fever": "FEVER", "feverous": "FEVEROUS", "scifact": "SciFact"}
+BENCHMARK_TITLES = {"fever": "FEVER", "feverous": "FEVEROUS", "scifact": "SciFact", KILT: "KILT"}
 
 
 def study1_draw_defaults() -> dict:
@@ -85,11 +94,20 @@ def check_out_dir(out: Path) -> None:
 
 
 def scoring_options(args) -> ScoringOptions:
+    kilt_metric = kilt_metric_of(args.task, args.metric) if args.benchmark == KILT else ""
     return ScoringOptions(max_evidence=getattr(args, "max_evidence", fever.MAX_EVIDENCE),
                           max_evidence_cell=getattr(args, "max_evidence_cell", feverous.MAX_EVIDENCE_CELL),
                           max_sentences=getattr(args, "max_sentences", scifact.MAX_ABSTRACT_SENTS),
                           sentence_cap=getattr(args, "sentence_cap", "fixed"),
-                          match=MATCH_CHOICES[getattr(args, "match", "auto")])
+                          match=MATCH_CHOICES[getattr(args, "match", "auto")], kilt_metric=kilt_metric)
+
+
+def benchmark_title(args, options: ScoringOptions) -> str:
+    """The benchmark as titles name it; KILT with its task (when given) and its score, KILT-<metric>."""
+    if args.benchmark != KILT:
+        return BENCHMARK_TITLES[args.benchmark]
+    task = f"{args.task}, " if args.task else ""
+    return f"KILT ({task}KILT-{options.kilt_metric})"
 
 
 def run_account(args) -> int:
@@ -105,11 +123,14 @@ def run_account(args) -> int:
         raise ExpectedError(f"--names {sources[0]} {sources[1]}: the two sources need different names")
     accounted = account_runs(runs, system=args.system, sources=sources, settings=settings, families=families,
                              families_path=str(args.families))
-    bench = BENCHMARK_TITLES[args.benchmark]
+    bench = benchmark_title(args, options)
     title = f"{args.system} on {bench}: {sources[0]} → {sources[1]}"
-    clusters = "claim families" if families is not None else "claims"
+    items = "items" if args.benchmark == KILT else "claims"
+    clusters = f"{items[:-1]} families" if families is not None else items
     intro = (f"{runs.n_runs} run(s) per source, run i of {sources[0]} paired with run i of {sources[1]}; "
-             f"{len(runs.units)} claims of {args.gold}. T_ab scores source-a answers with source-b evidence.")
+             f"{len(runs.units)} {items} of {args.gold}. T_ab scores source-a answers with source-b evidence"
+             + (f" (KILT-{options.kilt_metric}: the answer's {metric_title(options.kilt_metric)} where the "
+                f"provenance has R-precision 1)." if args.benchmark == KILT else "."))
     caption = interval_caption(settings.family_size, settings.alpha, settings.resample_runs, clusters)
     inputs = [("gold", args.gold)] + [(f"{name} run {i}", path) for name, paths in zip(sources, runs.files)
                                       for i, path in enumerate(paths, start=1)]
@@ -122,7 +143,7 @@ def run_account(args) -> int:
               "clusters": clusters, **{f"scoring.{k}": v for k, v in options.of(args.benchmark).items()}}
     written = write_account_dir(accounted, out, title=title, intro=intro, caption=caption, inputs=inputs,
                                 settings=record)
-    print(f"{title}; {len(runs.units)} claims, {runs.n_runs} run(s) per source")
+    print(f"{title}; {len(runs.units)} {items}, {runs.n_runs} run(s) per source")
     print(f"{settings.draws} paired draws of {clusters} (seed {settings.seed}), {caption}")
     print()
     print(terminal_table(accounted))
@@ -159,7 +180,7 @@ def add_common(parser: argparse.ArgumentParser, benchmark: str) -> None:
                              "default: runs are averaged as they are (checkpoints, as Study 1 does)")
     parser.add_argument("--jobs", type=count_at_least(1), default=min(2, len(os.sched_getaffinity(0))),
                         help="processes that read and score the files (default: 2, or 1 on one CPU)")
-    parser.set_defaults(func=run_account, benchmark=benchmark)
+    parser.set_defaults(func=run_account, benchmark=benchmark, task=None, metric=None)
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -175,4 +196,17 @@ def register(subparsers) -> argparse.ArgumentParser:
         p = sub.add_parser(benchmark, help=f"{BENCHMARK_TITLES[benchmark]} predictions {formats}")
         add_common(p, benchmark)
         add_scorer_options(p, benchmark)
+    p = sub.add_parser(KILT, help="KILT predictions {id, output: [{answer, provenance: [{wikipedia_id}]}]}")
+    add_common(p, KILT)
+    add_kilt_options(p)
     return account
+
+
+def add_kilt_options(parser: argparse.ArgumentParser) -> None:
+    """``--metric`` or ``--task``: the downstream metric crossed with R-precision 1."""
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--metric", choices=kilt.KILT_METRICS, default=None,
+                       help="the downstream metric of the answers (KILT-<metric>)")
+    paper = "; ".join(f"{task}: {metric}" for task, metric in KILT_TASK_METRICS.items())
+    which.add_argument("--task", choices=tuple(KILT_TASK_METRICS), default=None,
+                       help=f"the KILT dataset, scored by its metric as the KILT paper reports it ({paper})")

@@ -1,6 +1,6 @@
 """The runs of two evidence sources of one system, read from official prediction files.
 
-In:  a benchmark name (``fever``, ``feverous``, ``scifact``), its official gold file (FEVER
+In:  a benchmark name (``fever``, ``feverous``, ``scifact``; ``kilt``: ``account.kilt_runs``), its official gold file (FEVER
      ``shared_task_dev.jsonl`` / ``paper_dev.jsonl``, FEVEROUS ``*_dev*.jsonl`` with its header
      line, SciFact ``claims_*.jsonl``) and, per source, the prediction files of its runs in the
      benchmark's official submission format (FEVER / FEVEROUS ``{id, predicted_label,
@@ -35,7 +35,7 @@ import numpy as np
 from ..accounting.panel import sort_claims
 from ..errors import ExpectedError, InputError
 from ..scoring import fever, feverous, scifact
-from ..vocabulary import ACCOUNTED_BENCHMARKS
+from ..vocabulary import ACCOUNTED_BENCHMARKS, KILT
 
 
 @dataclass(frozen=True)
@@ -48,9 +48,12 @@ class ScoringOptions:
     max_sentences: int = scifact.MAX_ABSTRACT_SENTS
     sentence_cap: str = "fixed"
     match: str = "auto"
+    kilt_metric: str = ""  # KILT: the downstream metric crossed with R-precision 1 (accuracy, em, f1, rougel)
 
     def of(self, benchmark: str) -> dict:
         """The options that apply to ``benchmark`` (what its scorer reads), for the record."""
+        if benchmark == KILT:
+            return {"metric": self.kilt_metric, "rank_keys": "wikipedia_id"}
         if benchmark == "fever":
             return {"max_evidence": self.max_evidence, "match": self.match}
         if benchmark == "feverous":
@@ -67,8 +70,10 @@ class Runs:
     source-``b`` evidence (strict: ``correct_a * eligible_b``; SciFact: ``C_ab``);
     ``den[k, r, a]``: its denominator (strict: 1; SciFact: ``P_a + R``). Strict benchmarks
     also carry ``correct[k, r, a]``, ``eligible[k, r, b]``, ``predicted[k, r, a]`` (canonical
-    upper-case labels) and ``gold[k]``. ``facts``: how the files were read (pairing, counted
-    oddities), summed over files."""
+    upper-case labels) and ``gold[k]``. KILT (``metric`` ``kilt``, ``account.kilt_runs``):
+    ``num`` float64 (``score_a * [rprec_b = 1]``), ``correct`` the continuous answer metric
+    ``answer_metric`` per item, ``eligible`` ``[rprec = 1]`` and ``rprec`` the R-precision.
+    ``facts``: how the files were read (pairing, counted oddities), summed over files."""
 
     benchmark: str
     metric: str
@@ -82,6 +87,8 @@ class Runs:
     eligible: np.ndarray | None = None
     predicted: np.ndarray | None = None
     facts: dict = field(default_factory=dict)
+    rprec: np.ndarray | None = None
+    answer_metric: str = ""
 
     @property
     def n_runs(self) -> int:
@@ -107,7 +114,7 @@ def check_run_counts(source0: Sequence, source1: Sequence, names: Sequence[str] 
 def read_runs(benchmark: str, gold_path, source0: Sequence, source1: Sequence,
               options: ScoringOptions = ScoringOptions(), jobs: int = 1) -> Runs:
     """Read and score every run of both sources against ``gold_path`` (see the module doc);
-    ``jobs`` > 1 scores FEVER / FEVEROUS files in that many processes."""
+    ``jobs`` > 1 scores FEVER / FEVEROUS / KILT files in that many processes."""
     if benchmark not in ACCOUNTED_BENCHMARKS:
         raise ExpectedError(f"benchmark {benchmark!r}: official prediction files are read for "
                             f"{list(ACCOUNTED_BENCHMARKS)}")
@@ -116,6 +123,10 @@ def read_runs(benchmark: str, gold_path, source0: Sequence, source1: Sequence,
     for path in files[0] + files[1] + (str(gold_path),):
         if not Path(path).is_file():
             raise FileNotFoundError(f"{path}: no such file")
+    if benchmark == KILT:
+        from .kilt_runs import read_kilt_runs  # kilt_runs builds this module's Runs
+
+        return read_kilt_runs(str(gold_path), files, options.kilt_metric, jobs)
     if benchmark == "scifact":
         return _read_scifact(str(gold_path), files, options)
     return _read_strict(benchmark, str(gold_path), files, options, jobs)

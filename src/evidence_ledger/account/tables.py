@@ -10,7 +10,9 @@ Out: :class:`Accounted`: ESTIMATES, CLUSTER_COUNTS, COVERAGE and INTERVALS frame
 Study 1's method ("What Changes When Fact-Verification Scores Improve?", Study 1): T00..T11
 and the components (gain, E0, A1, A0, E1, interaction) from exact per-run scores averaged over
 runs, per-gold-class contributions, accuracy / macro-F1 / eligibility per source, the Eq. 4
-decomposition (FEVER / FEVEROUS), and intervals from the paired claim bootstrap (runs averaged,
+decomposition (FEVER / FEVEROUS; for KILT instead the answer metric, R-precision and eligibility
+= R-precision 1 per source and Eq. 4 with the continuous answer metric,
+``accounting.answer_scores``), and intervals from the paired claim bootstrap (runs averaged,
 not resampled; every interval from the same claim draws). ``families`` makes claim families
 the resampling units (the cluster bootstrap); ``resample_runs`` draws the runs with replacement
 in every draw, as Study 2 does with its sampled seeds. Rows carry ``study`` ``study1`` (the
@@ -30,8 +32,10 @@ from .. import tables
 from ..accounting.accuracy import study1_metric_job
 from ..accounting.estimates import sort_estimates, study1_cell_rows, study1_rows
 from ..accounting.intervals import draw_progress_logger, interval_table, panel_interval_job
-from ..accounting.panel import (ClaimIndicators, CountPanel, aggregate_to_families, check_unique_keys,
-                                panel_to_frame, sort_claims)
+from ..accounting.answer_scores import (continuous_indicators, continuous_metric_estimates,
+                                        continuous_metric_job)
+from ..accounting.panel import (CONTINUOUS_METRICS, ClaimIndicators, CountPanel, aggregate_to_families,
+                                check_unique_keys, panel_to_frame, sort_claims)
 from ..accounting.reference import attach_reference
 from ..errors import InputError
 from ..resampling.bootstrap import bonferroni_tail, run_jobs
@@ -68,6 +72,7 @@ class Accounted:
     coverage: pd.DataFrame
     intervals: pd.DataFrame
     metrics: pd.DataFrame | None
+    answer_metric: str = ""  # KILT: the downstream metric of the answers (the quantities' names)
 
 
 def read_families(path, dataset: str, units: list[str]) -> pd.DataFrame:
@@ -111,10 +116,12 @@ def _read_family_tsv(path: Path) -> tuple[pd.DataFrame, list[int]]:
 
 
 def claim_panel(runs: Runs, *, system: str, sources: tuple[str, str]) -> CountPanel:
-    """The claim panel of the runs: one format, one budget, runs as replicates 1..R."""
+    """The claim panel of the runs: one format, one budget, runs as replicates 1..R (KILT's
+    continuous numerators kept in float64, the integer counts in int64)."""
     K, R = runs.num.shape[:2]
+    num_dtype = np.float64 if runs.metric in CONTINUOUS_METRICS else np.int64
     return CountPanel(runs.benchmark, system, runs.metric, list(runs.units), runs.replicates, [FORMAT],
-                      list(sources), [BUDGET], [BUDGET], runs.num.reshape(K, R, 1, 2, 1, 2, 1).astype(np.int64),
+                      list(sources), [BUDGET], [BUDGET], runs.num.reshape(K, R, 1, 2, 1, 2, 1).astype(num_dtype),
                       runs.den.reshape(K, R, 1, 2, 1).astype(np.int64))
 
 
@@ -153,6 +160,11 @@ def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings:
     else:
         rows = study1_cell_rows(panel, dataset=runs.benchmark, system=system, parser=PARSER, fmt=FORMAT,
                                 budget=BUDGET, replicates=reps)
+    if runs.metric == "kilt":
+        rows += continuous_metric_estimates(
+            continuous_indicators(runs.units, reps, sources, runs.correct, runs.rprec), runs.rprec,
+            metric=runs.answer_metric, dataset=runs.benchmark, system=system, parser=PARSER, fmt=FORMAT,
+            budget=BUDGET)
     estimates = sort_estimates(attach_reference(pd.DataFrame(rows), None))[list(ESTIMATES.columns)]
     counts = panel_to_frame(panel, study="study1", population="all", parser=PARSER)
 
@@ -172,17 +184,21 @@ def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings:
             answer_frame(runs, system=system, sources=sources), runs.units, dataset=runs.benchmark, system=system,
             parser=PARSER, sources=sources, replicates=reps, classes=sort_claims(runs.gold), draws=settings.draws,
             seed=settings.seed, tail=settings.tail, eligible=runs.eligible, cluster_of=cluster_of))
+    elif runs.metric == "kilt":
+        jobs.append(continuous_metric_job(runs.correct, runs.rprec, metric=runs.answer_metric, dataset=runs.benchmark,
+                                          system=system, parser=PARSER, draws=settings.draws, seed=settings.seed,
+                                          tail=settings.tail, cluster_of=cluster_of))
     results = run_jobs(jobs, draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
                        resample_seeds=settings.resample_runs,
                        progress=draw_progress_logger(log, f"{system}/intervals", settings.draws))
     intervals = interval_table(results[0], study="study1", family="study1", population_of="all",
                                family_size=settings.family_size, reference=None)
     metrics = None
-    if runs.metric == "strict":
+    if len(results) > 1:
         metrics = attach_reference(pd.DataFrame(results[1]).assign(study="study1", population="all"), None)
 
     coverage = {"population_claims": len(runs.units), "runs_per_source": runs.n_runs,
                 "clusters": len(boot_panel.units), **runs.facts}
     coverage = pd.DataFrame([{"study": "study1", "population": "all", "dataset": runs.benchmark, "system": system,
                               "parser": PARSER, "item": item, "count": int(n)} for item, n in coverage.items()])
-    return Accounted(estimates, counts, coverage, intervals, metrics)
+    return Accounted(estimates, counts, coverage, intervals, metrics, runs.answer_metric)

@@ -5,10 +5,11 @@ In:  an :class:`~.tables.Accounted` (frames), output paths, and for the ``accoun
 Out: under one directory (``account --out``; the pipeline's ``results/account/<system>/``):
 
   estimates.parquet   ESTIMATES (``tables.accounting``)       estimates.tsv   its report rows
-  counts.parquet      CLUSTER_COUNTS (per claim)              coverage.parquet  COVERAGE
+  counts.parquet      CLUSTER_COUNTS (per claim; KILT: CLUSTER_SCORES)  coverage.parquet  COVERAGE
   intervals.parquet   INTERVALS (the Study 1 family)          intervals.tsv   its report rows
-  answer_metrics.tsv  accuracy / macro-F1 per source with intervals (FEVER / FEVEROUS; header
-                      only for SciFact)
+  answer_metrics.tsv  accuracy / macro-F1 per source with intervals (FEVER / FEVEROUS; KILT:
+                      the answer metric, R-precision and eligibility per source; header only
+                      for SciFact)
   and from the command also provenance.tsv (inputs with their sha256, settings, packages),
   summary.html + decomposition.png (the pipeline's summary-page code) and ledger.json.
 
@@ -28,7 +29,9 @@ from ..report.ledger import LedgerSource, build_ledger, file_sha256, write_ledge
 from ..report.provenance import package_versions, write_provenance_tsv
 from ..report.accounted import accounted_summary_page
 from ..tables.report_tsv import write_report_tsv
-from ..tables.accounting import CLUSTER_COUNTS, COVERAGE, ESTIMATES, INTERVALS
+from ..accounting.panel import CONTINUOUS_METRICS
+from ..report.kilt_rates import continuous_rates
+from ..tables.accounting import CLUSTER_COUNTS, CLUSTER_SCORES, COVERAGE, ESTIMATES, INTERVALS
 from .runs import MATCHING_FACTS
 from .tables import Accounted
 
@@ -53,11 +56,17 @@ def estimate_report_rows(estimates: pd.DataFrame) -> pd.DataFrame:
     return estimates[(estimates["replicate"] == -1) | per_run].drop(columns=["study"])
 
 
+def counts_schema(counts: pd.DataFrame):
+    """CLUSTER_SCORES for the continuous numerators of a KILT accounting, else CLUSTER_COUNTS."""
+    continuous = len(counts) and str(counts["metric"].iat[0]) in CONTINUOUS_METRICS
+    return CLUSTER_SCORES if continuous else CLUSTER_COUNTS
+
+
 def write_tables(accounted: Accounted, paths: Mapping[str, str]) -> None:
     """The tables and report TSVs at ``paths`` (keys of :data:`TABLE_FILES`)."""
     tables.write_table(accounted.estimates, paths["estimates"], ESTIMATES)
     write_report_tsv(estimate_report_rows(accounted.estimates), paths["estimates_tsv"])
-    tables.write_table(accounted.counts, paths["counts"], CLUSTER_COUNTS)
+    tables.write_table(accounted.counts, paths["counts"], counts_schema(accounted.counts))
     tables.write_table(accounted.coverage, paths["coverage"], COVERAGE)
     tables.write_table(accounted.intervals, paths["intervals"], INTERVALS)
     write_report_tsv(accounted.intervals, paths["intervals_tsv"])
@@ -104,12 +113,14 @@ def write_account_dir(accounted: Accounted, out: Path, *, title: str, intro: str
     return {key: Path(p) for key, p in paths.items()}
 
 
-QUANTITY_ROWS = (
+CELL_ROWS = (
     ("T00", "source-0 answers, source-0 evidence"), ("T01", "source-0 answers, source-1 evidence"),
     ("T10", "source-1 answers, source-0 evidence"), ("T11", "source-1 answers, source-1 evidence"),
     ("gain", "T11 - T00"), ("E0", "evidence change, source-0 answers (T01 - T00)"),
     ("A1", "answer change, source-1 evidence (T11 - T01)"), ("A0", "answer change, source-0 evidence (T10 - T00)"),
     ("E1", "evidence change, source-1 answers (T11 - T10)"), ("interaction", "E1 - E0"),
+)
+QUANTITY_ROWS = CELL_ROWS + (
     ("accuracy_0", "label accuracy, source-0 answers"), ("accuracy_1", "label accuracy, source-1 answers"),
     ("accuracy_diff", "label accuracy, source 1 - source 0"), ("macro_f1_diff", "macro-F1, source 1 - source 0"),
     ("eligibility_0", "claims whose source-0 evidence is eligible"),
@@ -135,15 +146,17 @@ def positional_matching(accounted: Accounted) -> dict[str, int]:
 
 def terminal_table(accounted: Accounted) -> str:
     """The short table the command prints: the cells, the components and the differences of
-    accuracy, macro-F1 and eligibility, each with its interval where it has one (points); then,
-    when some file was paired by position, the files so paired and their ``id_disagreements``."""
+    accuracy, macro-F1 and eligibility (KILT: the answer metric, R-precision and eligibility per
+    source, ``report.kilt_rates``), each with its interval where it has one (points); then, when
+    some file was paired by position, the files so paired and their ``id_disagreements``."""
     est = accounted.estimates
     est = est[(est["replicate"] == -1) & (est["part"] == "") & (est["population"] == "all")].set_index("quantity")
     bounds = accounted.intervals.set_index("quantity")[["lower", "upper"]]
     if accounted.metrics is not None:
         bounds = pd.concat([bounds, accounted.metrics.set_index("quantity")[["lower", "upper"]]])
+    rows = CELL_ROWS + continuous_rates(accounted.answer_metric) if accounted.answer_metric else QUANTITY_ROWS
     lines = [f"{'quantity':<17}{'estimate':>9}  {'interval':<18}  meaning"]
-    for quantity, meaning in QUANTITY_ROWS:
+    for quantity, meaning in rows:
         if quantity not in est.index:
             continue
         value = float(est.at[quantity, "value"])

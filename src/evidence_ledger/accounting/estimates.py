@@ -31,12 +31,13 @@ UNRESOLVED_SCOPES = ("window", "list")
 
 
 def exact_score(num_tot: np.ndarray, den_tot: np.ndarray, multiplier: int, r: int, cell: Cell) -> Fraction:
-    """Score of one cell for replicate index ``r`` in points, exactly."""
+    """Score of one cell for replicate index ``r`` in points, exactly: of the integer totals, or
+    of a float total (continuous numerators) taken at its exact binary value."""
     f, a, u, b, v = cell
     d = int(den_tot[r, f, a, u])
     if d == 0:
         raise ZeroDivisionError(f"zero denominator for replicate {r}, cell {cell}")
-    return Fraction(100 * multiplier * int(num_tot[r, f, a, u, b, v]), d)
+    return Fraction(100 * multiplier) * Fraction(num_tot[r, f, a, u, b, v].item()) / d
 
 
 def evaluate_exact(panel: CountPanel, contrast: Contrast, replicates: Sequence[int],

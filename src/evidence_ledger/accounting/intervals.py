@@ -22,7 +22,8 @@ from .reference import attach_reference
 
 def panel_counts(panel, contrasts, replicates: Sequence[int]) -> tuple[np.ndarray, dict]:
     """Flatten the cells ``contrasts`` need from a ``CountPanel`` into (units, seeds, stats)
-    int64, with the ``stat_index`` for :func:`contrast_statistic`."""
+    int64 (float64 for a panel of continuous numerators), with the ``stat_index`` for
+    :func:`contrast_statistic`."""
     ridx = panel.replicate_index(replicates)
     cells = []
     for terms in contrasts:
@@ -35,7 +36,8 @@ def panel_counts(panel, contrasts, replicates: Sequence[int]) -> tuple[np.ndarra
             dens.append((f, a, u))
     cols = [panel.num[:, ridx, f, a, u, b, v] for f, a, u, b, v in cells]
     cols += [panel.den[:, ridx, f, a, u] for f, a, u in dens]
-    counts = np.stack(cols, axis=2).astype(np.int64)
+    counts = np.stack(cols, axis=2)
+    counts = counts.astype(np.float64 if np.issubdtype(counts.dtype, np.floating) else np.int64)
     index = {cell: (i, len(cells) + dens.index(cell[:3])) for i, cell in enumerate(cells)}
     return counts, index
 

@@ -7,12 +7,16 @@ Out: :class:`CountPanel` objects -- ``num[k, r, f, a, u, b, v]`` numerator and
      their long CLUSTER_COUNTS rows, the per-claim factorised indicators of a strict-metric
      panel (:class:`ClaimIndicators`) and the identical-answer mask of two sources.
 
-Every metric is a ratio of summed integer counts, so estimates (``estimates``) and the
+Every metric is a ratio of summed counts (integers; KILT's numerators are floats), so estimates (``estimates``) and the
 bootstrap (``intervals``) recompute any estimand from the same arrays:
 
 The metric of a dataset is its ``benchmark_registry`` entry's:
 
 * FEVER / FEVEROUS (``metric='strict'``): ``T_ab = 100 * sum_i correct_a[i] * eligible_b[i] / N``.
+* KILT (``metric='kilt'``, the ``account kilt`` command and config ``external.kilt``):
+  ``T_ab = 100 * sum_i metric_a[i] * [rprec_b[i] = 1] / N``, the official KILT-<metric> of run
+  ``a``'s answers with run ``b``'s provenance; the answer metric (F1, ROUGE-L) is continuous, so
+  the numerators are float64, carried as they are (no rounding, no thresholding).
 * SciFact (``metric='f1'``): ``T_ab = 100 * 2 C_ab / (P_a + R)`` with ``C_ab`` the sum over
   (claim, abstract) of ``label_correct_a * eligible_b``, ``P_a`` the submitted abstracts,
   ``R`` the gold relevant abstracts (never-retrieved ones included). Corpus totals, never
@@ -35,8 +39,10 @@ from ..errors import InputError
 from ..vocabulary import INVALID
 
 #: numerator multiplier per accounting metric (the registry's ``METRICS``): strict T = C / N,
-#: F1 T = 2 C / (P + R)
-METRIC_MULTIPLIER = {"strict": 1, "f1": 2}
+#: F1 T = 2 C / (P + R); ``kilt`` T = C / N with continuous numerators (see the module doc)
+METRIC_MULTIPLIER = {"strict": 1, "f1": 2, "kilt": 1}
+#: the accounting metrics whose numerators are continuous (float64 arrays, CLUSTER_SCORES rows)
+CONTINUOUS_METRICS = ("kilt",)
 
 
 def claim_sort_key(claim_id: str):
@@ -244,7 +250,7 @@ def aggregate_to_families(panel: CountPanel, families: pd.DataFrame, path: str =
     fam_ids = sort_claims(fam_of)
     fpos = {x: i for i, x in enumerate(fam_ids)}
     idx = fam_of.map(fpos).to_numpy(dtype=np.int64)
-    num = np.zeros((len(fam_ids),) + panel.num.shape[1:], dtype=np.int64)
+    num = np.zeros((len(fam_ids),) + panel.num.shape[1:], dtype=panel.num.dtype)
     den = np.zeros((len(fam_ids),) + panel.den.shape[1:], dtype=np.int64)
     np.add.at(num, idx, panel.num)
     np.add.at(den, idx, panel.den)
@@ -284,7 +290,7 @@ def panel_to_frame(panel: CountPanel, *, study: str, population: str, parser: st
         "answer_budget": lab(panel.answer_budgets, abud),
         "evidence_source": np.where(is_num, lab(panel.sources, grid[3][si]), ""),
         "evidence_budget": np.where(is_num, lab(panel.evidence_budgets, grid[4][si]), ""),
-        "value": values.astype(np.int64),
+        "value": values if panel.metric in CONTINUOUS_METRICS else values.astype(np.int64),
     })
     parts.append(frame)
     return pd.concat(parts, ignore_index=True)
@@ -302,7 +308,8 @@ def panel_from_frame(frame: pd.DataFrame, *, formats, sources, answer_budgets, e
     upos = {c: i for i, c in enumerate(units)}
     K, R, F, A, U, B, V = (len(units), len(replicates), len(formats), len(sources), len(answer_budgets),
                            len(sources), len(evidence_budgets))
-    num = np.zeros((K, R, F, A, U, B, V), dtype=np.int64)
+    continuous = str(frame["metric"].iat[0]) in CONTINUOUS_METRICS
+    num = np.zeros((K, R, F, A, U, B, V), dtype=np.float64 if continuous else np.int64)
     den = np.zeros((K, R, F, A, U), dtype=np.int64)
     sub = frame[frame["replicate"].isin(replicates)]
     k = sub["cluster_id"].astype(str).map(upos).to_numpy(dtype=np.int64)
@@ -311,12 +318,12 @@ def panel_from_frame(frame: pd.DataFrame, *, formats, sources, answer_budgets, e
     f = level_codes(sub["format"], formats, path, "format")
     a = level_codes(sub["answer_source"], sources, path, "answer_source")
     u = level_codes(sub["answer_budget"], answer_budgets, path, "answer_budget")
-    val = sub["value"].to_numpy(dtype=np.int64)
+    val = sub["value"].to_numpy(dtype=np.float64 if continuous else np.int64)
     cs = sub[is_c]
     b = level_codes(cs["evidence_source"], sources, path, "evidence_source")
     v = level_codes(cs["evidence_budget"], evidence_budgets, path, "evidence_budget")
     num[k[is_c], r[is_c], f[is_c], a[is_c], u[is_c], b, v] = val[is_c]
-    den[k[~is_c], r[~is_c], f[~is_c], a[~is_c], u[~is_c]] = val[~is_c]
+    den[k[~is_c], r[~is_c], f[~is_c], a[~is_c], u[~is_c]] = val[~is_c].astype(np.int64)
     return CountPanel(str(frame["dataset"].iat[0]), str(frame["system"].iat[0]), str(frame["metric"].iat[0]),
                       units, list(replicates), list(formats), list(sources), list(answer_budgets),
                       list(evidence_budgets), num, den)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .decomposition import decomposition_figure, decomposition_png_bytes
+from .kilt_rates import accounted_metric, kilt_rates_table, metric_title
 from .sources import MISSING_TEXT, SourceTable, find_row, read_source_table
 from .run_sections import whole_table_section
 from .study1_sections import EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, STUDY1_RATES, study1_bars
@@ -56,15 +57,16 @@ def interval_caption(family_size: int, alpha: float, resample_runs: bool = False
 
 #: the quantity whose interval an Eq. 4 term has (``{a}`` = the answer source): the direct form
 #: and the sum are E_a itself, the mean correctness is the accuracy of those answers
-EQ4_INTERVAL_OF = {"direct": "E{a}", "sum": "E{a}", "accuracy": "accuracy_{a}", "eligibility_diff": "eligibility_diff",
+EQ4_INTERVAL_OF = {"direct": "E{a}", "sum": "E{a}", "accuracy": "{metric}_{a}", "eligibility_diff": "eligibility_diff",
                    "product": "eq4_product_{a}", "covariance": "eq4_covariance_{a}"}
 
 
 def eq4_cell(estimates: SourceTable, intervals: SourceTable | None, metrics: SourceTable | None, term: str,
-             source: str) -> tuple:
+             source: str, metric: str = "accuracy") -> tuple:
     """An Eq. 4 term of answer source ``source`` with the interval of the quantity it equals
-    (:data:`EQ4_INTERVAL_OF`), else its estimate."""
-    quantity = EQ4_INTERVAL_OF[term].format(a=source)
+    (:data:`EQ4_INTERVAL_OF`; ``metric``: the answer score, KILT's downstream metric), else its
+    estimate."""
+    quantity = EQ4_INTERVAL_OF[term].format(a=source, metric=metric)
     for table in (intervals, metrics):
         r = find_row(table, population="all", quantity=quantity) if table is not None else None
         if r is not None:
@@ -101,18 +103,25 @@ def accounted_system_section(key: str, title: str, estimates: SourceTable | None
             for label in classes), (False,) + (True,) * len(parts),
             caption="Contributions of each gold class (points on the full denominator: the classes add up to the "
                     "column's quantity)."))
-    if find_row(estimates, population="all", quantity="accuracy_0", part="", replicate="-1") is not None:
+    kilt_metric = accounted_metric(estimates)
+    if kilt_metric is not None:
+        blocks.append(kilt_rates_table(estimates, metrics, kilt_metric, estimate_or_interval))
+    elif find_row(estimates, population="all", quantity="accuracy_0", part="", replicate="-1") is not None:
         blocks.append(Table(("Quantity", "Definition", "Estimate [interval]"),
                             tuple(((q,), (meaning,), estimate_or_interval(estimates, metrics, quantity=q))
                                   for q, meaning in STUDY1_RATES), (False, False, True),
                             caption="Accuracy and macro-F1 of each source's answers (over the gold label set), and "
                                     "the claims whose cited evidence is eligible (points)."))
-        eq4 = tuple(((term,), (meaning,)) + tuple(eq4_cell(estimates, intervals, metrics, term, source)
+    if find_row(estimates, population="all", quantity="eq4_sum_0", part="", replicate="-1") is not None:
+        metric = kilt_metric or "accuracy"
+        eq4 = tuple(((term,), (meaning,)) + tuple(eq4_cell(estimates, intervals, metrics, term, source, metric)
                                                     for source in ("0", "1"))
                     for term, meaning in EQ4_TERMS)
+        continuous = (f" c_a: the {metric_title(kilt_metric)} of the source-a answer (continuous where the metric "
+                      f"is); ΔE: the change in R-precision 1.") if kilt_metric else ""
         blocks.append(Table(("Term", "Meaning", "a = 0", "a = 1"), eq4, (False, False, True, True),
                             caption="Eq. 4: the evidence gain E_a = c̄_a × ΔĒ + cov(c_a, ΔE) (points; every "
-                                    "interval from the same claim draws)."))
+                                    "interval from the same claim draws)." + continuous))
     return Section(key, title, nav=nav, intro=intro, blocks=tuple(blocks))
 
 

@@ -24,6 +24,11 @@ totals equal those of a per-draw loop summing ``counts[idx]`` in int64; statisti
 draws and intervals (tests/support/bootstrap_reference.py keeps that loop). Run with one BLAS
 thread (``OMP_NUM_THREADS=1``) when jobs share cores.
 
+Continuous counts (a float64 ``counts`` array, e.g. KILT's per-item F1 or ROUGE-L times an
+R-precision indicator) take the same path in float64: the index draws are the same, the totals
+are float sums (each within a few ulps of the exact sum; not bit-identical to a per-draw loop
+summing in another order, and the batch size, which shapes the GEMM, may move one by an ulp).
+
 Generic: nothing here knows about studies, datasets or panels (``accounting.intervals`` does).
 """
 from __future__ import annotations
@@ -71,7 +76,10 @@ def multiplicities(idx: np.ndarray, n_clusters: int) -> np.ndarray:
 def gemm_dtype(counts: np.ndarray):
     """float32 when every resampled total (at most max|count| x clusters) stays below 2**24,
     so single-precision products and sums of integers are exact; float64 below 2**53;
-    otherwise an error."""
+    otherwise an error. Continuous counts (a float array: a per-item answer score such as
+    KILT's F1) are multiplied in float64."""
+    if np.issubdtype(counts.dtype, np.floating):
+        return np.float64
     bound = int(np.abs(counts).max(initial=0)) * counts.shape[0]
     if bound < 2 ** 24:
         return np.float32

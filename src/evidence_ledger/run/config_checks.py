@@ -26,7 +26,7 @@ from ..accounting.estimands import family_size
 from ..config.layers import config_value
 from ..errors import ExpectedError, did_you_mean
 from ..evidence.budget import budget_tokenizer_models
-from ..vocabulary import ACCOUNTED_BENCHMARKS, STUDY2_FAMILIES
+from ..vocabulary import ACCOUNTED_BENCHMARKS, KILT, KILT_TASK_METRICS, STUDY2_FAMILIES
 from .empty_lists import empty_list_errors
 
 PLACEHOLDER_PREFIX = "PIN:"
@@ -314,11 +314,14 @@ def external_errors(config: Mapping) -> list[str]:
             if benchmark not in ACCOUNTED_BENCHMARKS:
                 errors.append(f"{key}: official prediction files are accounted for {list(ACCOUNTED_BENCHMARKS)}")
                 continue
-            split = spec.get("gold", "dev")
-            claims = config_value(config, f"data.{benchmark}.claims") or {}
-            if split not in claims:
-                errors.append(f"{key}.gold = {split!r} is not a split of data.{benchmark}.claims "
-                              f"({sorted(claims)}): the gold file of the accounted claims")
+            if benchmark == KILT:
+                errors += kilt_metric_errors(key, spec)
+            else:
+                split = spec.get("gold", "dev")
+                claims = config_value(config, f"data.{benchmark}.claims") or {}
+                if split not in claims:
+                    errors.append(f"{key}.gold = {split!r} is not a split of data.{benchmark}.claims "
+                                  f"({sorted(claims)}): the gold file of the accounted claims")
             runs = {source: files for source, files in sources.items()}
             exported = [source for source, files in runs.items() if not isinstance(files, list)]
             if exported:
@@ -338,3 +341,21 @@ def external_errors(config: Mapping) -> list[str]:
             errors.append(f"verifier.sources = {wanted} and external.{dataset}.{mine[0][1]}.sources = {mine[0][2]} "
                           f"must name the same sources")
     return errors
+
+
+def kilt_metric_errors(key: str, spec: Mapping) -> list[str]:
+    """An ``external.kilt.<system>`` entry names its downstream metric: ``task`` (a KILT dataset,
+    the KILT paper's metric) or ``metric``, one of them."""
+    task, metric = spec.get("task"), spec.get("metric")
+    metrics = sorted(set(KILT_TASK_METRICS.values()))
+    if task and metric:
+        return [f"{key}: give task or metric, not both (task {task!r} already implies "
+                f"{KILT_TASK_METRICS.get(task, '?')!r})"]
+    if not task and not metric:
+        return [f"{key}: give task (a KILT dataset: {', '.join(KILT_TASK_METRICS)}) or metric ({', '.join(metrics)}): "
+                f"the downstream metric crossed with R-precision 1"]
+    if task and task not in KILT_TASK_METRICS:
+        return [f"{key}.task = {task!r} is not a KILT dataset ({', '.join(KILT_TASK_METRICS)})"]
+    if metric and metric not in metrics:
+        return [f"{key}.metric = {metric!r} is not a KILT downstream metric ({', '.join(metrics)})"]
+    return []

@@ -48,6 +48,18 @@ answer side: SciFact P_a + R, FEVER/FEVEROUS the number of claims; evidence colu
     ]),
 )
 
+CLUSTER_SCORES = TableSchema(
+    name="accounting_cluster_scores",
+    version=1,
+    written_by=("account_system",),
+    doc="""CLUSTER_COUNTS of a continuous answer metric (KILT: `metric` `kilt`): the same columns
+and rows, with `value` a float64 carried as computed. `kind` `C`: the item's answer metric of
+`answer_source` (accuracy, EM, F1 or ROUGE-L on 0..1) times whether the provenance of
+`evidence_source` reaches R-precision 1; `kind` `D`: 1 per item. Score = 100 C / D, the official
+KILT-<metric>. Integer metrics keep CLUSTER_COUNTS (int64), so their files do not change.""",
+    schema=CLUSTER_COUNTS.schema.set(CLUSTER_COUNTS.schema.get_field_index("value"), pa.field("value", pa.float64())),
+)
+
 ESTIMATES = TableSchema(
     name="accounting_estimates",
     version=1,

@@ -21,6 +21,7 @@ from evidence_ledger.scoring import fever, feverous, scifact
 from evidence_ledger.tables import read_frame
 from evidence_ledger.tables.accounting import ESTIMATES, INTERVALS
 from support.paths import REPO_ROOT
+from support.readme_example import check_printed_as_shown, example_argv, readme_section
 from support.summary_page import check_values_against_sources, parse
 
 EXAMPLE = REPO_ROOT / "resources" / "demo" / "feverous"
@@ -299,23 +300,10 @@ def test_scoring_options_apply_as_in_the_score_command(tmp_path):
         fever.score_files(gold, files["s0"][0], 1).strict_score, abs=1e-15)
 
 
-def readme_account_section() -> str:
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    return text[text.index("## Account your own system"):text.index("## Extending")]
-
-
 def test_the_readme_example_prints_what_the_readme_shows(tmp_path, capsys):
-    section = readme_account_section()
-    command = section[section.index("```bash\n") + 8:section.index("```\nprints")]
-    argv = command.replace("\\\n", " ").split()
-    assert argv[:3] == ["python", "-m", "evidence_ledger"]
-    argv = argv[3:]
-    argv[argv.index("--out") + 1] = str(tmp_path / "example")
-    assert main(argv) == 0
-    printed = capsys.readouterr().out.splitlines()
-    shown = section[section.index("```text\n") + 8:section.index("```\nRead:")].splitlines()
-    assert printed[:-1] == shown[:-1]
-    assert shown[-1].startswith("wrote results/account-example/: ") and printed[-1].endswith(shown[-1].split(": ")[1])
+    section = readme_section("## Account your own system")
+    assert main(example_argv(section, str(tmp_path / "example"))) == 0
+    check_printed_as_shown(section, capsys.readouterr().out.splitlines(), "results/account-example")
 
 
 def test_the_pipeline_summary_page_shows_an_accounted_system_with_the_command_s_section(example_out, tmp_path):

@@ -181,3 +181,20 @@ def test_an_exported_source_cannot_be_accounted_from_its_labels(demo):
     config = demo
     config["external"]["feverous"]["example"]["sources"]["improved"] = {"export": "bge"}
     assert any("export writes evidence only" in e for e in config_errors(config))
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({}, "external.kilt.rag: give task (a KILT dataset: fever, aidayago2"),
+    ({"task": "nq", "metric": "em"}, "external.kilt.rag: give task or metric, not both"),
+    ({"task": "squad"}, "external.kilt.rag.task = 'squad' is not a KILT dataset"),
+    ({"metric": "bleu"}, "external.kilt.rag.metric = 'bleu' is not a KILT downstream metric (accuracy, em, f1, rougel)"),
+])
+def test_a_kilt_system_names_its_metric_by_task_or_metric(demo, entry, message):
+    demo["external"]["kilt"]["rag"] = {"gold": "kilt/nq-dev-kilt.jsonl",
+                                      "sources": {"a": ["x.jsonl"], "b": ["y.jsonl"]}, **entry}
+    errors = config_errors(demo)
+    assert any(e.startswith(message) for e in errors), errors
+
+
+def test_the_demo_kilt_systems_pass_the_config_checks(demo):
+    assert not [e for e in config_errors(demo) if "kilt" in e]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...config.layers import config_value
+from ...vocabulary import KILT
 from .context import FAIL, OK, Check, RunContext
 from .paths import inside_data_root
 
@@ -61,7 +62,10 @@ READER_RUN_FORMAT = RecordFormat("jsonl")
 # an outside system's official prediction files (`account`), by benchmark
 PREDICTION_FORMATS = {"fever": RecordFormat("jsonl", ("id", "predicted_label", "predicted_evidence")),
                       "feverous": RecordFormat("jsonl", ("id", "predicted_label", "predicted_evidence")),
-                      "scifact": RecordFormat("jsonl", ("id", "evidence"))}
+                      "scifact": RecordFormat("jsonl", ("id", "evidence")),
+                      KILT: RecordFormat("jsonl", ("id", "output"))}
+#: a KILT gold file (``external.kilt.<system>.gold``): its first record in KILT's format
+KILT_GOLD_FORMAT = RecordFormat("jsonl", ("id", "input", "output"))
 FAMILIES_FORMAT = RecordFormat("lines")
 
 
@@ -134,6 +138,8 @@ def planned_data_files(config: Mapping[str, Any]) -> list[DataFile]:
                     out.append(DataFile(f"external.{benchmark}.{system}.sources.{source}.{i}", path, fmt))
             if spec.get("families"):
                 out.append(DataFile(f"external.{benchmark}.{system}.families", spec["families"], FAMILIES_FORMAT))
+            if benchmark == KILT:
+                out.append(DataFile(f"external.kilt.{system}.gold", spec["gold"], KILT_GOLD_FORMAT))
     return out
 
 

@@ -129,3 +129,21 @@ def test_data_checks_read_no_more_than_the_first_record(data):
     lines = claims.read_text().splitlines()
     claims.write_text("\n".join([lines[0], "{ broken"] + lines[1:]) + "\n")
     assert not failures(checks(f"data_root={data}"))
+
+
+def test_kilt_gold_and_prediction_files_are_checked_by_their_first_record_in_kilt_format(tmp_path):
+    """external.kilt: the gold file's first record holds id, input and output, each prediction
+    file's id and output (a FEVER prediction file given as a KILT run is named)."""
+    config = {"external": {"kilt": {"rag": {"gold": "nq-dev-kilt.jsonl", "task": "nq",
+                                            "sources": {"bm25": ["a.jsonl"], "dpr": ["b.jsonl"]}}}}}
+    planned = {f.key: f for f in data_files.planned_data_files(config)}
+    gold, run = planned["external.kilt.rag.gold"], planned["external.kilt.rag.sources.dpr.0"]
+    assert (gold.relpath, run.relpath) == ("nq-dev-kilt.jsonl", "b.jsonl")
+    demo = REPO_ROOT / "resources/demo/kilt"
+    assert data_files.first_record_problem(demo / "nq-dev-kilt.jsonl", gold.format) is None
+    assert data_files.first_record_problem(demo / "predictions/nq/dpr_run1.jsonl", run.format) is None
+    assert "the first record lacks input" in data_files.first_record_problem(demo / "predictions/nq/dpr_run1.jsonl",
+                                                                              gold.format)
+    fever = tmp_path / "fever_pred.jsonl"
+    fever.write_text(json.dumps({"id": 1, "predicted_label": "SUPPORTS", "predicted_evidence": []}) + "\n")
+    assert "line 1: the first record lacks output" in data_files.first_record_problem(fever, run.format)
