@@ -46,30 +46,33 @@ def check_kilt_metric(metric: str) -> str:
     return metric
 
 
-_POOL_GOLD: tuple | None = None  # (gold path, its items) of a worker process (set by its initializer)
+_POOL_GOLD: tuple | None = None  # (gold path, its items, metric) of a worker process (set by its initializer)
 
 
-def _pool_init(gold_path: str) -> None:
+def _pool_init(gold_path: str, metric: str) -> None:
     global _POOL_GOLD
-    _POOL_GOLD = (gold_path, kilt.read_kilt_gold(gold_path))
+    _POOL_GOLD = (gold_path, kilt.read_kilt_gold(gold_path), metric)
 
 
 def _pool_score(path: str) -> tuple[kilt.KiltItemScores, list[str]]:
     with warnings.catch_warnings(record=True) as warned:  # given again by the parent (score_kilt_runs)
         warnings.simplefilter("always")
-        scores = kilt.score_kilt_items(_POOL_GOLD[0], path, rank_keys=kilt.KILT_RANK_KEYS, gold=_POOL_GOLD[1])
+        scores = kilt.score_kilt_items(_POOL_GOLD[0], path, rank_keys=kilt.KILT_RANK_KEYS, gold=_POOL_GOLD[1],
+                                       metrics=(_POOL_GOLD[2],))
     return scores, [str(w.message) for w in warned]
 
 
-def score_kilt_runs(gold_path: str, paths: Sequence[str], jobs: int = 1) -> list[kilt.KiltItemScores]:
-    """The per-item scores of every file, in order; ``jobs`` > 1 scores them in that many
-    processes, each reading the gold file once (an InputError of any file is raised as it is; the
-    scorer's warnings are given in this process, file by file, as ``score kilt`` gives them)."""
+def score_kilt_runs(gold_path: str, paths: Sequence[str], metric: str, jobs: int = 1) -> list[kilt.KiltItemScores]:
+    """The per-item scores of every file under ``metric`` (the others may be left uncomputed), in
+    order; ``jobs`` > 1 scores them in that many processes, each reading the gold file once (an
+    InputError of any file is raised as it is; the scorer's warnings are given in this process,
+    file by file, as ``score kilt`` gives them)."""
     jobs = max(1, min(jobs, len(paths)))
     if jobs == 1:
         gold = kilt.read_kilt_gold(gold_path)
-        return [kilt.score_kilt_items(gold_path, p, rank_keys=kilt.KILT_RANK_KEYS, gold=gold) for p in paths]
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_pool_init, initargs=(gold_path,)) as pool:
+        return [kilt.score_kilt_items(gold_path, p, rank_keys=kilt.KILT_RANK_KEYS, gold=gold, metrics=(metric,))
+                for p in paths]
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_pool_init, initargs=(gold_path, metric)) as pool:
         scored = list(pool.map(_pool_score, paths))
     for _, messages in scored:
         for message in messages:
@@ -82,7 +85,7 @@ def read_kilt_runs(gold_path: str, files: tuple[tuple[str, ...], tuple[str, ...]
     and source 1's runs, matched by position; ``jobs`` > 1 scores them in that many processes."""
     check_kilt_metric(metric)
     R = len(files[0])
-    scored = score_kilt_runs(gold_path, list(files[0] + files[1]), jobs)
+    scored = score_kilt_runs(gold_path, list(files[0] + files[1]), metric, jobs)
     units = sort_claims(scored[0].ids)  # ids are unique: read_kilt_gold refuses a repeated one
     if not units:
         raise InputError(gold_path, None, None, "no gold items")

@@ -76,16 +76,25 @@ def official_mean(values: np.ndarray) -> float:
     return float(np.add.accumulate(np.asarray(values, dtype=np.float64))[-1] / len(values))
 
 
-def provenance_facts(gold: Sequence[dict], outputs: Sequence[dict], rank_keys: Sequence[str]) -> dict:
-    """Counts of provenance the scores skip or merge under ``rank_keys``."""
+def predicted_id_lists(outputs: Sequence[dict], rank_keys: Sequence[str]) -> list[list[str]]:
+    """Per predicted output, the :func:`~.kilt_retrieval.distinct_ids` of its provenance."""
+    return [distinct_ids(output.get("provenance", ()), rank_keys) for output in outputs]
+
+
+def provenance_facts(gold: Sequence[dict], outputs: Sequence[dict], rank_keys: Sequence[str],
+                     predicted_ids: Sequence[Sequence[str]] | None = None) -> dict:
+    """Counts of provenance the scores skip or merge under ``rank_keys``; ``predicted_ids``: the
+    outputs' :func:`predicted_id_lists` under the same keys, when already computed."""
     gold_missing = sum(1 for item in gold for output in item["record"]["output"]
                        for entry in output.get("provenance", ()) if not has_rank_keys(entry, rank_keys))
     predicted = [output.get("provenance", []) for output in outputs]
-    complete = [[entry for entry in provenance if has_rank_keys(entry, rank_keys)] for provenance in predicted]
+    complete = [sum(1 for entry in provenance if has_rank_keys(entry, rank_keys)) for provenance in predicted]
+    if predicted_ids is None:
+        predicted_ids = predicted_id_lists(outputs, rank_keys)
     return {
         "gold_provenance_missing_rank_key": gold_missing,
-        "predicted_provenance_missing_rank_key": sum(len(p) - len(c) for p, c in zip(predicted, complete)),
-        "predicted_provenance_duplicates": sum(len(c) - len(distinct_ids(c, rank_keys)) for c in complete),
+        "predicted_provenance_missing_rank_key": sum(len(p) - c for p, c in zip(predicted, complete)),
+        "predicted_provenance_duplicates": sum(c - len(ids) for c, ids in zip(complete, predicted_ids)),
     }
 
 
@@ -122,37 +131,43 @@ def read_kilt_submission(gold_path, predictions_path, gold: Sequence[dict] | Non
     return gold, outputs, extra
 
 
-def item_arrays(gold: Sequence[dict], outputs: Sequence[dict], rank_keys: Sequence[str]) -> dict[str, np.ndarray]:
-    """Per item the four downstream metrics and the R-precision under ``rank_keys``."""
+def item_arrays(gold: Sequence[dict], outputs: Sequence[dict], predicted_ids: Sequence[Sequence[str]],
+                rank_keys: Sequence[str], with_rouge: bool = True) -> dict[str, np.ndarray]:
+    """Per item the four downstream metrics and the R-precision of ``predicted_ids`` under
+    ``rank_keys``; ``with_rouge=False`` leaves ROUGE-L uncomputed (NaN, never a score)."""
     rows = []
-    for item, output in zip(gold, outputs):
+    for item, output, ids in zip(gold, outputs, predicted_ids):
         outputs_gold = item["record"]["output"]
-        metrics = answer_metrics(str(output["answer"]).strip(), gold_answers(outputs_gold))
-        rprec = r_precision(distinct_ids(output.get("provenance", ()), rank_keys), outputs_gold, rank_keys)
-        rows.append((*metrics, rprec))
+        metrics = answer_metrics(str(output["answer"]).strip(), gold_answers(outputs_gold), with_rouge=with_rouge)
+        rows.append((*metrics, r_precision(ids, outputs_gold, rank_keys)))
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(KILT_METRICS) + 1)
     arrays = {name: table[:, index].copy() for index, name in enumerate(KILT_METRICS)}
+    if not with_rouge:
+        arrays["rougel"][:] = np.nan
     arrays["rprec"] = table[:, len(KILT_METRICS)].copy()
     return arrays
 
 
 def items_of_submission(gold: Sequence[dict], outputs: Sequence[dict], extra: int,
-                        rank_keys: Sequence[str]) -> KiltItemScores:
+                        rank_keys: Sequence[str], with_rouge: bool = True) -> KiltItemScores:
     """The :class:`KiltItemScores` of paired gold items and predicted outputs (no warnings)."""
-    facts = {**answer_facts(gold, outputs), **provenance_facts(gold, outputs, rank_keys),
+    predicted_ids = predicted_id_lists(outputs, rank_keys)
+    facts = {**answer_facts(gold, outputs), **provenance_facts(gold, outputs, rank_keys, predicted_ids),
              "predictions_not_in_gold": extra}
     return KiltItemScores(ids=[item["id"] for item in gold], gold_lines=[item["line"] for item in gold],
-                          facts=facts, **item_arrays(gold, outputs, rank_keys))
+                          facts=facts, **item_arrays(gold, outputs, predicted_ids, rank_keys, with_rouge))
 
 
 def score_kilt_items(gold_path, predictions_path, *, rank_keys: Sequence[str] = KILT_RANK_KEYS,
-                     gold: Sequence[dict] | None = None) -> KiltItemScores:
+                     gold: Sequence[dict] | None = None, metrics: Sequence[str] = KILT_METRICS) -> KiltItemScores:
     """Score ``predictions_path`` against the gold per item (see module doc). ``gold``: the
     items :func:`read_kilt_gold` returned for ``gold_path``, so that several prediction files
-    are scored against one reading. ``facts`` counts the oddities of :data:`WARNED_FACTS`
-    (warned when non-zero) plus ``predictions_not_in_gold``, ``predicted_provenance_duplicates``
-    and the gold outputs without answer or provenance."""
-    items = items_of_submission(*read_kilt_submission(gold_path, predictions_path, gold), tuple(rank_keys))
+    are scored against one reading. ``metrics``: the downstream metrics the caller reads; ROUGE-L,
+    the costly one, is computed only when named (else NaN). ``facts`` counts the oddities of
+    :data:`WARNED_FACTS` (warned when non-zero) plus ``predictions_not_in_gold``,
+    ``predicted_provenance_duplicates`` and the gold outputs without answer or provenance."""
+    items = items_of_submission(*read_kilt_submission(gold_path, predictions_path, gold), tuple(rank_keys),
+                                with_rouge="rougel" in metrics)
     warn_facts(items.facts, predictions_path)
     return items
 

@@ -288,6 +288,18 @@ def test_item_scores_follow_the_rank_keys_of_the_call(tmp_path):
                             rank_keys=("wikipedia_id", "start_paragraph_id")).rprec.tolist() == [0.0]
 
 
+def test_rouge_l_is_left_uncomputed_as_nan_unless_asked_for(tmp_path):
+    """ROUGE-L, the costly metric, is computed only when the caller names it; left out it is NaN
+    (never a score), and the other metrics are the same numbers."""
+    gold_path = write_jsonl(tmp_path / "gold.jsonl", chen_gold())
+    predictions_path = write_jsonl(tmp_path / "pred.jsonl", chen_guess())
+    full = score_kilt_items(gold_path, predictions_path)
+    lean = score_kilt_items(gold_path, predictions_path, metrics=("f1",))
+    assert np.isnan(lean.rougel).all() and not np.isnan(full.rougel).any()
+    for name in ("accuracy", "em", "f1", "rprec"):
+        assert getattr(lean, name).tolist() == getattr(full, name).tolist()
+    assert lean.facts == full.facts
+
 def test_an_unknown_metric_name_is_refused(tmp_path):
     gold_path = write_jsonl(tmp_path / "gold.jsonl", chen_gold())
     items = score_kilt_items(gold_path, write_jsonl(tmp_path / "pred.jsonl", chen_guess()))
