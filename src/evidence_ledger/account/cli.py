@@ -35,15 +35,13 @@ from pathlib import Path
 
 from ..config.layers import DEFAULTS_FILE, read_layer, repo_root
 from ..errors import ExpectedError
-from ..report.accounted import interval_caption
-from ..report.kilt_rates import metric_title
 from ..scoring import fever, feverous, kilt, scifact
 from ..scoring.cli import MATCH_CHOICES, add_scorer_options, count_at_least, warnings_as_lines
 from ..vocabulary import KILT, KILT_TASK_METRICS
-from .kilt_runs import kilt_metric_of
-from .runs import ScoringOptions, read_runs
-from .tables import DrawSettings, account_runs, read_families
-from .write import PAGE_FILES, terminal_table, write_account_dir
+
+# The accounting, its tables and its page (pandas, matplotlib) are imported by the functions that
+# run the command, not here: every command of `python -m evidence_ledger` registers this module,
+# and they would cost each of them about a second of start-up.
 
 BENCHMARK_TITLES = {"fever": "FEVER", "feverous": "FEVEROUS", "scifact": "SciFact", KILT: "KILT"}
 
@@ -75,6 +73,8 @@ def alpha_of(level_value: float) -> float:
 
 
 def draw_settings(args) -> DrawSettings:
+    from .tables import DrawSettings
+
     defaults = study1_draw_defaults()
     return DrawSettings(draws=args.draws if args.draws is not None else defaults["draws"],
                         seed=args.seed if args.seed is not None else defaults["seed"],
@@ -86,6 +86,8 @@ def draw_settings(args) -> DrawSettings:
 def check_out_dir(out: Path) -> None:
     """``--out`` is a new or empty directory, or one an earlier ``account`` run wrote (it holds
     ``ledger.json``); anything else is refused before any input is read."""
+    from .write import PAGE_FILES
+
     if out.exists() and not out.is_dir():
         raise ExpectedError(f"--out {out}: exists and is not a directory")
     if out.is_dir() and any(out.iterdir()) and not (out / PAGE_FILES["ledger"]).is_file():
@@ -94,6 +96,9 @@ def check_out_dir(out: Path) -> None:
 
 
 def scoring_options(args) -> ScoringOptions:
+    from .kilt_runs import kilt_metric_of
+    from .runs import ScoringOptions
+
     kilt_metric = kilt_metric_of(args.task, args.metric) if args.benchmark == KILT else ""
     return ScoringOptions(max_evidence=getattr(args, "max_evidence", fever.MAX_EVIDENCE),
                           max_evidence_cell=getattr(args, "max_evidence_cell", feverous.MAX_EVIDENCE_CELL),
@@ -111,6 +116,12 @@ def benchmark_title(args, options: ScoringOptions) -> str:
 
 
 def run_account(args) -> int:
+    from ..report.accounted import interval_caption
+    from ..report.kilt_rates import metric_title
+    from .runs import read_runs
+    from .tables import account_runs, read_families
+    from .write import terminal_table, write_account_dir
+
     out = Path(args.out)
     check_out_dir(out)
     settings = draw_settings(args)
