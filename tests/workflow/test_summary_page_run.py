@@ -29,7 +29,8 @@ def _snakemake(workdir, *args):
 
 def test_summary_page_rule_and_report(tmp_path):
     """The rule reads the demo config's inputs (all four studies on, reader files set, the example
-    system of `external` accounted by account_system from its files) and cites them by their workflow paths;
+    system of `external` and the two KILT systems accounted by account_system from their files) and
+    cites them by their workflow paths;
     the report lists the page and the decomposition figure under '1 Summary (start here)',
     which sorts before every other category name (they start with a letter)."""
     write_summary_inputs(tmp_path)
@@ -45,8 +46,10 @@ def test_summary_page_rule_and_report(tmp_path):
         "study1/unresolved.tsv", "accounting/study2/intervals_exploratory.tsv", "accounting/study2/endpoints.tsv",
         "accounting/study2/controls.tsv", "accounting/study2/control_generations.tsv",
         "accounting/study2/answer_accuracy.tsv", "accounting/study2/partition.tsv", "account/example/estimates.tsv",
-        "account/example/intervals.tsv", "account/example/answer_metrics.tsv")}
+        "account/example/intervals.tsv", "account/example/answer_metrics.tsv", "account/rag_nq/intervals.tsv",
+        "account/rag_nq/answer_metrics.tsv", "account/rag_eli5/intervals.tsv", "account/rag_eli5/answer_metrics.tsv")}
     assert "example on feverous: baseline → improved" in page
+    assert "rag_nq on KILT (" in page and "rag_eli5 on KILT (" in page
     assert "Study 2: observations with an INVALID response" in page
     assert "pointwise 95% intervals" in page  # the demo config's accounting.study1.bootstrap.family_size 1
     assert (tmp_path / "results/report/study1_decomposition.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

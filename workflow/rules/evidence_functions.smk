@@ -85,7 +85,7 @@ def provider_export_source(wildcards):
 
 
 def evidence_assembled(dataset):
-    """True when the dataset's Study 2 evidence is assembled (rule assemble_evidence): Study 2 runs
+    """True when the dataset's Study 2 evidence is assembled (``assemble_evidence``): Study 2 runs
     and samples it. Its evidence is read for the sample only (generation, scoring, the report's
     traces); the other retrieved claims' orderings are read as orderings (provider exports)."""
     return enabled("study2") and dataset in config["sampling"]
