@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ..generation.planner import PlannerError, format_plan, plan
+from ..generation.plan_format import format_plan
+from ..generation.plan_results import PlannerError
+from ..generation.planner import plan
 from ..models.gpu_fit import config_device_memory_gb, format_gpu_fit, gpu_fit_rows
 from .check_command import add_run_arguments
 from .checks.config import check_config_or_refuse
