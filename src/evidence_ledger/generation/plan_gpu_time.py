@@ -38,10 +38,11 @@ def answer_tokens(config: Mapping[str, Any], model: str, dataset: str, fmt: str,
 
 
 def model_params(config: Mapping[str, Any], model: str, workdir: Path) -> int:
-    """Parameters of ``model`` (gpu_fit's facts: a built local directory, else the Hub page);
+    """Parameters of ``model`` (gpu_fit's facts: a local directory's config.json, else that of the
+    model's snapshot in the Hugging Face cache, else the Hub page);
     unknown parameters are a :class:`PlannerError` saying how to make them known."""
     mcfg = config["models"][model]
-    facts = model_facts(mcfg.get("hub_id"), mcfg.get("local_dir"), workdir)
+    facts = model_facts(mcfg.get("hub_id"), mcfg.get("local_dir"), workdir, mcfg.get("revision"))
     if facts.params is None:
         if mcfg.get("local_dir"):
             how = ("it is built by rule build_demo_models: run `snakemake --until build_demo_models` first"
@@ -51,7 +52,9 @@ def model_params(config: Mapping[str, Any], model: str, workdir: Path) -> int:
             raise PlannerError(f"planner: the GPU time of models.{model} needs its parameters, read from "
                                f"{workdir / mcfg['local_dir']}/config.json, which does not exist yet; {how}")
         raise PlannerError(f"planner: parameters of models.{model} unknown ({facts.source}); give it a local_dir "
-                           f"holding its config.json")
+                           f"holding its config.json, or fetch that file into the Hugging Face cache: "
+                           f"hf download {mcfg.get('hub_id')} --revision {mcfg.get('revision') or 'main'} "
+                           f"--include config.json")
     return int(facts.params)
 
 
