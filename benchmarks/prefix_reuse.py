@@ -33,7 +33,8 @@ from pathlib import Path
 
 from evidence_ledger.config.layers import layered_config, repo_root
 from evidence_ledger.generation import prefix_reuse as pr
-from evidence_ledger.generation.planner import _population, cache_blocks
+from evidence_ledger.generation.plan_config import cache_blocks
+from evidence_ledger.generation.plan_results import population
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BEFORE_SHARDS = 4  # generation.shards of the paper config before grouping
@@ -42,7 +43,7 @@ BEFORE_SHARDS = 4  # generation.shards of the paper config before grouping
 def job_stream(config: dict, dataset: str, workdir: Path) -> list[tuple[str, pr.Segments]]:
     """(request id, segments) of every distinct request of one model x dataset job."""
     gen, planner = config["generation"], config["generation"]["planner"]
-    n_claims, _ = _population(config, dataset, workdir)
+    n_claims, _ = population(config, dataset, workdir)
     docs = int(planner.get("docs_per_claim", {}).get(dataset, 1))
     stream = pr.config_stream(gen, config["evidence"]["budgets"], int(planner["prompt_tokens_overhead"]),
                               n_claims * docs, docs)

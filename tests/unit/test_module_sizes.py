@@ -9,8 +9,6 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "evidence_ledger"
 MAX_LINES = 500
 EXEMPT_PACKAGES = ("demo",)
-# being changed on another branch when the others were split; split it after that branch is in
-NOT_YET_SPLIT = {"generation/planner.py"}
 
 
 def long_modules(package: Path = PACKAGE) -> dict[str, int]:
@@ -27,13 +25,7 @@ def long_modules(package: Path = PACKAGE) -> dict[str, int]:
 
 
 def test_no_module_is_over_500_lines():
-    long = long_modules()
-    assert {m: n for m, n in long.items() if m not in NOT_YET_SPLIT} == {}
-
-
-def test_a_module_listed_as_not_yet_split_is_still_long():
-    """Once split, it leaves NOT_YET_SPLIT (the list only shrinks)."""
-    assert sorted(NOT_YET_SPLIT - set(long_modules())) == []
+    assert long_modules() == {}
 
 
 def test_a_module_of_501_lines_is_found_and_one_of_500_is_not(tmp_path):

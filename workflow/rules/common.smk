@@ -8,6 +8,7 @@ workflow/rules/<stage>_functions.smk, included at the top of workflow/rules/<sta
 """
 import os
 import re
+import sys
 from pathlib import Path
 
 import yaml
@@ -21,7 +22,7 @@ from evidence_ledger.run import gpu_slots, job_env
 from evidence_ledger.config.layers import ConfigError, resolve_path
 from evidence_ledger.models.gpu_fit import SERVED_BACKENDS, config_device_memory_gb, model_backend, model_job_gpus
 from evidence_ledger.models.gpu_fit import tensor_parallel_size
-from evidence_ledger.run.preflight import workflow_preflight
+from evidence_ledger.run.preflight import until_rules, workflow_preflight
 
 REPO_ROOT = Path(workflow.basedir)
 # Snakemake's working directory (--directory): relative paths of the config resolve here
@@ -40,7 +41,8 @@ if workflow.is_main_process:
     workflow_preflight(RUN_CONFIG, REPO_ROOT, gpus_granted=workflow.global_resources.get("gpu").value,
                        job_python=JOB_ENV_DIR / "bin" / "python" if JOB_ENV_DIR else None,
                        command_line=(workflow.main_snakefile, workflow.overwrite_configfiles,
-                                     workflow.config_settings.config_args))
+                                     workflow.config_settings.config_args),
+                       until=until_rules(sys.argv[1:]))
 validate(config, schema="../schemas/config.schema.yaml")  # checked above; this fills the schema's defaults
 
 SCHEMA = yaml.safe_load((REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())

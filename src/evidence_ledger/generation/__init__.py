@@ -4,8 +4,9 @@ Modules: ``prompts`` (versioned fact-verification templates), ``requests`` (Stud
 table: per-request seeds, de-duplication, shards), ``backends`` (transformers / vLLM in process,
 ``openai`` for a served model, plugins; one interface: docs/backends.md), ``cache`` (sha256-keyed
 Parquet response cache, resume-safe), ``responses`` (responses of one model x dataset shard;
-gathering the shards), ``planner`` (the ``plan`` command), ``stage`` (the rule functions). The
-demo's locally built chat models live in ``evidence_ledger.demo.tiny_models``.
+gathering the shards), ``planner`` (the ``plan`` command; its parts ``plan_results``,
+``plan_config``, ``plan_evidence``, ``plan_tokens``, ``plan_gpu_time``, ``plan_format``), ``stage``
+(the rule functions). The demo's locally built chat models live in ``evidence_ledger.demo.tiny_models``.
 
 Reusing generation for another task (e.g. WikiContradict answers, <= 250 new tokens, or
 DiffGR reader answers, <= 10): the backend and the cache take *generic chat requests*, not

@@ -41,7 +41,7 @@ def context_limit(max_model_len: int | None, model: str, model_cfg: Mapping[str,
         return int(max_model_len), MAX_MODEL_LEN_KEY
     from ..models.gpu_fit import model_facts
 
-    facts = model_facts(model_cfg.get("hub_id"), model_cfg.get("local_dir"), Path(run_dir))
+    facts = model_facts(model_cfg.get("hub_id"), model_cfg.get("local_dir"), Path(run_dir), model_cfg.get("revision"))
     return facts.max_positions, f"the max_position_embeddings of models.{model}"
 
 

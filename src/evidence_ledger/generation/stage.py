@@ -181,8 +181,9 @@ def generation_plan(*, config: Mapping[str, Any], workdir: str, out: str, data_r
     from the cached answers, GPU hours per stage beside the compute floor; written as a TSV for
     the report, its printed form to the log. ``data_root``: the run's data directory as the
     workflow resolved it (its claims files identify the run's samples)."""
-    from . import planner
+    from .plan_format import PLAN_COLUMNS, format_plan, plan_report_rows
+    from .planner import plan
 
-    rows = planner.plan(config, Path(workdir), Path(data_root) if data_root else None)
-    log.info("generation plan of this run:\n%s", planner.format_plan(rows, config["generation"]["planner"]))
-    write_report_tsv(pd.DataFrame(planner.plan_report_rows(rows), columns=planner.PLAN_COLUMNS), out)
+    rows = plan(config, Path(workdir), Path(data_root) if data_root else None)
+    log.info("generation plan of this run:\n%s", format_plan(rows, config["generation"]["planner"]))
+    write_report_tsv(pd.DataFrame(plan_report_rows(rows), columns=PLAN_COLUMNS), out)

@@ -190,15 +190,44 @@ def local_facts(model_dir: Path) -> ModelFacts:
     return ModelFacts(safetensors_params(model_dir), source=f"{model_dir}/config.json")
 
 
-def model_facts(hub_id: str | None, local_dir: str | None, workdir: Path) -> ModelFacts:
-    """A local directory's facts when it exists (``local_dir`` relative to ``workdir``), else
-    the published facts of ``hub_id``; ``params`` None when neither is known."""
+def model_facts(hub_id: str | None, local_dir: str | None, workdir: Path, revision: str | None = None
+                ) -> ModelFacts:
+    """A local directory's facts when it exists (``local_dir`` relative to ``workdir``), else, given
+    the ``revision``, those of the decoder ``config.json`` of ``hub_id``'s snapshot in the local
+    Hugging Face cache (offline; weights or not: :func:`snapshot_facts`), else the published
+    facts of ``hub_id``; ``params`` None when none is known."""
     if local_dir:
         path = Path(local_dir) if Path(local_dir).is_absolute() else workdir / local_dir
         if (path / "config.json").is_file():
             return local_facts(path)
         return ModelFacts(None, source=f"{local_dir}: unknown until built")
+    cached = snapshot_facts(hub_id, revision) if revision else None
+    if cached is not None:
+        return cached
     return PUBLISHED.get(hub_id or "", ModelFacts(None, source=f"{hub_id}: no published facts here"))
+
+
+# the config.json keys a decoder's parameters and KV shape are computed from (decoder_params)
+DECODER_KEYS = ("hidden_size", "intermediate_size", "vocab_size", "num_attention_heads", "num_hidden_layers")
+
+
+def snapshot_facts(hub_id: str | None, revision: str) -> ModelFacts | None:
+    """Facts of ``hub_id``'s cached snapshot at ``revision`` from its ``config.json`` when that is
+    a decoder's (:data:`DECODER_TYPES`, :data:`DECODER_KEYS`); None when the cache lacks the
+    snapshot or its config says less (then the published facts count)."""
+    from .model_files import cached_snapshot
+
+    directory = cached_snapshot(hub_id, revision)
+    path = None if directory is None else directory / "config.json"
+    if path is None or not path.is_file():
+        return None
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(cfg, dict) or cfg.get("model_type") not in DECODER_TYPES or any(k not in cfg for k in DECODER_KEYS):
+        return None
+    return local_facts(directory)
 
 
 # --- the config's GPU jobs --------------------------------------------------------------
@@ -265,7 +294,7 @@ def vllm_row(config: Mapping[str, Any], rule: str, model: str, workdir: Path, me
     gen = config.get("generation") or {}
     vllm_opts = gen.get("vllm") or {}
     dtype, quant = mcfg.get("dtype", "bfloat16"), mcfg.get("quantization")
-    facts = model_facts(mcfg.get("hub_id"), mcfg.get("local_dir"), workdir)
+    facts = model_facts(mcfg.get("hub_id"), mcfg.get("local_dir"), workdir, mcfg.get("revision"))
     tp = model_job_gpus(config, model)
     row = {"rule": rule, "key": f"models.{model}", "precision": quant or dtype, "engine": model_backend(config, model),
            "params": facts.params, "source": facts.source, "tp": tp, "weights_gb": None, "kv_room_gb": None,

@@ -230,6 +230,23 @@ def hub_snapshot_dir(hub_id: str, revision: str | None) -> Path:
             f"at a local directory") from err
 
 
+def cached_snapshot(hub_id: str | None, revision: str | None) -> Path | None:
+    """The cached snapshot directory of ``hub_id`` at ``revision`` (:func:`hub_snapshot_dir`,
+    offline), or None when the cache lacks it, ``hub_id`` is unset or ``huggingface_hub`` is not
+    installed (the SLURM submit host's environment): what may be read without a download."""
+    if not hub_id:
+        return None
+    try:
+        return hub_snapshot_dir(hub_id, revision)
+    except (ModelNotCached, ImportError):
+        return None
+
+
+def fetch_weights_command(hub_id: str, revision: str | None) -> str:
+    """The command that fetches a Hub model whole (its weights too) into the local cache."""
+    return f"hf download {hub_id} --revision {revision or 'main'}"
+
+
 def model_directory(location: str, revision: str | None = None) -> Path:
     """``location`` itself when it is an existing directory, else its cached Hub snapshot; either
     way checked by :func:`check_model_tree` before anything in it is read."""
@@ -344,6 +361,16 @@ def safetensors_header_problem(path) -> str | None:
     if ends and max(ends) > size - 8 - n:
         return f"{path.name}: truncated ({size:,} bytes; its tensors need {8 + n + max(ends):,})"
     return None
+
+
+def weights_absent(directory) -> bool:
+    """Whether a model directory holds its ``config.json`` and a tokenizer vocabulary but none of
+    the weight files transformers loads (nor an index): a download of the tokenizer files alone,
+    enough to count tokens and to read the model's shape, not to load it."""
+    directory = Path(directory)
+    if not (directory / MODEL_CONFIG).is_file() or not any((directory / n).is_file() for n in TOKENIZER_FILES):
+        return False
+    return not any((directory / n).exists() for n in (SAFE_WEIGHTS, SAFE_INDEX, PICKLE_WEIGHTS, PICKLE_INDEX))
 
 
 def model_dir_problems(directory, *, allow_pickle: bool = False, allow_key: str | None = None,

@@ -44,7 +44,7 @@ def granted_gpus(resources: Sequence[str], profile: str | None) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     ctx = command_line_run(args.configfile, args.config, args.directory, args.snakefile,
-                           granted_gpus(args.resources, args.profile))
+                           granted_gpus(args.resources, args.profile), args.until)
     checks = run_checks(ctx)
     for c in checks:
         print(c.line(), flush=True)
@@ -63,6 +63,9 @@ def register(subparsers) -> None:
     p.add_argument("--resources", nargs="+", default=[], metavar="NAME=N",
                    help="resources the run grants, as for snakemake (gpu=N: the GPUs GPU jobs may use)")
     p.add_argument("--profile", default=None, help="a Snakemake profile directory; its resources: (gpu) are read")
+    p.add_argument("--until", nargs="+", default=[], metavar="RULE",
+                   help="the rules the run stops at, as for snakemake --until (before generation: models "
+                        "without weights pass with a note)")
     p.set_defaults(func=run)
 
 

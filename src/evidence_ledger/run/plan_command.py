@@ -5,7 +5,9 @@ In:  ``--configfile`` and ``--config`` exactly as given to Snakemake (built, typ
      data, so an unset ``data_root`` is no error), the run directory (``--directory``, alias
      ``--workdir``) whose ``results/`` the planner reads when they match the config.
 Out: the request table and GPU-time estimate of :mod:`evidence_ledger.generation.planner`, then
-     the GPU-fit table (``--json``: the rows as JSON); ``--exact`` refuses upper bounds.
+     the GPU-fit table (``--json``: the rows as JSON); ``--exact`` refuses upper bounds. Above the
+     table, the generation models planned from their tokenizer and config.json alone (a download
+     without weights) and the command that fetches their weights.
 """
 from __future__ import annotations
 
@@ -15,7 +17,10 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ..generation.planner import PlannerError, format_plan, plan
+from ..generation.plan_format import format_plan
+from ..generation.plan_results import PlannerError
+from ..generation.plan_tokens import weightless_models
+from ..generation.planner import plan
 from ..models.gpu_fit import config_device_memory_gb, format_gpu_fit, gpu_fit_rows
 from .check_command import add_run_arguments
 from .checks.config import check_config_or_refuse
@@ -46,6 +51,14 @@ def run(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
+        weightless = weightless_models(config, workdir)
+        if weightless:
+            print(f"planned from tokenizers only: {', '.join(key for key, _ in weightless)} "
+                  f"{'has' if len(weightless) == 1 else 'have'} config.json and tokenizer files here but no "
+                  f"weights: prompts and answers counted with those tokenizers, GPU time and fit read from that "
+                  f"config.json; the generate jobs need the weights: "
+                  + "; ".join(fetch for _, fetch in weightless))
+            print()
         print(format_plan(rows, config["generation"]["planner"]))
         print()
         print(format_gpu_fit(gpu_fit_rows(config, workdir), config_device_memory_gb(config)))

@@ -84,15 +84,35 @@ def run_checks(ctx: RunContext) -> list[Check]:
 
 
 def command_line_run(configfiles: Sequence[str], entries: Sequence[str], directory: str | Path = ".",
-                     snakefile: str | Path | None = None, gpus_granted: int | None = None) -> RunContext:
+                     snakefile: str | Path | None = None, gpus_granted: int | None = None,
+                     until: Sequence[str] = ()) -> RunContext:
     """A run from a command line like Snakemake's: the workflow of ``snakefile`` (default
     ``DIRECTORY/Snakefile`` or ``./Snakefile``, else this package's checkout), the config
     files (relative to the current directory, as Snakemake reads them) and ``--config``
-    entries, run directory ``directory``."""
+    entries, run directory ``directory``, the ``--until`` rules."""
     workflow_dir = _workflow_dir(snakefile, directory)
     schema = load_schema(workflow_dir)
     run = run_config(workflow_dir, list(configfiles), list(entries), schema=schema)
-    return RunContext(run, workflow_dir, Path(directory).absolute(), schema, gpus_granted)
+    return RunContext(run, workflow_dir, Path(directory).absolute(), schema, gpus_granted, tuple(until))
+
+
+def until_rules(argv: Sequence[str]) -> tuple[str, ...]:
+    """The rules a Snakemake command line ``argv`` names after ``--until`` (``--until a b`` or
+    ``--until=a``; values end at the next option); empty when it names none. The workflow's
+    start reads them from its own command line, which it has before any DAG is built."""
+    out: list[str] = []
+    taking = False
+    for arg in argv:
+        if arg.startswith("--until="):
+            out.append(arg.split("=", 1)[1])
+            taking = False
+        elif arg == "--until":
+            taking = True
+        elif arg.startswith("-"):
+            taking = False
+        elif taking:
+            out.append(arg)
+    return tuple(out)
 
 
 def _workflow_dir(snakefile, directory) -> Path:
@@ -126,7 +146,7 @@ def missing_packages() -> list[str]:
 
 
 def delegated_preflight(job_python: Path, snakefile: Path | str, configfiles: Sequence, config_args: Sequence[str],
-                        gpus_granted: int | None, stream) -> None:
+                        gpus_granted: int | None, stream, until: Sequence[str] = ()) -> None:
     """The workflow's start in an environment without :data:`CHECK_PACKAGES` (the SLURM submit
     host's): ``check`` with the run's arguments, run by the jobs' interpreter ``job_python``
     (which has them), its non-``ok`` lines relayed; its failure ends the run."""
@@ -138,6 +158,8 @@ def delegated_preflight(job_python: Path, snakefile: Path | str, configfiles: Se
         cmd += ["--config", *[str(a) for a in config_args]]
     if gpus_granted is not None:
         cmd += ["--resources", f"gpu={gpus_granted}"]
+    if until:
+        cmd += ["--until", *until]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if not line.startswith(OK) or line.startswith("check:"):
@@ -149,18 +171,21 @@ def delegated_preflight(job_python: Path, snakefile: Path | str, configfiles: Se
 
 
 def workflow_preflight(run: RunConfig, workflow_dir: Path | str, gpus_granted: int | None, stream=None, *,
-                       job_python: Path | None = None, command_line: tuple | None = None) -> None:
+                       job_python: Path | None = None, command_line: tuple | None = None,
+                       until: Sequence[str] = ()) -> None:
     """The workflow's start (workflow/rules/common.smk): the checks of this run; their ``FAIL``
     and ``note`` lines (or one line saying all passed) on ``stream`` (stderr); a failure ends
     the Snakemake process before any job with :class:`SystemExit`, one line saying why. Where
     this environment lacks :data:`CHECK_PACKAGES` and the jobs' interpreter ``job_python`` exists,
     the checks run there (:func:`delegated_preflight`, ``command_line`` = the Snakefile, the
-    ``--configfile`` files and the ``--config`` entries)."""
+    ``--configfile`` files and the ``--config`` entries). ``until``: the run's ``--until`` rules
+    (:func:`until_rules`; a generation model without weights passes where they all come before
+    generation: :mod:`evidence_ledger.run.checks.models`)."""
     stream = stream if stream is not None else sys.stderr
     if missing_packages() and job_python is not None and Path(job_python).exists() and command_line is not None:
-        return delegated_preflight(Path(job_python), *command_line, gpus_granted, stream)
+        return delegated_preflight(Path(job_python), *command_line, gpus_granted, stream, until)
     workflow_dir = Path(workflow_dir)
-    ctx = RunContext(run, workflow_dir, Path.cwd(), load_schema(workflow_dir), gpus_granted)
+    ctx = RunContext(run, workflow_dir, Path.cwd(), load_schema(workflow_dir), gpus_granted, tuple(until))
     checks = run_checks(ctx)
     for c in checks:
         if c.status != OK:

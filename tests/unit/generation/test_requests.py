@@ -2,7 +2,7 @@
 import pytest
 
 from evidence_ledger.errors import InputError
-from evidence_ledger.generation import planner
+from evidence_ledger.generation import plan_format, plan_results, planner
 from evidence_ledger.generation.backends.base import ChatRequest, ModelSpec, SamplingSpec
 from evidence_ledger.generation.cache import cache_key
 from evidence_ledger.generation.requests import enumerate_conditions, plan_requests, request_seed
@@ -221,9 +221,9 @@ def test_planner_counts_from_config_alone(tmp_path):
     assert r["floor_seconds"] == pytest.approx(2 * 8_190_000_000 * (r["computed_tokens"] + r["output_tokens"]) / 1e15,
                                                abs=0.1)
     assert by[("fever", "model_load")]["gpu_seconds"] == 60
-    assert "total:" in planner.format_plan(rows)
+    assert "total:" in plan_format.format_plan(rows)
     # config-mode counts are upper bounds (gold without annotated evidence is the none request)
-    assert not any(r["exact"] for r in rows) and "upper bound" in planner.format_plan(rows)
+    assert not any(r["exact"] for r in rows) and "upper bound" in plan_format.format_plan(rows)
 
 
 def test_control_conditions_swap_and_reversed_are_asked_per_primary_source():
@@ -279,7 +279,7 @@ def test_planner_counts_unique_requests_from_existing_evidence(tmp_path):
     assert by["control:none"]["requests"] == 2 * 2  # both budgets give the same request
     # 2 formats x (claim 1: same text at both budgets -> 1; claim 2: only long fits -> 1)
     assert by["control:gold"]["requests"] == 2 * (1 + 1)
-    assert all(r["exact"] for r in rows) and "exact)" in planner.format_plan(rows)
+    assert all(r["exact"] for r in rows) and "exact)" in plan_format.format_plan(rows)
     # on vLLM with prefix caching the real prompts are replayed: the replicates and formats of
     # one evidence text share its blocks, so most primary prompt tokens are reused
     config["generation"]["backend"] = "vllm"
@@ -341,11 +341,11 @@ def test_planner_ignores_results_sampled_for_another_config(tmp_path):
     _write_run_results(tmp_path, EVIDENCE, claims_file=tmp_path / "demo" / "paper_dev.jsonl")
     config = {"data_root": str(tmp_path / "paper"), "data": {"fever": {"claims": {"dev": "paper_dev.jsonl"}}},
               "sampling": {"fever": {"split": "dev", "method": "hash", "salt": "s", "n": 2}}}
-    assert not planner.results_match_config(config, "fever", tmp_path)
+    assert not plan_results.results_match_config(config, "fever", tmp_path)
     config["data_root"] = str(tmp_path / "demo")
-    assert planner.results_match_config(config, "fever", tmp_path)
+    assert plan_results.results_match_config(config, "fever", tmp_path)
     config["sampling"]["fever"] = {"split": "dev", "method": "hash", "salt": "s", "n": 2000}
-    assert not planner.results_match_config(config, "fever", tmp_path)
+    assert not plan_results.results_match_config(config, "fever", tmp_path)
 
 
 def test_a_sample_drawn_under_another_salt_is_not_counted_exact(tmp_path):
@@ -353,7 +353,7 @@ def test_a_sample_drawn_under_another_salt_is_not_counted_exact(tmp_path):
     from the config (an upper bound), not from those results."""
     _write_run_results(tmp_path, EVIDENCE, salt="another-salt")
     config = _run_config(tmp_path, salt="s")
-    assert "sampled with salt 'another-salt', the config says 's'" == planner.sample_mismatch(
+    assert "sampled with salt 'another-salt', the config says 's'" == plan_results.sample_mismatch(
         config, "fever", tmp_path, tmp_path / "data")
     rows = planner.plan(config, tmp_path)
     assert {r["basis"] for r in rows} == {"config"} and not any(r["exact"] for r in rows)
@@ -385,7 +385,7 @@ def test_a_tokenizer_that_does_not_load_is_an_error_naming_the_model(tmp_path):
     broken.mkdir(parents=True)
     (broken / "tokenizer_config.json").write_text("{ not json")
     config["models"]["qwen3"]["local_dir"] = str(broken)
-    with pytest.raises(planner.PlannerError, match=r"^planner: the tokenizer of models\.qwen3 in .*models/qwen3 "
+    with pytest.raises(plan_results.PlannerError, match=r"^planner: the tokenizer of models\.qwen3 in .*models/qwen3 "
                                                    r"does not load"):
         planner.plan(config, tmp_path)
 
@@ -393,7 +393,7 @@ def test_a_tokenizer_that_does_not_load_is_an_error_naming_the_model(tmp_path):
 def test_unknown_model_parameters_are_an_error_saying_how_to_know_them(tmp_path):
     config = _planned_config()
     config["models"]["qwen3"].update(local_dir="results/models/qwen3", build="qwen3")
-    with pytest.raises(planner.PlannerError, match=r"models\.qwen3 .* does not exist yet; it is built by rule "
+    with pytest.raises(plan_results.PlannerError, match=r"models\.qwen3 .* does not exist yet; it is built by rule "
                                                    r"build_demo_models: run `snakemake --until build_demo_models`"):
         planner.plan(config, tmp_path)
 

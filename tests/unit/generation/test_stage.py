@@ -100,7 +100,7 @@ def test_gather_then_parse_writes_parsed_rows_and_the_failure_table(tmp_path):
 def test_plan_report_rows_add_stage_and_total_rows_in_hours():
     """The report table of the planner: its rows in hours, then primary / model-load / control
     stages and a total that sums them (what `python -m evidence_ledger plan` prints)."""
-    from evidence_ledger.generation import planner
+    from evidence_ledger.generation import plan_format
 
     rows = [{"model": "m", "dataset": "d", "condition": "primary", "basis": "evidence", "exact": True,
              "requests": 10, "prompt_tokens": 100, "reused_tokens": 60, "computed_tokens": 40, "output_tokens": 20,
@@ -110,11 +110,11 @@ def test_plan_report_rows_add_stage_and_total_rows_in_hours():
              "gpu_seconds": 720.0, "floor_seconds": 36.0},
             {"model": "m", "dataset": "d", "condition": "model_load", "basis": "evidence", "exact": True,
              "requests": 0, "prompt_tokens": 0, "gpu_seconds": 120.0}]
-    out = {(r["model"], r["condition"]): r for r in planner.plan_report_rows(rows)}
+    out = {(r["model"], r["condition"]): r for r in plan_format.plan_report_rows(rows)}
     assert out[("m", "primary")]["gpu_hours"] == 1.0
     assert out[("all", "primary")]["requests"] == 10 and out[("all", "controls")]["requests"] == 2
     assert out[("all", "model_loads")]["gpu_hours"] == 120 / 3600
     total = out[("all", "total")]
     assert total["requests"] == 12 and total["reused_tokens"] == 60
     assert total["gpu_hours"] == (3600 + 720 + 120) / 3600 and total["floor_hours"] == (360 + 36) / 3600
-    assert list(out[("all", "total")]) == planner.PLAN_COLUMNS
+    assert list(out[("all", "total")]) == plan_format.PLAN_COLUMNS

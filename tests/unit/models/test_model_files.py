@@ -165,3 +165,16 @@ def test_model_dir_problems_names_a_link_leading_out(tmp_path):
     (model / "config.json").symlink_to(tmp_path / "secret.json")
     problems = model_dir_problems(model)
     assert len(problems) == 1 and "config.json" in problems[0]
+
+
+def test_a_directory_with_config_and_tokenizer_but_no_weights_is_weightless(tmp_path):
+    """config.json + a tokenizer vocabulary and no weight file or index: a download of the
+    tokenizer files alone; any weight file, an index, or a missing tokenizer is not."""
+    from evidence_ledger.models.model_files import weights_absent
+
+    (tmp_path / "config.json").write_text("{}")
+    assert not weights_absent(tmp_path)  # no tokenizer vocabulary
+    (tmp_path / "tokenizer.json").write_text("{}")
+    assert weights_absent(tmp_path)
+    (tmp_path / "model.safetensors.index.json").write_text("{}")
+    assert not weights_absent(tmp_path)

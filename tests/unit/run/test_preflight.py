@@ -60,3 +60,13 @@ def test_a_check_this_environment_cannot_run_is_said_not_skipped(tree, monkeypat
     assert len(notes) == 1 and "which has no pyarrow" in notes[0].text
     disk = next(c.text for c in result if c.text.startswith("disk:"))
     assert "not counted in it: not checked in this environment" in disk
+
+
+def test_the_until_rules_are_read_from_a_snakemake_command_line():
+    """``--until a b`` and ``--until=a`` name rules until the next option; none named: empty."""
+    from evidence_ledger.run.preflight import until_rules
+
+    assert until_rules(["--cores", "2", "--until", "assemble_evidence", "sample_claims", "-n"]) == (
+        "assemble_evidence", "sample_claims")
+    assert until_rules(["--until=assemble_evidence", "results/x.parquet"]) == ("assemble_evidence",)
+    assert until_rules(["--cores", "2", "results/x.parquet"]) == ()

@@ -37,13 +37,15 @@ class Check:
 @dataclass
 class RunContext:
     """A run as the preflight sees it: its config and origins, the workflow's directory, the run
-    directory and the GPUs the run grants."""
+    directory, the GPUs the run grants and the rules it runs until (``--until``; empty: every
+    rule its targets need)."""
 
     run: RunConfig
     workflow_dir: Path
     run_dir: Path
     schema: dict = field(default_factory=dict)
     gpus_granted: int | None = None
+    until: tuple[str, ...] = ()
 
     @property
     def config(self) -> dict:

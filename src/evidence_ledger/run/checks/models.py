@@ -3,11 +3,18 @@ rule of the run, or present at its pinned revision (Hub cache or local directory
 (``model_files.model_dir_problems``: config, tokenizer, every shard its index lists, weights
 loadable by the safe rule or the conversion command named), remote code as the config says.
 
+A generation model (``models.<name>``) whose directory holds its config and tokenizer but no
+weights (``model_files.weights_absent``: a download of those files alone) is enough for ``plan``,
+for the evidence budgets and for every rule of the stages before generation
+(:data:`PRE_GENERATION_STAGES`): a run ``--until`` such rules only is let through with a note;
+any other run is refused, the line naming the weights left to fetch and the command.
+
 In:  a :class:`~evidence_ledger.run.checks.context.RunContext`.
 Out: ``models`` :class:`~evidence_ledger.run.checks.context.Check` rows.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +22,10 @@ from ...evidence.budget import budget_tokenizer_models
 from .context import FAIL, NOTE, OK, Check, RunContext, not_here
 from .data_files import data_root_problem
 from .paths import inside_data_root
+
+# stages whose rules load no generation model's weights (the evidence stage reads tokenizers only)
+PRE_GENERATION_STAGES = ("ingest", "sampling", "retrieval", "evidence")
+RULE_NAME = re.compile(r"^rule (\w+):", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -90,9 +101,44 @@ def _convert_command(model: PlannedModel) -> str:
             f"--out {model.local}")
 
 
+def pre_generation_rules(workflow_dir: Path) -> set[str]:
+    """Names of the rules of :data:`PRE_GENERATION_STAGES` (``rule NAME:`` in their rule files,
+    plus the ``ingest_<benchmark>`` rules made per registered benchmark)."""
+    names = set()
+    for stage in PRE_GENERATION_STAGES:
+        path = Path(workflow_dir) / "workflow" / "rules" / f"{stage}.smk"
+        if path.is_file():
+            names.update(RULE_NAME.findall(path.read_text(encoding="utf-8")))
+    return names
+
+
+def loads_generation_weights(ctx: RunContext) -> bool:
+    """Whether the run may load a generation model's weights: not when every ``--until`` rule
+    belongs to a stage before generation (:func:`pre_generation_rules`)."""
+    if not ctx.until:
+        return True
+    before = pre_generation_rules(ctx.workflow_dir)
+    return not all(rule in before or rule.startswith("ingest_") for rule in ctx.until)
+
+
+def weightless_check(ctx: RunContext, model: PlannedModel, label: str, directory: Path) -> Check:
+    """The line of a generation model whose config and tokenizer are here but not its weights:
+    a note where the run stops before generation, else a refusal naming what to fetch."""
+    from ...models.model_files import fetch_weights_command
+
+    fetch = (f"place them in {directory}" if model.local is not None
+             else f"fetch them with `{fetch_weights_command(model.hub_id, model.revision)}`")
+    what = (f"{label}: config and tokenizer only, no weights: enough for `plan` and the stages before generation "
+            f"({', '.join(PRE_GENERATION_STAGES)}; e.g. snakemake --until assemble_evidence)")
+    if loads_generation_weights(ctx):
+        return Check("models", FAIL, f"{what}; its weights are left to fetch, and this run's jobs load them: {fetch}")
+    return Check("models", NOTE, f"{what}: this run (--until {' '.join(ctx.until)}) loads no weights of it; its "
+                                 f"weights are left to fetch before generation: {fetch}")
+
+
 def model_check(ctx: RunContext, model: PlannedModel) -> Check:
     """Whether one planned model can be loaded as the run will load it."""
-    from ...models.model_files import ModelNotCached, hub_snapshot_dir, model_dir_problems
+    from ...models.model_files import ModelNotCached, hub_snapshot_dir, model_dir_problems, weights_absent
 
     key = model.key
     where = ctx.origin(f"{key}.local_dir" if model.local else f"{key}.revision")
@@ -117,6 +163,10 @@ def model_check(ctx: RunContext, model: PlannedModel) -> Check:
     problems = model_dir_problems(directory, allow_pickle=model.allow_pickle, allow_key=model.allow_key,
                                   trust_remote_code=model.trust_remote_code,
                                   trust_key=f"{key}.trust_remote_code" if key.startswith("models.") else None)
+    if key.startswith("models.") and weights_absent(directory):
+        problems = [p for p in problems if not p.startswith("no weights transformers loads")]
+        if not problems:
+            return weightless_check(ctx, model, label, directory)
     if problems:
         fix = ""
         if model.convert:
@@ -129,9 +179,25 @@ def model_check(ctx: RunContext, model: PlannedModel) -> Check:
     return Check("models", OK, f"{label}: config, tokenizer and weights complete")
 
 
+def models_before_generation(ctx: RunContext) -> set[str]:
+    """Keys of the models the stages before generation load: the budget tokenizers (their
+    tokenizers only) and the reranker (``order_bge``)."""
+    return {f"models.{name}" for name in budget_tokenizer_models(ctx.config)} | {"retrieval.reranker"}
+
+
 def model_checks(ctx: RunContext) -> list[Check]:
+    """One line per planned model; a run ``--until`` rules before generation only checks the
+    models those stages load (:func:`models_before_generation`) and says which it leaves."""
     out = []
-    for model in planned_models(ctx):
+    models = planned_models(ctx)
+    if not loads_generation_weights(ctx):
+        needed = models_before_generation(ctx)
+        left = [m.key for m in models if m.key not in needed]
+        models = [m for m in models if m.key in needed]
+        if left:
+            out.append(Check("models", NOTE, f"{', '.join(left)}: not loaded by this run (--until "
+                                             f"{' '.join(ctx.until)}), so not checked"))
+    for model in models:
         try:
             out.append(model_check(ctx, model))
         except ModuleNotFoundError as err:  # a Hub model, where huggingface_hub is not installed

@@ -13,9 +13,10 @@ from .context import FAIL, OK, Check, RunContext
 
 def planned_rows(ctx: RunContext) -> tuple[list[dict], list[str]]:
     """The planner's config-basis rows (no prefix-cache replay), for the disk estimate, and why
-    a model x dataset could not be counted (:class:`~evidence_ledger.generation.planner.PlannerError`:
+    a model x dataset could not be counted (:class:`~evidence_ledger.generation.plan_results.PlannerError`:
     e.g. a population known only after ingest), said in the disk line."""
-    from ...generation import planner
+    from ...generation.plan_config import plan_from_config
+    from ...generation.plan_results import PlannerError
 
     config = ctx.config
     if not (config.get("studies") or {}).get("study2"):
@@ -25,8 +26,8 @@ def planned_rows(ctx: RunContext) -> tuple[list[dict], list[str]]:
     for model in gen["models"]:
         for dataset in gen["datasets"]:
             try:
-                rows += planner.plan_from_config(config, dataset, model, ctx.run_dir, ctx.data_root(), reuse=False)
-            except planner.PlannerError as err:
+                rows += plan_from_config(config, dataset, model, ctx.run_dir, ctx.data_root(), reuse=False)
+            except PlannerError as err:
                 uncounted.append(str(err).removeprefix("planner: "))
     return rows, list(dict.fromkeys(uncounted))
 
