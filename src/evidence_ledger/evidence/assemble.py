@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from tqdm import tqdm
 
-from .budget import assemble_budgeted, render_counts
+from .budget import assemble_budgeted, line_tokens, render_counts
 from ..vocabulary import CONTROL_GOLD, CONTROL_NONE, CONTROL_REVERSED, CONTROL_SWAP, CONTROLS, control_source
 from .prefix import CELL_LIKE_KINDS, scored_prefix
 from .render import render_unit
@@ -70,7 +70,7 @@ class EvidenceBuilder:
     budgets: dict[str, int]
     caps: PrefixCaps
     per_document: bool = False
-    _cache: dict = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict)  # unit id -> {tokenizer name: tokens of its line}
 
     def row(self, claim_id: str, doc_id: str, source: str, budget: str, visible: list[str],
             text: str, tokens: dict[str, int], unresolved: int = 0, fits: bool = True,
@@ -84,9 +84,20 @@ class EvidenceBuilder:
                 "scored_unit_ids": scored, "unresolved": int(unresolved), "fits_budget": bool(fits),
                 "submitted_unit_ids": None if submitted is None else list(submitted)}
 
+    def unit_tokens(self, ids: list[str]) -> dict[str, list[int]]:
+        """Tokenizer name -> each unit's line count (``budget.line_tokens``), counted once per unit
+        and kept (claims share units: the orderings of one claim, and claims of one page)."""
+        new = [u for u in dict.fromkeys(ids) if u not in self._cache]
+        if new:
+            fresh = line_tokens([self.units[u].line for u in new], self.tokenizers)
+            for i, u in enumerate(new):
+                self._cache[u] = {t: fresh[t][i] for t in self.tokenizers}
+        return {t: [self._cache[u][t] for u in ids] for t in self.tokenizers}
+
     def budgeted_rows(self, claim_id: str, doc_id: str, source: str, ordered: list[str]) -> list[dict]:
         """One row per budget: the longest fitting prefix of ``ordered``."""
-        res = assemble_budgeted([self.units[u].line for u in ordered], self.tokenizers, self.budgets)
+        res = assemble_budgeted([self.units[u].line for u in ordered], self.tokenizers, self.budgets,
+                                self.unit_tokens(ordered))
         return [self.row(claim_id, doc_id, source, b, ordered[: res[b]["n_units"]], res[b]["text"],
                          res[b]["tokens"]) for b in self.budgets]
 

@@ -9,14 +9,26 @@ Rule ("What Changes When Fact-Verification Scores Improve?", Study 2): walk the 
 text (``render.render_evidence`` of the prefix) has at most ``budget`` tokens under *every*
 tokenizer; stop at the first unit that would make any tokenizer exceed the budget (later,
 shorter units are not tried). Token counts are of the whole rendered text without special
-tokens (``add_special_tokens=False``), recomputed for every prefix because tokenisation is
-not additive across the newline joins. A text of exactly ``budget`` tokens fits. A first
+tokens (``add_special_tokens=False``). A text of exactly ``budget`` tokens fits. A first
 unit that alone exceeds the budget gives empty evidence (0 units, text '', 0 tokens).
+
+How the cut is found (same result, without tokenising every prefix): each unit line is
+counted once (``line_tokens``, batched; the builder caches them by unit), and a prefix's
+count is estimated as the sum of its lines' counts plus one separator's count per join.
+Byte-level BPE (Qwen3, Llama 3) pre-tokenises a newline between two lines without leading
+or trailing whitespace as its own piece, so the estimate is usually exact; it is not where
+a line ends in punctuation (``.\n`` can be one piece) or a line is empty. The estimate only
+proposes the cut: the kept prefix and the prefix plus the next unit are then counted
+exactly as whole texts, and the cut walks back while the kept prefix does not fit and on
+while the next prefix does. The result is the rule's whenever exact prefix counts grow with
+the prefix (adding a unit never lowers the count), which holds for these tokenizers.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ..config.layers import config_value
-from .render import render_evidence
+from .render import UNIT_SEPARATOR, render_evidence
 
 
 def budget_tokenizer_models(config) -> list[str]:
@@ -43,31 +55,63 @@ def token_count(tokenizer, text: str) -> int:
     return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def assemble_budgeted(lines: list[str], tokenizers: dict, budgets: dict[str, int]) -> dict[str, dict]:
+def line_tokens(lines: list[str], tokenizers: dict) -> dict[str, list[int]]:
+    """Tokenizer name -> the token count of each line on its own (one batched call per tokenizer)."""
+    out = {}
+    for t, tok in tokenizers.items():
+        nonempty = [line for line in lines if line]
+        ids = iter(tok(nonempty, add_special_tokens=False)["input_ids"]) if nonempty else iter(())
+        out[t] = [len(next(ids)) if line else 0 for line in lines]
+    return out
+
+
+def estimated_prefix_tokens(counts: list[int], separator: int) -> list[int]:
+    """Estimated tokens of every prefix (index j: the first j lines): the lines' counts summed,
+    plus ``separator`` per join."""
+    out, total = [0], 0
+    for j, c in enumerate(counts):
+        total += c + (separator if j else 0)
+        out.append(total)
+    return out
+
+
+def assemble_budgeted(lines: list[str], tokenizers: dict, budgets: dict[str, int],
+                      counts: dict[str, list[int]] | None = None) -> dict[str, dict]:
     """For each budget: ``{"n_units", "text", "tokens"}`` (tokens: tokenizer name -> count).
 
-    One walk serves all budgets: the kept prefix for a budget is the longest prefix such
-    that every prefix up to it fits (so a larger budget never keeps fewer units).
+    The kept prefix for a budget is the longest prefix such that every prefix up to it fits
+    (so a larger budget never keeps fewer units), found from per-line ``counts`` (tokenizer
+    name -> :func:`line_tokens` of ``lines``; computed when None) and confirmed with exact
+    counts of whole texts (module doc).
     """
     if not tokenizers:
         raise ValueError("at least one tokenizer is needed to apply a token budget")
     for name, b in budgets.items():
         if b < 0:
             raise ValueError(f"budget {name!r} is negative ({b})")
-    empty = {t: 0 for t in tokenizers}
-    result = {name: {"n_units": 0, "text": "", "tokens": dict(empty)} for name in budgets}
-    open_budgets = set(budgets)
-    for j in range(len(lines)):
-        if not open_budgets:
-            break
-        text = render_evidence(lines[: j + 1])
-        counts = {t: token_count(tok, text) for t, tok in tokenizers.items()}
-        worst = max(counts.values())
-        for name in sorted(open_budgets):
-            if worst <= budgets[name]:
-                result[name] = {"n_units": j + 1, "text": text, "tokens": counts}
-            else:
-                open_budgets.discard(name)
+    counts = line_tokens(lines, tokenizers) if counts is None else counts
+    estimates = [estimated_prefix_tokens(counts[t], token_count(tok, UNIT_SEPARATOR))
+                 for t, tok in tokenizers.items()]
+    worst_estimate = [max(column) for column in zip(*estimates)]
+    exact: dict[int, dict[str, int]] = {0: {t: 0 for t in tokenizers}}
+
+    def exact_counts(j: int) -> dict[str, int]:
+        if j not in exact:
+            text = render_evidence(lines[:j])
+            exact[j] = {t: token_count(tok, text) for t, tok in tokenizers.items()}
+        return exact[j]
+
+    def fits(j: int, budget: int) -> bool:
+        return max(exact_counts(j).values()) <= budget
+
+    result = {}
+    for name, budget in budgets.items():
+        k = bisect_right(worst_estimate, budget) - 1  # estimates never decrease with j
+        while k > 0 and not fits(k, budget):
+            k -= 1
+        while k < len(lines) and fits(k + 1, budget):
+            k += 1
+        result[name] = {"n_units": k, "text": render_evidence(lines[:k]), "tokens": dict(exact_counts(k))}
     return result
 
 
