@@ -70,7 +70,8 @@ class EvidenceBuilder:
     budgets: dict[str, int]
     caps: PrefixCaps
     per_document: bool = False
-    _cache: dict = field(default_factory=dict)  # unit id -> {tokenizer name: tokens of its line}
+    _cache: dict = field(default_factory=dict)  # unit id -> {tokenizer name: line_tokens counts of its line}
+    _counted: dict = field(default_factory=dict)  # gold unit ids -> (text, counts) of counted(keep=True)
 
     def row(self, claim_id: str, doc_id: str, source: str, budget: str, visible: list[str],
             text: str, tokens: dict[str, int], unresolved: int = 0, fits: bool = True,
@@ -101,8 +102,16 @@ class EvidenceBuilder:
         return [self.row(claim_id, doc_id, source, b, ordered[: res[b]["n_units"]], res[b]["text"],
                          res[b]["tokens"]) for b in self.budgets]
 
-    def counted(self, ids: list[str]) -> tuple[str, dict[str, int]]:
-        return render_counts([self.units[u].line for u in ids], self.tokenizers)
+    def counted(self, ids: list[str], keep: bool = False) -> tuple[str, dict[str, int]]:
+        """The evidence text of ``ids`` and its counts; ``keep``: remember them (a gold group is
+        counted once for all budgets)."""
+        key = tuple(ids)
+        if key in self._counted:
+            return self._counted[key]
+        counted = render_counts([self.units[u].line for u in ids], self.tokenizers)
+        if keep:
+            self._counted[key] = counted
+        return counted
 
     def fits(self, tokens: dict[str, int], budget: str) -> bool:
         return all(v <= self.budgets[budget] for v in tokens.values())
@@ -146,7 +155,7 @@ def gold_row(b: EvidenceBuilder, claim_id: str, doc_id: str, budget: str, groups
     for g in groups:
         ids = [u for u in g if u in b.units]
         unresolved = len(g) - len(ids)
-        text, tokens = b.counted(ids)
+        text, tokens = b.counted(ids, keep=True)
         if unresolved == 0 and b.fits(tokens, budget):
             return b.row(claim_id, doc_id, "gold", budget, ids, text, tokens, 0, True)
         if fallback is None or (fallback[3] > 0 and unresolved == 0):
@@ -223,11 +232,10 @@ def assemble_evidence(b: EvidenceBuilder, orderings: dict[str, list[dict]], retr
                     donor_rows = per_claim[donors[cid]]
                     donor_docs = list(dict.fromkeys(x["doc_id"] for x in donor_rows))
                     rank = doc_rank.index(doc_id)
-                    vis = []
-                    if rank < len(donor_docs):
+                    vis, text, tokens = [], "", zero
+                    if rank < len(donor_docs):  # the donor's own evidence: its text and counts as built
                         d = next(x for x in donor_rows if x["doc_id"] == donor_docs[rank] and x["budget"] == budget)
-                        vis = list(d["visible_unit_ids"])
-                    text, tokens = b.counted(vis)
+                        vis, text, tokens = list(d["visible_unit_ids"]), d["visible_text"], d["tokens_by_tokenizer"]
                     rows.append(b.row(cid, doc_id, control_source(CONTROL_SWAP, source), budget, vis, text, tokens, 0,
                                       b.fits(tokens, budget)))
                 if CONTROL_REVERSED in controls:

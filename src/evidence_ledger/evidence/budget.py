@@ -13,11 +13,13 @@ tokens (``add_special_tokens=False``). A text of exactly ``budget`` tokens fits.
 unit that alone exceeds the budget gives empty evidence (0 units, text '', 0 tokens).
 
 How the cut is found (same result, without tokenising every prefix): each unit line is
-counted once (``line_tokens``, batched; the builder caches them by unit), and a prefix's
-count is estimated as the sum of its lines' counts plus one separator's count per join.
-Byte-level BPE (Qwen3, Llama 3) pre-tokenises a newline between two lines without leading
-or trailing whitespace as its own piece, so the estimate is usually exact; it is not where
-a line ends in punctuation (``.\n`` can be one piece) or a line is empty. The estimate only
+counted once alone and once with the separator after it (``line_tokens``, batched; the
+builder caches them by unit), and a prefix's count is estimated as the sum of its lines'
+counts with separator, the last line's without. Byte-level BPE (Qwen3, Llama 3) starts a new
+piece at the first character of a line that has no leading whitespace, so the estimate is
+usually exact (a line ending in punctuation takes the newline into its last piece, ``.\\n``,
+which the with-separator count already holds); it is not exact where a line is empty or has
+leading whitespace. The estimate only
 proposes the cut: the kept prefix and the prefix plus the next unit are then counted
 exactly as whole texts, and the cut walks back while the kept prefix does not fit and on
 while the next prefix does. The result is the rule's whenever exact prefix counts grow with
@@ -55,28 +57,30 @@ def token_count(tokenizer, text: str) -> int:
     return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def line_tokens(lines: list[str], tokenizers: dict) -> dict[str, list[int]]:
-    """Tokenizer name -> the token count of each line on its own (one batched call per tokenizer)."""
+def line_tokens(lines: list[str], tokenizers: dict) -> dict[str, list[tuple[int, int]]]:
+    """Tokenizer name -> per line (tokens of the line alone, tokens of the line followed by the
+    unit separator); one batched call per tokenizer."""
     out = {}
+    texts = [line for line in lines if line] + [line + UNIT_SEPARATOR for line in lines]
     for t, tok in tokenizers.items():
-        nonempty = [line for line in lines if line]
-        ids = iter(tok(nonempty, add_special_tokens=False)["input_ids"]) if nonempty else iter(())
-        out[t] = [len(next(ids)) if line else 0 for line in lines]
+        ids = iter(tok(texts, add_special_tokens=False)["input_ids"]) if texts else iter(())
+        alone = [len(next(ids)) if line else 0 for line in lines]
+        out[t] = [(a, len(next(ids))) for a in alone]
     return out
 
 
-def estimated_prefix_tokens(counts: list[int], separator: int) -> list[int]:
-    """Estimated tokens of every prefix (index j: the first j lines): the lines' counts summed,
-    plus ``separator`` per join."""
-    out, total = [0], 0
-    for j, c in enumerate(counts):
-        total += c + (separator if j else 0)
-        out.append(total)
+def estimated_prefix_tokens(counts: list[tuple[int, int]]) -> list[int]:
+    """Estimated tokens of every prefix (index j: the first j lines) from :func:`line_tokens`
+    counts: the with-separator counts of all lines but the last, plus the last one alone."""
+    out, joined = [0], 0
+    for alone, with_separator in counts:
+        out.append(joined + alone)
+        joined += with_separator
     return out
 
 
 def assemble_budgeted(lines: list[str], tokenizers: dict, budgets: dict[str, int],
-                      counts: dict[str, list[int]] | None = None) -> dict[str, dict]:
+                      counts: dict[str, list[tuple[int, int]]] | None = None) -> dict[str, dict]:
     """For each budget: ``{"n_units", "text", "tokens"}`` (tokens: tokenizer name -> count).
 
     The kept prefix for a budget is the longest prefix such that every prefix up to it fits
@@ -90,8 +94,7 @@ def assemble_budgeted(lines: list[str], tokenizers: dict, budgets: dict[str, int
         if b < 0:
             raise ValueError(f"budget {name!r} is negative ({b})")
     counts = line_tokens(lines, tokenizers) if counts is None else counts
-    estimates = [estimated_prefix_tokens(counts[t], token_count(tok, UNIT_SEPARATOR))
-                 for t, tok in tokenizers.items()]
+    estimates = [estimated_prefix_tokens(counts[t]) for t in tokenizers]
     worst_estimate = [max(column) for column in zip(*estimates)]
     exact: dict[int, dict[str, int]] = {0: {t: 0 for t in tokenizers}}
 

@@ -59,15 +59,16 @@ def test_identical_to_the_prefix_rule_under_the_real_tokenizers(names):
     assert_same_as_prefix_rule({n: real_tokenizer(n) for n in names}, seed=len(names), n=150)
 
 
-def test_line_counts_sum_with_one_token_per_newline_join_for_plain_lines():
-    """Lines without edge whitespace or final punctuation: the estimate is the exact count."""
-    tok = {"qwen3": real_tokenizer("qwen3")}
-    lines = ["[Arvedal] It was founded in 2015", "[Arvedal | History] The river is 3 km long", "plain words here"]
-    counts = line_tokens(lines, tok)["qwen3"]
-    assert estimated_prefix_tokens(counts, 1)[-1] == token_count(tok["qwen3"], render_evidence(lines))
-    # a line ending in '.' merges with the newline: the estimate is one too many, the cut is exact
+def test_the_estimate_is_exact_for_lines_without_edge_whitespace():
+    """Each line counted with the newline after it: a line ending in '.' (whose last piece takes
+    the newline, '.\\n') is counted right too, so the cut needs no walk."""
+    tok = {"qwen3": real_tokenizer("qwen3"), "llama3": real_tokenizer("llama3")}
+    lines = ["[Arvedal] It was founded in 2015.", "[Arvedal | History] The river is 3 km long", "plain words here!",
+             "[P] 東京 is a city."]
+    for name, t in tok.items():
+        estimates = estimated_prefix_tokens(line_tokens(lines, tok)[name])
+        assert estimates == [token_count(t, render_evidence(lines[:j])) for j in range(len(lines) + 1)]
+    # summing the lines alone counts '.' and the newline apart: one token too many under Qwen3
     dotted = ["It was founded in 2015.", "The river is long."]
-    est = estimated_prefix_tokens(line_tokens(dotted, tok)["qwen3"], 1)[-1]
-    assert est == token_count(tok["qwen3"], render_evidence(dotted)) + 1
-    exact = token_count(tok["qwen3"], render_evidence(dotted))
-    assert assemble_budgeted(dotted, tok, {"b": exact})["b"]["n_units"] == 2
+    alone = sum(token_count(tok["qwen3"], line) for line in dotted) + token_count(tok["qwen3"], "\n")
+    assert alone == token_count(tok["qwen3"], render_evidence(dotted)) + 1
