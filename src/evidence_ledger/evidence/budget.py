@@ -21,7 +21,7 @@ usually exact (a line ending in punctuation takes the newline into its last piec
 which the with-separator count already holds); it is not exact where a line is empty or has
 leading whitespace. The estimate only
 proposes the cut: the kept prefix and the prefix plus the next unit are then counted
-exactly as whole texts, and the cut walks back while the kept prefix does not fit and on
+exactly as whole texts (every budget's two in one batched call per tokenizer), and the cut walks back while the kept prefix does not fit and on
 while the next prefix does. The result is the rule's whenever exact prefix counts grow with
 the prefix (adding a unit never lowers the count), which holds for these tokenizers.
 """
@@ -97,6 +97,9 @@ def assemble_budgeted(lines: list[str], tokenizers: dict, budgets: dict[str, int
     estimates = [estimated_prefix_tokens(counts[t]) for t in tokenizers]
     worst_estimate = [max(column) for column in zip(*estimates)]
     exact: dict[int, dict[str, int]] = {0: {t: 0 for t in tokenizers}}
+    proposed = {name: bisect_right(worst_estimate, budget) - 1 for name, budget in budgets.items()}
+    exact.update(prefix_counts(lines, tokenizers, {j for k in proposed.values() for j in (k, k + 1)
+                                                   if 0 < j <= len(lines)}))
 
     def exact_counts(j: int) -> dict[str, int]:
         if j not in exact:
@@ -109,13 +112,26 @@ def assemble_budgeted(lines: list[str], tokenizers: dict, budgets: dict[str, int
 
     result = {}
     for name, budget in budgets.items():
-        k = bisect_right(worst_estimate, budget) - 1  # estimates never decrease with j
+        k = proposed[name]  # estimates never decrease with j
         while k > 0 and not fits(k, budget):
             k -= 1
         while k < len(lines) and fits(k + 1, budget):
             k += 1
         result[name] = {"n_units": k, "text": render_evidence(lines[:k]), "tokens": dict(exact_counts(k))}
     return result
+
+
+def prefix_counts(lines: list[str], tokenizers: dict, prefixes) -> dict[int, dict[str, int]]:
+    """Prefix length j -> exact tokens of the evidence text of ``lines[:j]`` per tokenizer, for
+    each j of ``prefixes``, in one batched call per tokenizer."""
+    js = sorted(prefixes)
+    texts = [render_evidence(lines[:j]) for j in js]
+    out: dict[int, dict[str, int]] = {j: {} for j in js}
+    for t, tok in tokenizers.items():
+        ids = tok(texts, add_special_tokens=False)["input_ids"] if texts else []
+        for j, text, row in zip(js, texts, ids):
+            out[j][t] = len(row) if text else 0
+    return out
 
 
 def render_counts(lines: list[str], tokenizers: dict) -> tuple[str, dict[str, int]]:
