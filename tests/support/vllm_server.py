@@ -31,6 +31,7 @@ import pytest
 
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from support.hang_guard import HANG_GUARD_S
+from support.real_tokenizers import REAL_TOKENIZERS, real_tokenizers_present
 
 SERVED_NAME = "tiny-qwen3"
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
@@ -45,12 +46,14 @@ def vllm_missing() -> str | None:
 
 
 def build_tiny_model(path: Path) -> Path:
-    """The demo's tiny Qwen3 stand-in (``build_demo_model``, a few training steps on synthetic claims)."""
+    """The demo's tiny Qwen3 stand-in (``build_demo_model``, a few training steps on synthetic claims),
+    over the real Qwen3 tokenizer and chat template when present (support/real_tokenizers.py)."""
     examples = [TrainingExample("fever", f"Person {i} was born in Varenholm.", f"Person {i} was born somewhere.",
                                 LABELS[i % 3]) for i in range(12)]
     build_demo_model(path, "qwen3", examples, [e.claim for e in examples],
                      {"primary": {"A": "support", "B": "refute", "C": "nei"}}, {"enable_thinking": False},
-                     steps=5, vocab_size=300)
+                     steps=5, vocab_size=300,
+                     tokenizer_dir=REAL_TOKENIZERS / "qwen3" if real_tokenizers_present() else None)
     return path
 
 

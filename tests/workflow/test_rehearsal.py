@@ -87,3 +87,22 @@ def test_saved_tokenizers_do_not_depend_on_the_environment(rehearsal_run):
     assert configs
     for path in configs:
         assert "local_files_only" not in json.loads(path.read_text()), path
+
+
+def test_the_rehearsal_names_the_tokenizers_that_bounded_its_budgets(rehearsal_run):
+    """The provenance table has a budget_tokenizer row per generation model with the sha256 of its
+    tokenizer.json: with the real tokenizers present the stand-ins carry them, so the hashes are
+    the real Qwen3 and Llama 3 files'."""
+    import csv
+    import hashlib
+
+    from support.real_tokenizers import REAL_TOKENIZERS, real_tokenizers_present
+
+    with open(rehearsal_run / "results" / "report" / "provenance.tsv", newline="") as f:
+        rows = {r[1]: r[2] for r in csv.reader(f, delimiter="\t") if r and r[0] == "budget_tokenizer"}
+    assert sorted(rows) == ["llama31", "qwen3"]
+    for model, folder in (("qwen3", "qwen3"), ("llama31", "llama3")):
+        assert rows[model].startswith(f"results/models/{model} tokenizer.json sha256 ")
+        if real_tokenizers_present():
+            real = hashlib.sha256((REAL_TOKENIZERS / folder / "tokenizer.json").read_bytes()).hexdigest()
+            assert rows[model].endswith(real)

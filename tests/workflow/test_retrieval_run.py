@@ -97,3 +97,5 @@ def test_both_orderings_find_gold_evidence_for_a_share_of_claims(demo_run):
     assert d[("evidence", "bm25", "long", "visible_gold_recall")] >= d[("evidence", "bm25", "short", "visible_gold_recall")]
     assert d[("evidence", "gold", "long", "scored_gold_recall")] == 1.0
     assert d[("evidence", "none", "short", "visible_gold_recall")] == 0.0
+    # the demo's text spells no special token
+    assert {v for (scope, _, _, metric), v in d.items() if metric == "special_token_text"} == {0.0}

@@ -28,6 +28,7 @@ rule build_demo_models:
         lr=demo_models_setting("lr"),
         seed=demo_models_setting("seed"),
         vocab_size=demo_models_setting("vocab_size"),
+        tokenizer=lambda wc: demo_tokenizer_dir(config["models"][wc.model]["build"]),
         conflict_tasks=demo_conflict_tasks_on(),
         conflict_steps=demo_conflict_tasks().get("steps", 0),
         conflict_weights=demo_conflict_tasks().get("weights", {}),

@@ -13,6 +13,14 @@ def demo_models_setting(key):
     return config["generation"].get("demo_models", {}).get(key)
 
 
+def demo_tokenizer_dir(arch):
+    """The real tokenizer directory the stand-in family ``arch`` is built over
+    (``generation.demo_models.tokenizers.<arch>``, resolved), None when unset (a trained BPE)."""
+    if not (demo_models_setting("tokenizers") or {}).get(arch):
+        return None
+    return input_path(f"generation.demo_models.tokenizers.{arch}")
+
+
 def demo_conflict_tasks():
     """``generation.demo_models.conflict_tasks`` (empty when unset)."""
     return config["generation"].get("demo_models", {}).get("conflict_tasks") or {}

@@ -28,6 +28,7 @@ rule provenance:
         repo=workflow.basedir,
         verifier_base_dir=lambda wc: verifier_base_local_dir(),
         device_memory_gb=lambda wc: config_device_memory_gb(config),
+        budget_tokenizers=lambda wc: budget_tokenizer_specs(),
     threads: 1
     resources:
         mem_mb=500,

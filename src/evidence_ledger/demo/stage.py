@@ -32,7 +32,7 @@ def build_demo_models(*, claims: list, units: list, wikicontradict: list = (), f
                       conflict_tasks: bool = False, conflict_steps: int = 0, conflict_weights: dict | None = None,
                       templates: list | None = None, passage_version: str | None = None,
                       reader_prompt: str | None = None, closed_book_prompt: str | None = None,
-                      reader_system_message: str = "", out) -> dict:
+                      reader_system_message: str = "", tokenizer: str | None = None, out) -> dict:
     """Build one tiny chat model (``arch``: qwen3 | llama31) into ``out``; return its training stats.
 
     ``claims`` / ``units``: CLAIMS (train split) and UNITS paths of the training datasets, in
@@ -42,6 +42,8 @@ def build_demo_models(*, claims: list, units: list, wikicontradict: list = (), f
     ``wikicontradict`` (WIKICONTRADICT_INSTANCES paths), ``fewshot`` (judge few-shot JSONL),
     ``reader_records`` (CONFLICT_QA_RECORDS paths) and the conflict stage's prompt settings
     (``reader_system_message``: the DiffGR reader system message this model is sent).
+    ``tokenizer``: a real tokenizer directory to build over (:mod:`.real_tokenizers`), None to
+    train a BPE on the training texts.
     """
     examples, texts = [], []
     for claims_path, units_path in zip(claims, units):
@@ -73,6 +75,7 @@ def build_demo_models(*, claims: list, units: list, wikicontradict: list = (), f
         chat_template_kwargs=chat_template_kwargs,
         extra_pairs=extra,
         extra_steps=extra_steps,
+        tokenizer_dir=tokenizer,
         **training,
     )
     log.info("built %s: %s", out, stats)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from tqdm import tqdm
 
-from .budget import assemble_budgeted, render_counts
+from .budget import assemble_budgeted, line_tokens, render_counts
 from ..vocabulary import CONTROL_GOLD, CONTROL_NONE, CONTROL_REVERSED, CONTROL_SWAP, CONTROLS, control_source
 from .prefix import CELL_LIKE_KINDS, scored_prefix
 from .render import render_unit
@@ -70,7 +70,8 @@ class EvidenceBuilder:
     budgets: dict[str, int]
     caps: PrefixCaps
     per_document: bool = False
-    _cache: dict = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict)  # unit id -> {tokenizer name: line_tokens counts of its line}
+    _counted: dict = field(default_factory=dict)  # gold unit ids -> (text, counts) of counted(keep=True)
 
     def row(self, claim_id: str, doc_id: str, source: str, budget: str, visible: list[str],
             text: str, tokens: dict[str, int], unresolved: int = 0, fits: bool = True,
@@ -84,14 +85,33 @@ class EvidenceBuilder:
                 "scored_unit_ids": scored, "unresolved": int(unresolved), "fits_budget": bool(fits),
                 "submitted_unit_ids": None if submitted is None else list(submitted)}
 
+    def unit_tokens(self, ids: list[str]) -> dict[str, list[int]]:
+        """Tokenizer name -> each unit's line count (``budget.line_tokens``), counted once per unit
+        and kept (claims share units: the orderings of one claim, and claims of one page)."""
+        new = [u for u in dict.fromkeys(ids) if u not in self._cache]
+        if new:
+            fresh = line_tokens([self.units[u].line for u in new], self.tokenizers)
+            for i, u in enumerate(new):
+                self._cache[u] = {t: fresh[t][i] for t in self.tokenizers}
+        return {t: [self._cache[u][t] for u in ids] for t in self.tokenizers}
+
     def budgeted_rows(self, claim_id: str, doc_id: str, source: str, ordered: list[str]) -> list[dict]:
         """One row per budget: the longest fitting prefix of ``ordered``."""
-        res = assemble_budgeted([self.units[u].line for u in ordered], self.tokenizers, self.budgets)
+        res = assemble_budgeted([self.units[u].line for u in ordered], self.tokenizers, self.budgets,
+                                self.unit_tokens(ordered))
         return [self.row(claim_id, doc_id, source, b, ordered[: res[b]["n_units"]], res[b]["text"],
                          res[b]["tokens"]) for b in self.budgets]
 
-    def counted(self, ids: list[str]) -> tuple[str, dict[str, int]]:
-        return render_counts([self.units[u].line for u in ids], self.tokenizers)
+    def counted(self, ids: list[str], keep: bool = False) -> tuple[str, dict[str, int]]:
+        """The evidence text of ``ids`` and its counts; ``keep``: remember them (a gold group is
+        counted once for all budgets)."""
+        key = tuple(ids)
+        if key in self._counted:
+            return self._counted[key]
+        counted = render_counts([self.units[u].line for u in ids], self.tokenizers)
+        if keep:
+            self._counted[key] = counted
+        return counted
 
     def fits(self, tokens: dict[str, int], budget: str) -> bool:
         return all(v <= self.budgets[budget] for v in tokens.values())
@@ -135,7 +155,7 @@ def gold_row(b: EvidenceBuilder, claim_id: str, doc_id: str, budget: str, groups
     for g in groups:
         ids = [u for u in g if u in b.units]
         unresolved = len(g) - len(ids)
-        text, tokens = b.counted(ids)
+        text, tokens = b.counted(ids, keep=True)
         if unresolved == 0 and b.fits(tokens, budget):
             return b.row(claim_id, doc_id, "gold", budget, ids, text, tokens, 0, True)
         if fallback is None or (fallback[3] > 0 and unresolved == 0):
@@ -212,11 +232,10 @@ def assemble_evidence(b: EvidenceBuilder, orderings: dict[str, list[dict]], retr
                     donor_rows = per_claim[donors[cid]]
                     donor_docs = list(dict.fromkeys(x["doc_id"] for x in donor_rows))
                     rank = doc_rank.index(doc_id)
-                    vis = []
-                    if rank < len(donor_docs):
+                    vis, text, tokens = [], "", zero
+                    if rank < len(donor_docs):  # the donor's own evidence: its text and counts as built
                         d = next(x for x in donor_rows if x["doc_id"] == donor_docs[rank] and x["budget"] == budget)
-                        vis = list(d["visible_unit_ids"])
-                    text, tokens = b.counted(vis)
+                        vis, text, tokens = list(d["visible_unit_ids"]), d["visible_text"], d["tokens_by_tokenizer"]
                     rows.append(b.row(cid, doc_id, control_source(CONTROL_SWAP, source), budget, vis, text, tokens, 0,
                                       b.fits(tokens, budget)))
                 if CONTROL_REVERSED in controls:

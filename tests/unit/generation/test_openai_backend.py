@@ -142,3 +142,40 @@ def test_a_parameter_the_server_refuses_or_that_cannot_be_sent_fails_naming_its_
         with pytest.raises(RequestFailed, match=r"models\.qwen3\.server\.extra_sampling: top_k=20 needs"):
             backend.generate_chat(_requests(1))
     assert proxy.forwarded == []  # refused before anything was sent
+
+
+@pytest.mark.vllm
+def test_the_server_renders_the_real_qwen3_template_from_the_backends_request(vllm_server, tiny_served_model):
+    """The request body the backend sends, rendered by the server itself (its /tokenize endpoint
+    takes the same messages and chat_template_kwargs): the real Qwen3 template's empty think
+    block ends the prompt, and special-token spellings in claim and evidence add no special id."""
+    import json
+    import urllib.request
+
+    from evidence_ledger.evidence.budget import load_tokenizer
+    from evidence_ledger.evidence.render import render_unit
+    from evidence_ledger.generation import prompts
+    from support.real_tokenizers import real_tokenizer_dir
+
+    real_tokenizer_dir("qwen3")
+    backend = _backend(tiny_served_model, vllm_server.base_url)
+    tok = load_tokenizer(str(tiny_served_model))
+    special = set(tok.added_tokens_decoder)
+
+    def served_prompt_ids(claim, evidence):
+        body = backend.request_body(ChatRequest.from_messages(
+            prompts.build_messages("fever", "labels", claim, evidence), SamplingSpec(0.0, 1.0, 0, 1.0, 4, 0)))
+        assert body["chat_template_kwargs"] == {"enable_thinking": False}
+        tokenize = {"model": body["model"], "messages": body["messages"], "add_generation_prompt": True,
+                    "chat_template_kwargs": body["chat_template_kwargs"]}
+        root = vllm_server.base_url.removesuffix("/v1")
+        request = urllib.request.Request(f"{root}/tokenize", data=json.dumps(tokenize).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())["tokens"]
+
+    spelled = "<|im_end|> <|im_start|> <think> </think> <|eot_id|> <|begin_of_text|>"
+    ids = served_prompt_ids("The claim " + spelled, render_unit(spelled, "Page"))
+    plain = served_prompt_ids("The claim", render_unit("x", "Page"))
+    assert tok.decode(ids).endswith("<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n")
+    assert sorted(i for i in ids if i in special) == sorted(i for i in plain if i in special)

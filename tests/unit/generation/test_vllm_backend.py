@@ -29,4 +29,4 @@ def test_vllm_backend_checks_pass_in_a_fresh_interpreter():
     if "vllm is not importable here" in proc.stdout and proc.returncode == 0 and " passed" not in proc.stdout:
         pytest.skip("vllm not importable: " + tail[-500:])
     assert proc.returncode == 0, tail
-    assert "5 passed" in proc.stdout, tail
+    assert "6 passed" in proc.stdout or "5 passed, 1 skipped" in proc.stdout, tail

@@ -190,3 +190,21 @@ def test_a_public_paper_run_opens_with_its_route_and_lists_the_substitutes_after
     assert "the Study 2 FEVEROUS candidate pool (data.feverous.claims.pool) → the Study 2 FEVEROUS sample is " \
            "2000 claims drawn by hash sampling" in listed
     assert listed.count(" → ") == 5
+
+
+def test_budget_tokenizers_are_named_with_the_sha256_of_their_tokenizer_json(tmp_path):
+    """One ``budget_tokenizer`` row per model that bounded the budgets: where its tokenizer was
+    read and the sha256 of its tokenizer.json, or that none could be read."""
+    import hashlib
+
+    local = tmp_path / "qwen3"
+    local.mkdir()
+    (local / "tokenizer.json").write_text('{"model": "a vocabulary"}')
+    digest = hashlib.sha256(b'{"model": "a vocabulary"}').hexdigest()
+    empty = tmp_path / "llama31"
+    empty.mkdir()
+    specs = {"qwen3": {"path": str(local), "revision": None}, "llama31": {"path": str(empty), "revision": None}}
+    rows = [r for r in provenance_rows(_config(), REPO_ROOT, budget_tokenizers=specs) if r[0] == "budget_tokenizer"]
+    assert rows == [("budget_tokenizer", "llama31", f"{empty} (no tokenizer.json readable here)"),
+                    ("budget_tokenizer", "qwen3", f"{local} tokenizer.json sha256 {digest}")]
+    assert not [r for r in provenance_rows(_config(), REPO_ROOT) if r[0] == "budget_tokenizer"]

@@ -24,3 +24,28 @@ def test_relative_paths_resolve_against_the_run_directory(tree, tmp_path):
     assert not failures(result)
     paths = next(c.text for c in result if c.area == "paths")
     assert f"against the run directory {run_dir}; data_root -> {run_dir / 'mydata'}" in paths
+
+
+def test_a_stand_in_tokenizer_directory_that_cannot_serve_is_refused_naming_the_key(tree, tmp_path):
+    """Missing directory, no tokenizer.json, no chat template: one line each, naming the key."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    no_template = tmp_path / "no_template"
+    no_template.mkdir()
+    (no_template / "tokenizer.json").write_text("{}")
+    (no_template / "tokenizer_config.json").write_text('{"eos_token": "x"}')
+    result = checks(f"data_root={tree}", f"generation={{demo_models: {{tokenizers: {{qwen3: {tmp_path / 'gone'}, "
+                                         f"llama31: {empty}}}}}}}")
+    text = sorted(t for t in failures(result) if t.startswith("generation.demo_models.tokenizers"))
+    assert len(text) == 2 and all("\n" not in t and "(--config)" in t for t in text)
+    assert text[0].startswith("generation.demo_models.tokenizers.llama31") and "holds no tokenizer.json" in text[0]
+    assert text[1].startswith("generation.demo_models.tokenizers.qwen3") and "is not a directory" in text[1]
+    result = checks(f"data_root={tree}", f"generation={{demo_models: {{tokenizers: {{qwen3: {no_template}}}}}}}")
+    (line,) = [t for t in failures(result) if t.startswith("generation.demo_models.tokenizers")]
+    assert "has no chat template" in line
+    with_template = tmp_path / "with_template"
+    with_template.mkdir()
+    (with_template / "tokenizer.json").write_text("{}")
+    (with_template / "chat_template.jinja").write_text("{{ messages }}")
+    result = checks(f"data_root={tree}", f"generation={{demo_models: {{tokenizers: {{qwen3: {with_template}}}}}}}")
+    assert not [t for t in failures(result) if t.startswith("generation.demo_models.tokenizers")]
