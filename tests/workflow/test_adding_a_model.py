@@ -24,7 +24,7 @@ from evidence_ledger.demo.stage import build_demo_models
 
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
-from support.rehearsal import PAPER, REHEARSAL, job_env, snakemake
+from support.rehearsal import PAPER, REHEARSAL, job_env, real_tokenizer_entries, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -60,7 +60,7 @@ def third_model_run(rehearsal_run, tmp_path_factory) -> Path:
 
 def args(work: Path, data_root: Path) -> list[str]:
     return ["--configfile", str(PAPER), str(REHEARSAL), str(work / "my_models.yaml"), "--config",
-            f"data_root={data_root}"]
+            f"data_root={data_root}", *real_tokenizer_entries()]  # the rehearsal's own stand-ins
 
 
 def test_the_layer_holds_only_the_documented_keys():

@@ -25,7 +25,7 @@ from evidence_ledger.config.paper_inputs import author_held_inputs, config_value
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
 from support.rehearsal import (DEFAULT_PROFILE, PAPER, REHEARSAL, STAND_IN_RULES, job_stats, paper_data_tree,
-                               paper_hub_cache, snakemake)
+                               paper_hub_cache, real_tokenizer_entries, snakemake)
 
 pytestmark = pytest.mark.workflow
 
@@ -74,7 +74,7 @@ def public_run(rehearsal_run, rehearsal_data, tmp_path_factory) -> Path:
     through the workstation profile, the stand-in builds left out."""
     work = tmp_path_factory.mktemp("public") / "run"
     shutil.copytree(rehearsal_run, work, symlinks=True, ignore=shutil.ignore_patterns("locks", "report.html"))
-    args = public_args(rehearsal_data, REHEARSAL)
+    args = [*public_args(rehearsal_data, REHEARSAL), *real_tokenizer_entries()]  # the rehearsal's stand-ins
     listed = snakemake(work, "--list-rules", *args, timeout=HANG_GUARD_S)
     assert listed.returncode == 0, listed.stderr[-3000:]
     allowed = [r for r in listed.stdout.split() if r not in STAND_IN_RULES]

@@ -40,6 +40,7 @@ from support.slurm_cluster import SlurmCluster, missing_binaries  # noqa: E402
 
 from evidence_ledger.run.job_env import JOB_ENV_DEFAULTS  # noqa: E402
 from support.hang_guard import HANG_GUARD_S
+from support.rehearsal import real_tokenizer_entries  # noqa: E402
 
 pytestmark = pytest.mark.slurm
 
@@ -224,6 +225,8 @@ def runs(cluster, run_description, tmp_path_factory, request) -> Runs:
         config.update(run.prepare(tmp_path_factory.mktemp("prepared")))
     if run is REHEARSAL:
         config["data_root"] = str(request.getfixturevalue("rehearsal_data"))
+        # the local twin's stand-ins are built over the real tokenizers where they are present
+        config.update(entry.split("=", 1) for entry in real_tokenizer_entries())
         local = request.getfixturevalue("rehearsal_run")
         jobs, submissions = planned_submissions(cluster, remote, run, {**config, **run.slurm_config})
         start = time.monotonic()
