@@ -41,11 +41,16 @@ def paper_args(data_root: Path) -> list[str]:
     return ["--configfile", str(PAPER), "--config", f"data_root={data_root}"]
 
 
+def readme_rehearsal_args(data_root: Path) -> list[str]:
+    """The config arguments of the README's rehearsal command."""
+    return ["--configfile", str(PAPER), str(REHEARSAL), "--config", f"data_root={data_root}"]
+
+
 def rehearsal_args(data_root: Path) -> list[str]:
-    """The rehearsal's config arguments; with the real tokenizers present (support/real_tokenizers.py)
-    the stand-ins are built over them (:func:`real_tokenizer_entries`)."""
-    return ["--configfile", str(PAPER), str(REHEARSAL), "--config", f"data_root={data_root}",
-            *real_tokenizer_entries()]
+    """The rehearsal's config arguments: the README's; with the real tokenizers present
+    (support/real_tokenizers.py) the stand-ins are built over them (:func:`real_tokenizer_entries`,
+    the README's paragraph after the command)."""
+    return [*readme_rehearsal_args(data_root), *real_tokenizer_entries()]
 
 
 def real_tokenizer_entries() -> list[str]:

@@ -28,9 +28,10 @@ def _bash_blocks(text: str) -> list[str]:
 
 def test_readme_paper_recipe_is_the_command_the_rehearsal_test_runs():
     """The workstation command and the rehearsal command in the README are the argument lists
-    tests/workflow/test_rehearsal.py runs (support/rehearsal.py), with DATA / rehearsal-data as
-    data_root, each after the check of the same arguments."""
-    from support.rehearsal import DEFAULT_PROFILE, paper_args, rehearsal_args
+    tests/workflow/test_rehearsal.py runs (support/rehearsal.py; the rehearsal's, before the
+    real-tokenizer entries the README gives in prose), with DATA / rehearsal-data as data_root, each
+    after the check of the same arguments."""
+    from support.rehearsal import DEFAULT_PROFILE, paper_args, readme_rehearsal_args as rehearsal_args
 
     def as_text(args):
         return " ".join(a.replace(str(REPO_ROOT) + "/", "") for a in args)
