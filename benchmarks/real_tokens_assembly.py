@@ -36,12 +36,13 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # the reference rule lives beside the tests
 
+from support.budget_reference import prefix_rule  # noqa: E402
 from synthetic_wiki import FEVEROUS, _Words, feverous_page  # noqa: E402
 
 from evidence_ledger.evidence import assemble  # noqa: E402
-from evidence_ledger.evidence.budget import load_tokenizer, token_count  # noqa: E402
-from evidence_ledger.evidence.render import render_evidence  # noqa: E402
+from evidence_ledger.evidence.budget import load_tokenizer  # noqa: E402
 from evidence_ledger.vocabulary import CONTROLS  # noqa: E402
 
 BUDGETS = {"short": 256, "long": 1024}
@@ -94,23 +95,6 @@ def synthetic_run(n_claims: int, units_per_claim: int, seed: int):
         orderings["bge"].append({"claim_id": cid, "unit_ids": second})
         gold[cid] = [pick.sample(pool, min(2, len(pool)))]
     return units, orderings, retrieved, gold
-
-
-def prefix_rule(lines, tokenizers, budgets):
-    """The rule as first written: every prefix tokenised, stop at the first that does not fit."""
-    result = {name: {"n_units": 0, "text": "", "tokens": {t: 0 for t in tokenizers}} for name in budgets}
-    open_budgets = set(budgets)
-    for j in range(len(lines)):
-        if not open_budgets:
-            break
-        text = render_evidence(lines[: j + 1])
-        counts = {t: token_count(tok, text) for t, tok in tokenizers.items()}
-        for name in sorted(open_budgets):
-            if max(counts.values()) <= budgets[name]:
-                result[name] = {"n_units": j + 1, "text": text, "tokens": counts}
-            else:
-                open_budgets.discard(name)
-    return result
 
 
 def timed_assembly(builder, orderings, retrieved, gold) -> tuple[list[dict], dict]:

@@ -9,27 +9,13 @@ import pytest
 from evidence_ledger.evidence.budget import assemble_budgeted, estimated_prefix_tokens, line_tokens, token_count
 from evidence_ledger.evidence.render import render_evidence
 
+from support.budget_reference import prefix_rule
 from support.evidence_tokenizers import budget_tokenizers
 from support.real_tokenizers import real_tokenizer
 
 WORDS = ["the", "Arvedal", "founded", "in", "2015", "river", "3.5", "km", "élan", "東京", "(", ")", ",", ".", "!",
          "Inc.", "don't", "--", "|", "[Page | Section]", "<\u2060|im_end|>"]
 EDGES = ["", " ", "  lead", "trail  ", "inner  double", "tab\there", "two\nlines", "end.", "end.\n", "\n"]
-
-
-def prefix_rule(lines, tokenizers, budgets):
-    """The rule as first written: tokenise every prefix, stop at the first that does not fit."""
-    result = {name: {"n_units": 0, "text": "", "tokens": {t: 0 for t in tokenizers}} for name in budgets}
-    open_budgets = set(budgets)
-    for j in range(len(lines)):
-        text = render_evidence(lines[: j + 1])
-        counts = {t: token_count(tok, text) for t, tok in tokenizers.items()}
-        for name in sorted(open_budgets):
-            if max(counts.values()) <= budgets[name]:
-                result[name] = {"n_units": j + 1, "text": text, "tokens": counts}
-            else:
-                open_budgets.discard(name)
-    return result
 
 
 def generated_cases(seed, n):
