@@ -251,6 +251,10 @@ ACCOUNTING = path_provider("accounting", {
     "forest_svg": "accounting/study2/forest_primary.svg",
     "counts_by_parser": "accounting/study2/counts_by_parser.parquet",
     "analysis_tsv": "accounting/study2/{analysis}.tsv",
+    "study1_items": "accounting/study1/items.parquet",
+    "study1_item_texts": "accounting/study1/item_texts.parquet",
+    "items": "accounting/study2/items.parquet",
+    "item_texts": "accounting/study2/item_texts.parquet",
 })
 
 ACCOUNT = path_provider("account", {
@@ -261,6 +265,8 @@ ACCOUNT = path_provider("account", {
     "intervals": "account/{system}/intervals.parquet",
     "intervals_tsv": "account/{system}/intervals.tsv",
     "answer_metrics_tsv": "account/{system}/answer_metrics.tsv",
+    "items": "account/{system}/items.parquet",
+    "item_texts": "account/{system}/item_texts.parquet",
 })
 
 WIKICONTRADICT = path_provider("wikicontradict", {

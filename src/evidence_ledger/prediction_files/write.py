@@ -7,6 +7,8 @@ Out: under one directory (``account --out``; the pipeline's ``results/account/<s
   estimates.parquet   ESTIMATES (``tables.accounting``)       estimates.tsv   its report rows
   counts.parquet      CLUSTER_COUNTS (per claim; continuous numerators: CLUSTER_SCORES)  coverage.parquet  COVERAGE
   intervals.parquet   INTERVALS (the Study 1 family)          intervals.tsv   its report rows
+  items.parquet       ITEMS: per item its cells, its share of every component, its scores
+  item_texts.parquet  ITEM_TEXTS: per item the claim, each run's answer and cited evidence
   answer_metrics.tsv  the answer and evidence rates per source with intervals (labels: accuracy,
                       macro-F1, eligibility; KILT: the answer metric, R-precision and
                       eligibility); header only where the format has none (SciFact)
@@ -31,12 +33,13 @@ from ..report.accounted import accounted_summary_page
 from ..tables.report_tsv import write_report_tsv
 from ..accounting.metrics import is_continuous
 from ..tables.accounting import CLUSTER_COUNTS, CLUSTER_SCORES, COVERAGE, ESTIMATES, INTERVALS
+from ..tables.items import ITEM_TEXTS, ITEMS
 from .tables import Accounted
 
 TABLE_FILES = {
     "estimates": "estimates.parquet", "estimates_tsv": "estimates.tsv", "counts": "counts.parquet",
     "coverage": "coverage.parquet", "intervals": "intervals.parquet", "intervals_tsv": "intervals.tsv",
-    "metrics_tsv": "answer_metrics.tsv",
+    "metrics_tsv": "answer_metrics.tsv", "items": "items.parquet", "item_texts": "item_texts.parquet",
 }
 PAGE_FILES = {"provenance": "provenance.tsv", "html": "summary.html", "decomposition": "decomposition.png",
               "ledger": "ledger.json"}
@@ -69,6 +72,8 @@ def write_tables(accounted: Accounted, paths: Mapping[str, str]) -> None:
     write_report_tsv(accounted.intervals, paths["intervals_tsv"])
     metrics = accounted.metrics if accounted.metrics is not None else pd.DataFrame(columns=list(METRIC_COLUMNS))
     write_report_tsv(metrics, paths["metrics_tsv"])
+    tables.write_table(accounted.items, paths["items"], ITEMS)
+    tables.write_table(accounted.item_texts, paths["item_texts"], ITEM_TEXTS)
 
 
 def ledger_sources(paths: Mapping[str, str], rule: str, inputs: Sequence[str]) -> dict[str, LedgerSource]:

@@ -35,9 +35,10 @@ runs whose source-a evidence qualifies (FEVER/FEVEROUS eligible, KILT R-precisio
 where the accounting has none (SciFact). `T00`..`T11`: the item's cells; `gain` = T11 - T00,
 `E0` = T01 - T00, `A1` = T11 - T01, `A0` = T10 - T00, `E1` = T11 - T10, `interaction` = E1 - E0;
 the mean of each over a comparison's items is its estimate. `pattern`: one character per cell
-(T00, T01, T10, T11): `1` the item scores in every run, `0` in none, `~` in some, or partly (a
-continuous score). `run_T00`..`run_T11`: the item's cell in each run (replicates in order, the
-same scale).""",
+(T00, T01, T10, T11): `1` the item's numerator is at least 1 in every run (a strict point, a whole
+KILT point, a SciFact abstract), `0` it is 0 in every run, `~` otherwise (in some runs, or partly:
+a continuous score below 1). `run_T00`..`run_T11`: the item's cell in each run (replicates in
+order, the same scale).""",
     schema=pa.schema([
         ("study", pa.string()),
         ("dataset", pa.string()),

@@ -21,6 +21,7 @@ the facts (the gold file's own, :data:`GOLD_FACTS`, once) and warned.
 from __future__ import annotations
 
 import argparse
+import json
 import warnings
 from typing import Mapping
 
@@ -47,6 +48,8 @@ GOLD_FACTS = ("gold_provenance_missing_rank_key", "rougel_empty_references", "go
               "gold_outputs_without_provenance")
 #: the accounting metric of KILT's cells: ``T = 100 * sum(score * eligible) / N``, continuous numerators
 PANEL_METRIC = register_panel_metric("kilt", multiplier=1)
+#: the provenance pages an item explorer shows of a prediction (KILT-* read the first R)
+SHOWN_PROVENANCE = 5
 
 
 def metric_title(metric: str) -> str:
@@ -117,6 +120,35 @@ def warn_if_prediction_file(gold_path: str, items) -> None:
     if items and not any("input" in item["record"] for item in items):
         warnings.warn(f"{gold_path}: none of its {len(items)} items has an 'input', which every KILT gold item "
                       f"has: is it a prediction file given as --gold? (scored as the gold file)", stacklevel=2)
+
+
+def provenance_text(output: Mapping, shown: int = SHOWN_PROVENANCE) -> str:
+    """A KILT output's provenance as text: the first ``shown`` pages (title, else wikipedia_id), and
+    how many more it ranks."""
+    provenance = [p for p in output.get("provenance") or [] if isinstance(p, dict)]
+    pages = [str(p.get("title") or p.get("wikipedia_id", "?")) for p in provenance[:shown]]
+    return "; ".join(pages) + (f" (+{len(provenance) - shown} more)" if len(provenance) > shown else "")
+
+
+def prediction_texts(path: str) -> dict[str, tuple[str, str]]:
+    """Per prediction id (as KILT compares ids) its answer and its provenance as text, read line by
+    line (the file was validated by the scorer)."""
+    texts = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            outputs = record.get("output") or [{}]
+            texts[str(record.get("id")).strip()] = (str(outputs[0].get("answer", "")), provenance_text(outputs[0]))
+    return texts
+
+
+def gold_texts(items) -> dict[str, list[str]]:
+    """The question (``input``) and the gold answers (joined by `` | ``) of each gold item."""
+    return {"claim": [str(item["record"].get("input", "")) for item in items],
+            "gold": [" | ".join(str(o["answer"]) for o in item["record"]["output"]
+                                if isinstance(o.get("answer"), str) and o["answer"].strip()) for item in items]}
 
 
 def rank_key_name(text: str) -> str:
@@ -222,8 +254,11 @@ class KiltFormat(AccountedFormat):
         gold_path, items = gold
         metric = check_kilt_metric(settings["metric"])
         scores = kilt.score_kilt_items(gold_path, path, rank_keys=kilt.KILT_RANK_KEYS, gold=items, metrics=(metric,))
+        predicted = prediction_texts(path)
+        answers = [predicted.get(item_id, ("", "")) for item_id in scores.ids]
+        texts = {**gold_texts(items), "answer": [a for a, _ in answers], "evidence": [e for _, e in answers]}
         return ItemScores(list(scores.ids), answer=scores.metric(metric), eligible=(scores.rprec == 1.0).astype("int64"),
-                          evidence=scores.rprec, facts={k: int(v) for k, v in scores.facts.items()})
+                          evidence=scores.rprec, texts=texts, facts={k: int(v) for k, v in scores.facts.items()})
 
 
 register_format(KiltFormat())
