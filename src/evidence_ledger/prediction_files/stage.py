@@ -29,7 +29,7 @@ def account_system(*, gold, source0: Sequence[str], source1: Sequence[str], fami
     sources (named ``sources``), matched by position, read by format ``format_name`` with the
     scorer's ``settings`` (``AccountedFormat.settings_from_entry``); ``families`` an optional
     claim -> family file (the cluster bootstrap); ``estimates`` ... ``item_texts`` the paths of
-    ``prediction_files.write.TABLE_FILES`` (``item_rows``: its ``items``)."""
+    ``prediction_files.write.TABLE_FILES``."""
     fmt = get_format(format_name)
     runs = read_runs(fmt, gold, source0, source1, settings)
     family_frame = read_families(families, runs.format, runs.units) if families else None
@@ -39,6 +39,6 @@ def account_system(*, gold, source0: Sequence[str], source1: Sequence[str], fami
                              families=family_frame, families_path=str(families), log=log)
     write_tables(accounted, {"estimates": estimates, "estimates_tsv": estimates_tsv, "counts": counts,
                              "coverage": coverage, "intervals": intervals, "intervals_tsv": intervals_tsv,
-                             "metrics_tsv": metrics_tsv, "items": item_rows, "item_texts": item_texts})
+                             "metrics_tsv": metrics_tsv, "item_rows": item_rows, "item_texts": item_texts})
     log.info("%s on %s: %d %s, %d runs per source, %d draws", system, fmt.title_of(settings), len(runs.units),
              fmt.item_word, runs.n_runs, draws)

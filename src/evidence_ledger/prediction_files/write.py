@@ -39,7 +39,7 @@ from .tables import Accounted
 TABLE_FILES = {
     "estimates": "estimates.parquet", "estimates_tsv": "estimates.tsv", "counts": "counts.parquet",
     "coverage": "coverage.parquet", "intervals": "intervals.parquet", "intervals_tsv": "intervals.tsv",
-    "metrics_tsv": "answer_metrics.tsv", "items": "items.parquet", "item_texts": "item_texts.parquet",
+    "metrics_tsv": "answer_metrics.tsv", "item_rows": "items.parquet", "item_texts": "item_texts.parquet",
 }
 PAGE_FILES = {"provenance": "provenance.tsv", "html": "summary.html", "decomposition": "decomposition.png",
               "ledger": "ledger.json"}
@@ -72,7 +72,7 @@ def write_tables(accounted: Accounted, paths: Mapping[str, str]) -> None:
     write_report_tsv(accounted.intervals, paths["intervals_tsv"])
     metrics = accounted.metrics if accounted.metrics is not None else pd.DataFrame(columns=list(METRIC_COLUMNS))
     write_report_tsv(metrics, paths["metrics_tsv"])
-    tables.write_table(accounted.items, paths["items"], ITEMS)
+    tables.write_table(accounted.items, paths["item_rows"], ITEMS)
     tables.write_table(accounted.item_texts, paths["item_texts"], ITEM_TEXTS)
 
 
