@@ -46,17 +46,23 @@ def item_id(record: dict, path, line: int) -> str:
 
 
 def check_provenance(output: dict, path, line: int, text_fields: Sequence[str]) -> None:
-    """``provenance``, when present, is a list of objects whose ``text_fields`` are strings (or
-    null); checked with C-level maps over the list, since a ranked list may cite 1,000 pages."""
+    """``provenance``, when present, is a list of objects whose ``text_fields`` (one or more)
+    are strings (or null); checked with C-level maps over the list, since a ranked list may cite
+    1,000 pages (``dict.get`` refuses an entry that is not an object, so one pass per field
+    checks both)."""
     if "provenance" not in output:
         return
     provenance = output["provenance"]
-    if not isinstance(provenance, list) or not all(map(isinstance, provenance, repeat(dict))):
+    if not isinstance(provenance, list):
         raise InputError(path, line, "provenance", "expected a list of objects")
     for field in text_fields:
-        values = list(map(dict.get, provenance, repeat(field)))
-        if not TEXT_TYPES.issuperset(map(type, values)):
-            bad = next(value for value in values if value is not None and not isinstance(value, str))
+        try:
+            types = set(map(type, map(dict.get, provenance, repeat(field))))
+        except TypeError:
+            raise InputError(path, line, "provenance", "expected a list of objects") from None
+        if not TEXT_TYPES.issuperset(types):
+            bad = next(entry[field] for entry in provenance
+                       if entry.get(field) is not None and not isinstance(entry[field], str))
             raise InputError(path, line, f"provenance.{field}", f"expected a string, got {type(bad).__name__}")
 
 

@@ -56,15 +56,25 @@ def has_rank_keys(entry: dict, rank_keys: Sequence[str]) -> bool:
     return all(key in entry for key in rank_keys)
 
 
+def key_strings(provenance: Sequence[dict], key: str) -> list[str]:
+    """``str(entry[key]).strip()`` of every entry (``KeyError`` when one lacks ``key``), with
+    C-level maps (``str`` only where a value is not already a string)."""
+    values = list(map(itemgetter(key), provenance))
+    try:
+        return list(map(str.strip, values))
+    except TypeError:
+        return list(map(str.strip, map(str, values)))
+
+
 def complete_entry_ids(provenance: Sequence[dict], rank_keys: Sequence[str]) -> tuple[list[str], int]:
     """``(ids, skipped)``: the id of every entry that has every rank key, in order, repeats
-    kept, and the number of entries missing a rank key (one pass of C-level maps when none is)."""
+    kept, and the number of entries missing a rank key (one pass per rank key when none is)."""
     try:
-        columns = [map(str.strip, map(str, map(itemgetter(key), provenance))) for key in rank_keys]
-        return list(columns[0] if len(columns) == 1 else map("+".join, zip(*columns))), 0
+        columns = [key_strings(provenance, key) for key in rank_keys]
     except KeyError:
         complete = [entry for entry in provenance if has_rank_keys(entry, rank_keys)]
         return [entry_id(entry, rank_keys) for entry in complete], len(provenance) - len(complete)
+    return (columns[0] if len(columns) == 1 else list(map("+".join, zip(*columns)))), 0
 
 
 def distinct_ids(provenance: Sequence[dict], rank_keys: Sequence[str]) -> list[str]:
