@@ -21,7 +21,6 @@ the facts (the gold file's own, :data:`GOLD_FACTS`, once) and warned.
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 from typing import Mapping
 
@@ -130,18 +129,17 @@ def provenance_text(output: Mapping, shown: int = SHOWN_PROVENANCE) -> str:
     return "; ".join(pages) + (f" (+{len(provenance) - shown} more)" if len(provenance) > shown else "")
 
 
-def prediction_texts(path: str) -> dict[str, tuple[str, str]]:
-    """Per prediction id (as KILT compares ids) its answer and its provenance as text, read line by
-    line (the file was validated by the scorer)."""
-    texts = {}
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            outputs = record.get("output") or [{}]
-            texts[str(record.get("id")).strip()] = (str(outputs[0].get("answer", "")), provenance_text(outputs[0]))
-    return texts
+class OutputTexts:
+    """Collects, per gold position, a scored output's answer and its provenance as text (the
+    ``on_output`` of ``scoring.kilt.score_kilt_items``: read in the scoring's own pass)."""
+
+    def __init__(self, size: int):
+        self.answers = [""] * size
+        self.evidence = [""] * size
+
+    def __call__(self, position: int, output: Mapping) -> None:
+        self.answers[position] = str(output.get("answer", ""))
+        self.evidence[position] = provenance_text(output)
 
 
 def gold_texts(items) -> dict[str, list[str]]:
@@ -253,10 +251,10 @@ class KiltFormat(AccountedFormat):
     def score_file(self, gold, path: str, settings: Mapping) -> ItemScores:
         gold_path, items = gold
         metric = check_kilt_metric(settings["metric"])
-        scores = kilt.score_kilt_items(gold_path, path, rank_keys=kilt.KILT_RANK_KEYS, gold=items, metrics=(metric,))
-        predicted = prediction_texts(path)
-        answers = [predicted.get(item_id, ("", "")) for item_id in scores.ids]
-        texts = {**gold_texts(items), "answer": [a for a, _ in answers], "evidence": [e for _, e in answers]}
+        outputs = OutputTexts(len(items))
+        scores = kilt.score_kilt_items(gold_path, path, rank_keys=kilt.KILT_RANK_KEYS, gold=items, metrics=(metric,),
+                                       on_output=outputs)
+        texts = {**gold_texts(items), "answer": outputs.answers, "evidence": outputs.evidence}
         return ItemScores(list(scores.ids), answer=scores.metric(metric), eligible=(scores.rprec == 1.0).astype("int64"),
                           evidence=scores.rprec, texts=texts, facts={k: int(v) for k, v in scores.facts.items()})
 
