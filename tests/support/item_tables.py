@@ -13,7 +13,6 @@ payloads, as its script does.
 """
 from __future__ import annotations
 
-import base64
 import gzip
 import json
 import re
@@ -177,9 +176,17 @@ class ScriptElements(HTMLParser):
 
 
 def page_scripts(path: Path) -> list[tuple[dict, str]]:
+    """The page's script elements, their text one character per byte (Latin-1: the payloads'
+    bytes are read back with ``.encode("latin-1")``; the rest of the page is ASCII)."""
     parser = ScriptElements()
-    parser.feed(Path(path).read_text(encoding="utf-8"))
+    parser.feed(Path(path).read_bytes().decode("latin-1"))
     return parser.scripts
+
+
+def payload_bytes(text: str) -> bytes:
+    """A payload element's bytes, its escapes undone (``=`` and the byte + 64), as the page's
+    script reads them."""
+    return re.sub(rb"=(.)", lambda m: bytes([(m.group(1)[0] - 64) % 256]), text.encode("latin-1"), flags=re.S)
 
 
 def page_index(path: Path) -> dict:
@@ -190,7 +197,7 @@ def page_index(path: Path) -> dict:
 
 def page_payloads(path: Path) -> dict[str, object]:
     """Every payload of the page, decompressed: element id -> its JSON document."""
-    return {attrs["id"]: json.loads(gzip.decompress(base64.b64decode(text)))
+    return {attrs["id"]: json.loads(gzip.decompress(payload_bytes(text)))
             for attrs, text in page_scripts(path) if attrs.get("type") == PAYLOAD_TYPE}
 
 

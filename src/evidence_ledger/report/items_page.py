@@ -7,7 +7,9 @@ Out: one HTML file (``items.html``) that needs no server and fetches nothing: it
      script (``templates/items.js``) and its data are inline. The data are compressed payloads
      (``report.item_payloads``: one per comparison, one per dataset, one per chunk of a dataset's
      texts) that the page decompresses when it shows them, and a small index (JSON) of the
-     comparisons and payloads.
+     comparisons and payloads. The page is written in windows-1252, so that each byte of a
+     payload is one character of it (``item_payloads.escaped``); everything else on it is ASCII
+     (other characters as HTML character references or JSON / JavaScript escapes).
 
 In the browser: choose a comparison (or its study, dataset, system, format, parser, budget) and
 a component (gain, E0, A1, A0, E1, interaction); its items are grouped by the sign of their share
@@ -24,7 +26,7 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Mapping, Sequence, TextIO
+from typing import BinaryIO, Mapping, Sequence
 
 import jinja2
 from markupsafe import Markup
@@ -39,7 +41,7 @@ log = logging.getLogger(__name__)
 #: the component the page groups by when its address names none: the evidence part of the gain
 DEFAULT_COMPONENT = "E0"
 #: the type of a payload's script element (not JavaScript: the browser only keeps its text)
-PAYLOAD_TYPE = "application/x-gzip-base64"
+PAYLOAD_TYPE = "application/x-evidence-ledger-gzip"
 TITLE = "Evidence Ledger: the items behind each decomposition"
 LEDE = ("A component of a decomposition (gain, E0, A1, A0, E1, interaction) is a mean over items: an item's share is "
         "its own T01 − T00 for E0 (and so on; T_ab scores source-a answers with source-b evidence, in points), and "
@@ -64,16 +66,23 @@ def template_text(name: str) -> str:
 
 
 def script_safe_json(document) -> str:
-    """``document`` as JSON that cannot end or confuse the script element holding it: ``<``,
-    ``>`` and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026`` (the same string to
+    """``document`` as ASCII JSON that cannot end or confuse the script element holding it:
+    ``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026`` (the same string to
     ``JSON.parse``)."""
-    text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = json.dumps(document, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def write_payload(out: TextIO, payload: Payload) -> None:
-    """One payload as a script element of type :data:`PAYLOAD_TYPE` (base64 holds no ``<``)."""
-    out.write(f'<script type="{PAYLOAD_TYPE}" id="{payload.name}">{payload.text}</script>\n')
+def ascii_html(text: str) -> bytes:
+    """Rendered HTML as ASCII bytes, other characters as character references (the page is
+    windows-1252, which would misread UTF-8)."""
+    return text.encode("ascii", "xmlcharrefreplace")
+
+
+def write_payload(out: BinaryIO, payload: Payload) -> None:
+    """One payload as a script element of type :data:`PAYLOAD_TYPE` (its bytes hold no ``<``)."""
+    out.write(f'<script type="{PAYLOAD_TYPE}" id="{payload.name}">'.encode("ascii") + payload.data
+              + b"</script>\n")
 
 
 def definitions() -> dict[str, str]:
@@ -92,7 +101,7 @@ def unique_keys(comparisons: Sequence[Mapping], parts: Sequence[Mapping]) -> Non
         first.setdefault(c["key"], c["part"])
 
 
-def write_part(out: TextIO, part: int, items, item_texts, page_dir: Path) -> tuple[dict, list[dict]]:
+def write_part(out: BinaryIO, part: int, items, item_texts, page_dir: Path) -> tuple[dict, list[dict]]:
     """One ITEMS / ITEM_TEXTS pair's payloads written to ``out``; returns its index entry
     (where its tables are, relative to the page, and its datasets' payloads) and its comparisons
     (sorted by key)."""
@@ -125,9 +134,9 @@ def write_items_page(*, items: Sequence, item_texts: Sequence, html_out, title: 
     page_dir = html_out.parent.resolve()
     templates = page_templates()
     parts, comparisons = [], []
-    with atomic_file(html_out) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as out:
-        out.write(templates.get_template("items_top.html").render(
-            title=title, lede=LEDE, summary_href=summary_href, css=Markup(template_text("items.css"))))
+    with atomic_file(html_out) as tmp, open(tmp, "wb") as out:
+        out.write(ascii_html(templates.get_template("items_top.html").render(
+            title=title, lede=LEDE, summary_href=summary_href, css=Markup(template_text("items.css")))))
         for part, (items_path, texts_path) in enumerate(zip(items, item_texts)):
             entry, found = write_part(out, part, Path(items_path).resolve(), Path(texts_path).resolve(), page_dir)
             parts.append(entry)
@@ -136,7 +145,8 @@ def write_items_page(*, items: Sequence, item_texts: Sequence, html_out, title: 
         index = {"components": list(ITEM_COMPONENTS), "cells": list(ITEM_CELLS),
                  "default_component": DEFAULT_COMPONENT, "definitions": definitions(), "parts": parts,
                  "comparisons": comparisons}
+        # the script is ASCII (a test keeps it so): a character reference would not be read in it
         out.write(templates.get_template("items_bottom.html").render(
-            index_json=Markup(script_safe_json(index)), script=Markup(template_text("items.js"))))
+            index_json=Markup(script_safe_json(index)), script=Markup(template_text("items.js"))).encode("ascii"))
     log.info("item explorer: %d comparisons of %d tables -> %s", len(comparisons), len(parts), html_out)
     return html_out

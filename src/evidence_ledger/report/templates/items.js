@@ -14,6 +14,8 @@
   const GROUPS = [  // [key, heading verb]; an item's group is the sign of its share
     ["raises", "raise"], ["lowers", "lower"], ["leaves", "leave"], ["undefined", "have no value of"]];
   const ROWS_SHOWN = 50;
+  // this file is ASCII (the page is windows-1252): other characters are written as escapes
+  const DASH = "\u2013", MINUS = "\u2212", ARROW = " \u2192 ", ELLIPSIS = "\u2026";
   const comparisons = INDEX.comparisons;
   const byKey = new Map(comparisons.map((c) => [c.key, c]));
   const payloads = new Map();  // payload name -> promise of its document
@@ -38,18 +40,32 @@
     return node;
   }
 
-  function base64Bytes(text) {
-    if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text.trim());
-    const binary = atob(text.trim());
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
+  // A payload's bytes are its characters as windows-1252 read them (each of the 256 bytes its
+  // own character), "=" followed by the byte + 64 standing for NUL, CR, "<" and "=" themselves.
+  const BYTE_OF = (() => {
+    const table = new Int16Array(65536).fill(-1);
+    const chars = new TextDecoder("windows-1252").decode(Uint8Array.from({length: 256}, (_, i) => i));
+    for (let b = 0; b < 256; b++) table[chars.charCodeAt(b)] = b;
+    return table;
+  })();
+  const ESCAPE = 0x3d;
+
+  function payloadBytes(text) {
+    const bytes = new Uint8Array(text.length);
+    let n = 0;
+    for (let i = 0; i < text.length; i++) {
+      let b = BYTE_OF[text.charCodeAt(i)];
+      if (b === ESCAPE) b = (BYTE_OF[text.charCodeAt(++i)] + 192) & 0xff;
+      if (b < 0) throw new Error("a payload holds a character windows-1252 does not give");
+      bytes[n++] = b;
+    }
+    return bytes.subarray(0, n);
   }
 
   async function decodePayload(name) {
     const holder = document.getElementById(name);
     if (!holder) throw new Error(`payload ${name} is missing from the page`);
-    const stream = new Blob([base64Bytes(holder.textContent)]).stream()
+    const stream = new Blob([payloadBytes(holder.textContent)]).stream()
       .pipeThrough(new DecompressionStream("gzip"));
     return JSON.parse(await new Response(stream).text());
   }
@@ -174,10 +190,10 @@
   }
 
   function number(v, signed) {
-    if (isMissing(v)) return "–";
+    if (isMissing(v)) return DASH;
     const abs = Math.abs(v);
     const text = abs !== 0 && abs < 0.01 ? abs.toPrecision(2) : abs.toFixed(2);
-    return (v < 0 ? "−" : signed && v > 0 ? "+" : "") + text;
+    return (v < 0 ? MINUS : signed && v > 0 ? "+" : "") + text;
   }
 
   function counts(values) {
@@ -234,9 +250,9 @@
       el("td", {class: "id"}, el("a", {href: hashOf({...state, item: it.item_id[i]})}, it.item_id[i])),
       el("td", {}, it.gold[i]),
       el("td", {class: "pattern"}, it.pattern[i]),
-      el("td", {class: "num"}, `${number(it.answer_0[i])} → ${number(it.answer_1[i])}`),
-      el("td", {class: "num"}, `${number(it.eligible_0[i])} → ${number(it.eligible_1[i])}`),
-      el("td", {class: "claim"}, claim.length > 180 ? claim.slice(0, 177) + "…" : claim));
+      el("td", {class: "num"}, `${number(it.answer_0[i])}${ARROW}${number(it.answer_1[i])}`),
+      el("td", {class: "num"}, `${number(it.eligible_0[i])}${ARROW}${number(it.eligible_1[i])}`),
+      el("td", {class: "claim"}, claim.length > 180 ? claim.slice(0, 177) + ELLIPSIS : claim));
   }
 
   function groupSection(prep, state, key, verb, rows) {
@@ -252,8 +268,8 @@
                                    "data-count": rows.length, "data-share-sum": shareSum},
       el("h2", {}, heading));
     if (rows.length === 0) return section;
-    const head = el("tr", {}, ["#", state.component, "item", "gold", "pattern", `answer ${c.source0} → ${c.source1}`,
-      `eligible ${c.source0} → ${c.source1}`, "claim"].map((h) => el("th", {}, h)));
+    const head = el("tr", {}, ["#", state.component, "item", "gold", "pattern", `answer ${c.source0}${ARROW}${c.source1}`,
+      `eligible ${c.source0}${ARROW}${c.source1}`, "claim"].map((h) => el("th", {}, h)));
     const body = el("tbody", {}, rows.slice(0, shown).map((i, r) => itemRow(prep, state, i, r + 1)));
     section.append(el("table", {}, el("thead", {}, head), body));
     if (shown < rows.length) {
@@ -268,7 +284,7 @@
     const column = prep.items[state.component];
     const mean = sum(Array.from({length: prep.n}, (_, i) => i), column) / prep.n;
     return el("p", {class: "overview"},
-      `${c.key}: ${c.source0} → ${c.source1}, ${prep.n.toLocaleString("en")} items. `,
+      `${c.key}: ${c.source0}${ARROW}${c.source1}, ${prep.n.toLocaleString("en")} items. `,
       `${state.component} = ${INDEX.definitions[state.component]} = ${number(mean, true)} points, the mean of the `,
       `items' shares (each item's own ${state.component}). `,
       rows.length === prep.n ? "" : `The filters keep ${rows.length.toLocaleString("en")} items. `,
@@ -365,7 +381,7 @@
       setStatus({state: "empty", renders: ++renders, renderedMs: performance.now()}, "No comparisons.");
       return;
     }
-    setStatus({state: "loading"}, `Loading ${state.comparison.key} …`);
+    setStatus({state: "loading"}, `Loading ${state.comparison.key}${ELLIPSIS}`);
     const prep = await prepareComparison(state.comparison);
     if (token !== renderToken) return;
     const rows = filtered(prep, state);
