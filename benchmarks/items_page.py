@@ -13,15 +13,16 @@ pipeline run writes ``results/report/items.html``:
    1024-token budgets), so the short text is the start of the long one, as the budget rule makes
    it, and the two sources order one pool (they share units).
 
-The text is pseudo-English: words drawn from a Zipf law over a 40,000-word vocabulary, which
+ITEMS is written whole (``write_table``), ITEM_TEXTS in row groups of 32,768 rows (``TableWriter``),
+each grouped by comparison and item, as a batch writer would write them. The text is pseudo-English: words drawn from a Zipf law over a 40,000-word vocabulary, which
 gzip compresses about 3 to 1, as it does English prose; every text is distinct across claims.
 
-Measured: writing the page (``report.items_page.write_items_page``; wall time, peak RSS of the
-process), its size, and in headless Chromium (driven through the DevTools protocol over a pipe,
-so the times are the browser's own ``performance.now()``): the open (navigation start to the
-first comparison rendered: the page's ``#status`` ``data-open-ms``), a filter applied (gold
-label set in the URL fragment -> the view rendered again), and, for information, switching to a
-Study 2 comparison and opening one item. Each browser measure runs ``--repeat`` times in a fresh
+Measured: writing the page (``report.items_page.write_items_page``, in a child process; wall
+time, the child's own peak RSS, ``memory.peak_rss``), its size, and in headless Chromium
+(driven through the DevTools protocol over a pipe, so the times are the browser's own
+``performance.now()``): the open (navigation start to the first comparison rendered: the page's
+``#status`` ``data-open-ms``), a filter applied (gold label set in the URL fragment -> the view
+rendered again), and, for information, switching to a Study 2 comparison and opening one item. Each browser measure runs ``--repeat`` times in a fresh
 browser; the fastest is reported beside all. Targets: file < 30 MB, open <= 2 s, filter <= 2 s.
 
 Run: OMP_NUM_THREADS=1 .venv/bin/python benchmarks/items_page.py   (options: --quick, --out,
@@ -33,7 +34,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
@@ -49,6 +49,7 @@ import pyarrow as pa  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from account import cpu_pressure  # noqa: E402  (the account benchmark's CPU pressure reading)
 
+from evidence_ledger.memory.peak_rss import peak_rss_mib  # noqa: E402
 from evidence_ledger.report.item_links import items_href  # noqa: E402
 from evidence_ledger.tables import TableWriter, write_table  # noqa: E402
 from evidence_ledger.tables.items import ITEM_CELLS, ITEM_TEXTS, ITEMS  # noqa: E402
@@ -337,18 +338,20 @@ def browser_times(binary: str, page: Path, first: str, study2: str) -> dict:
 
 
 def build_page(root: Path) -> dict:
-    """The page of both studies, built in a child process (its own peak RSS); time and size."""
-    code = ("import sys, time, resource; from pathlib import Path; "
+    """The page of both studies (``root/report/items.html``), built in a child process (its own
+    peak RSS); time and size."""
+    code = ("import sys, time; from pathlib import Path; "
+            "from evidence_ledger.memory.peak_rss import peak_rss_mib; "
             "from evidence_ledger.report.items_page import write_items_page; root = Path(sys.argv[1]); "
             "t = time.perf_counter(); write_items_page(items=[root / s / 'items.parquet' for s in ('study1', 'study2')], "
             "item_texts=[root / s / 'item_texts.parquet' for s in ('study1', 'study2')], "
             "html_out=root / 'report' / 'items.html'); "
-            "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+            "print(time.perf_counter() - t, peak_rss_mib())")
     out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True)
-    wall, rss_kib = out.stdout.split()
+    wall, rss_mib = out.stdout.split()
     page = root / "report" / "items.html"
-    return {"build_s": round(float(wall), 2), "build_peak_rss_mib": round(int(rss_kib) / 1024, 1),
-            "size_mb": round(page.stat().st_size / 1e6, 2), "page": str(page)}
+    return {"build_s": round(float(wall), 2), "build_peak_rss_mib": round(float(rss_mib), 1),
+            "size_mb": round(page.stat().st_size / 1e6, 2)}
 
 
 def markdown(result: dict) -> str:
@@ -409,8 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         result["world"] = write_world(root, 7890 // scale, 2000 // scale)
         result["world"]["written_s"] = round(time.perf_counter() - started, 1)
         result["page"] = build_page(root)
-        page = Path(result["page"]["page"])
-        result["browser"] = [browser_times(binary, page, "study1/feverous/verifier/verifier/none/full",
+        result["browser"] = [browser_times(binary, root / "report" / "items.html", "study1/feverous/verifier/verifier/none/full",
                                            "study2/fever/qwen3/codes/strict/long") for _ in range(args.repeat)]
     finally:
         if not args.keep:
@@ -419,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
                      "open_s": min(r["open_s"] for r in result["browser"]) <= TARGETS["open_s"],
                      "filter_s": min(r["filter_s"] for r in result["browser"]) <= TARGETS["filter_s"]}
     result.update(load_average_after=os.getloadavg()[0], cpu_pressure_after=cpu_pressure(),
-                  peak_rss_mib_benchmark=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))
+                  peak_rss_mib_benchmark=round(peak_rss_mib(), 1))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

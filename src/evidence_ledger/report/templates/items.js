@@ -202,6 +202,16 @@
     return [...found.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   }
 
+  // at most OPTIONS_SHOWN values in a filter's list (KILT's gold answers differ item by item):
+  // the most frequent, and the one chosen; any value can still be asked for in the address
+  const OPTIONS_SHOWN = 100;
+  function listed(valueCounts, chosen) {
+    const shown = [...valueCounts].sort((a, b) => b[1] - a[1]).slice(0, OPTIONS_SHOWN);
+    if (chosen && !shown.some(([v]) => v === chosen)) shown.push([chosen, valueCounts.find(([v]) => v === chosen)?.[1] || 0]);
+    return shown.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .map(([v, n]) => [v, `${v.length > 80 ? v.slice(0, 77) + ELLIPSIS : v} (${n})`]);
+  }
+
   function select(label, name, options, value, onchange) {
     const box = el("select", {name, onchange: (e) => onchange(e.target.value)},
       options.map(([v, text]) => el("option", {value: v, selected: v === value}, text)));
@@ -222,8 +232,8 @@
       return select(f, f, values.map((v) => [v, v === "" ? "(none)" : v]), c[f],
         (v) => change({comparison: closestComparison(c, f, v), item: ""}));
     });
-    const golds = counts(prep.items.gold);
-    const patterns = counts(prep.items.pattern);
+    const golds = listed(counts(prep.items.gold), state.gold);
+    const patterns = listed(counts(prep.items.pattern), state.pattern);
     const search = el("input", {type: "search", name: "q", value: state.q, placeholder: "item id, gold or claim text",
                                 onchange: (e) => change({q: e.target.value.trim()})});
     return el("div", {id: "controls-inner"},
@@ -234,10 +244,9 @@
       el("div", {class: "row"},
         select("group by", "component", COMPONENTS.map((k) => [k, `${k}: ${INDEX.definitions[k]}`]), state.component,
           (v) => change({component: v})),
-        select("gold", "gold", [["", `all (${prep.n})`], ...golds.map(([v, n]) => [v, `${v} (${n})`])], state.gold,
-          (v) => change({gold: v})),
-        select("pattern", "pattern", [["", `all (${prep.n})`], ...patterns.map(([v, n]) => [v, `${v} (${n})`])],
-          state.pattern, (v) => change({pattern: v})),
+        select("gold", "gold", [["", `all (${prep.n})`], ...golds], state.gold, (v) => change({gold: v})),
+        select("pattern", "pattern", [["", `all (${prep.n})`], ...patterns], state.pattern,
+          (v) => change({pattern: v})),
         el("label", {}, "search ", search)));
   }
 
