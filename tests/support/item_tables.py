@@ -201,13 +201,6 @@ def page_payloads(path: Path) -> dict[str, object]:
             for attrs, text in page_scripts(path) if attrs.get("type") == PAYLOAD_TYPE}
 
 
-def items_url(page: Path, **state: str) -> str:
-    """The page's file URL with ``state`` in its fragment, as the page writes it."""
-    from urllib.parse import quote
-
-    return page.resolve().as_uri() + "#" + "&".join(f"{k}={quote(v, safe='/')}" for k, v in state.items())
-
-
 def dumped_status(dom: str) -> dict[str, str]:
     """The ``data-*`` attributes of ``#status`` in a dumped DOM."""
     tag = re.search(r'<div id="status"[^>]*>', dom).group(0)
