@@ -109,8 +109,8 @@ rule study1_items:
         evidence_texts=[verifier_evidence_path(s) for s in config["verifier"]["sources"]],
         verifier_answers=VERIFIER("answers"),
     output:
-        items_out=ACCOUNTING("study1_items"),
-        texts_out=ACCOUNTING("study1_item_texts"),
+        items_out=ACCOUNTING("items", study="study1"),
+        texts_out=ACCOUNTING("item_texts", study="study1"),
     log:
         log_file("accounting", "study1_items"),
     benchmark:
@@ -133,8 +133,8 @@ rule study2_items:
     input:
         **study2_inputs("answers", "evidence", "relevant", "families", "samples", "evidence_texts", "parsed"),
     output:
-        items_out=ACCOUNTING("items"),
-        texts_out=ACCOUNTING("item_texts"),
+        items_out=ACCOUNTING("items", study="study2"),
+        texts_out=ACCOUNTING("item_texts", study="study2"),
     log:
         log_file("accounting", "study2_items"),
     benchmark:

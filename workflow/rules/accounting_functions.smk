@@ -150,9 +150,9 @@ def accounting_final_outputs():
                     ACCOUNTING("pattern_examples_tsv"), ACCOUNTING("invalid_rates_tsv")]
         targets += [ACCOUNTING("analysis_tsv", analysis=n) for n in STUDY2_ANALYSES]
     if enabled("study1"):
-        targets += [ACCOUNTING("study1_answer_metrics_tsv"), ACCOUNTING("study1_items")]
+        targets += [ACCOUNTING("study1_answer_metrics_tsv"), ACCOUNTING("items", study="study1")]
     if enabled("study2"):
-        targets += [ACCOUNTING("items")]
+        targets += [ACCOUNTING("items", study="study2")]
     return targets
 
 

@@ -251,10 +251,8 @@ ACCOUNTING = path_provider("accounting", {
     "forest_svg": "accounting/study2/forest_primary.svg",
     "counts_by_parser": "accounting/study2/counts_by_parser.parquet",
     "analysis_tsv": "accounting/study2/{analysis}.tsv",
-    "study1_items": "accounting/study1/items.parquet",
-    "study1_item_texts": "accounting/study1/item_texts.parquet",
-    "items": "accounting/study2/items.parquet",
-    "item_texts": "accounting/study2/item_texts.parquet",
+    "items": "accounting/{study}/items.parquet",
+    "item_texts": "accounting/{study}/item_texts.parquet",
 })
 
 ACCOUNT = path_provider("account", {
@@ -294,6 +292,7 @@ REPORT = path_provider("report", {
     "gpu_fit": "report/gpu_fit.tsv",
     "claim_traces": "report/claim_traces.tsv",
     "summary": "report/summary.html",
+    "items": "report/items.html",
     "decomposition": "report/study1_decomposition.png",
     "ledger": "report/ledger.json",
 })

@@ -5,7 +5,8 @@ In:  one comparison's numerators ``num[k, r, a, b]`` and denominators ``den[k, r
      budget), its accounting metric's multiplier, the item ids, and what else the item table
      shows: the gold, the families, per-item answer, eligibility and evidence scores.
 Out: ITEMS rows (``tables.items``), one per item: its cells ``T_ab,i`` and components (``E0_i =
-     T01_i - T00_i``, ...) averaged over runs, per-run cells, per-source scores, its pattern.
+     T01_i - T00_i``, ...) averaged over runs, per-run cells, per-source scores, its pattern; and
+     the item tables written as the explorer reads them (:func:`write_item_tables`).
 
 Per run ``r`` the item's cell is ``T_ab,i(r) = 100 * m * num[i, r, a, b] * K / D_a(r)`` with ``K``
 items and ``D_a(r) = sum_i den[i, r, a]``, so that its mean over items is the run's score
@@ -22,7 +23,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..tables.items import ITEM_CELLS, ITEM_COMPONENTS, ITEMS
+from ..tables import TableWriter
+from ..tables.items import ITEM_CELLS, ITEM_COMPONENTS, ITEM_TEXTS, ITEMS, comparison_key
+
+#: rows per Parquet row group of the item tables: the explorer reads them a row group at a time
+ITEM_ROW_GROUP = 32768
 
 
 @dataclass(frozen=True)
@@ -40,8 +45,9 @@ class Comparison:
 
     @property
     def key(self) -> str:
-        """``study/dataset/system/format/parser/budget``: the explorer's and the command's name of it."""
-        return "/".join((self.study, self.dataset, self.system, self.format, self.parser, self.budget))
+        """``study/dataset/system/format/parser/budget`` (``tables.items.comparison_key``): the
+        explorer's, the summary page's and the command's name of it."""
+        return comparison_key(vars(self))
 
 
 def item_cells(num: np.ndarray, den: np.ndarray, multiplier: int) -> np.ndarray:
@@ -108,3 +114,16 @@ def item_rows(comparison: Comparison, units: Sequence[str], num: np.ndarray, den
         **{f"run_{cell}": list(cells[:, :, a, b]) for cell, (a, b) in zip(ITEM_CELLS, ((0, 0), (0, 1), (1, 0), (1, 1)))},
     })
     return frame[ITEMS.columns]
+
+
+def write_item_tables(items: pd.DataFrame, texts: pd.DataFrame, items_out, texts_out) -> None:
+    """ITEMS (rows grouped by comparison, as given) and ITEM_TEXTS (rows grouped by dataset and
+    item, each item's texts in the order given) in row groups of :data:`ITEM_ROW_GROUP`, so the
+    explorer (``report.items_page``) and the ``items`` command read them batch by batch and
+    finish each comparison's and each item's payload as soon as its last row is read."""
+    texts = texts.sort_values(["dataset", "item_id"], kind="stable")
+    for frame, schema, path in ((items, ITEMS, items_out), (texts, ITEM_TEXTS, texts_out)):
+        with TableWriter(path, schema, row_group_size=ITEM_ROW_GROUP) as writer:
+            for start in range(0, len(frame), ITEM_ROW_GROUP):
+                chunk = frame.iloc[start:start + ITEM_ROW_GROUP]
+                writer.write_columns({c: chunk[c].tolist() for c in schema.columns})

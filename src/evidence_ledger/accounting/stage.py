@@ -40,7 +40,6 @@ from ..tables.accounting import (CLUSTER_COUNTS, COVERAGE, DECISION_CRITERIA, DE
 from ..tables.sampling import FAMILIES
 from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
 from ..tables.generation import REQUESTS
-from ..tables.items import ITEM_TEXTS, ITEMS
 from ..tables.ingest import CLAIMS
 from ..tables.verifier import UNRESOLVED_FLAGS
 from .accuracy import eligible_by_claim, study1_metric_rows, study2_accuracy_rows
@@ -54,6 +53,7 @@ from .intervals import draw_progress_logger, interval_table, panel_intervals
 from .panel import (aggregate_to_families, build_claim_panel, panel_from_frame, panel_to_frame, replicate_subpanel,
                     sort_claims)
 from .patterns import invalid_rates, pattern_examples, pattern_traces
+from .items import write_item_tables
 from .pipeline_items import study1_item_tables, study2_item_tables
 from .reference import attach_reference, read_reference, reference_decision_label
 
@@ -211,8 +211,7 @@ def study1_items(*, counts, answers, evidence, claims, evidence_texts: Sequence[
         counts=counts, answers=answers, evidence=evidence, claims=claims, evidence_texts=evidence_texts,
         verifier_answers=verifier_answers, dataset=dataset, system=system, parser=parser, sources=sources,
         budget=budget, checkpoints=checkpoints, answer_format=answer_format)
-    tables.write_table(items, items_out, ITEMS)
-    tables.write_table(texts, texts_out, ITEM_TEXTS)
+    write_item_tables(items, texts, items_out, texts_out)
 
 
 def study2_items(*, answers: Sequence[str], evidence: Sequence[str], relevant: Sequence[str],
@@ -226,8 +225,7 @@ def study2_items(*, answers: Sequence[str], evidence: Sequence[str], relevant: S
         answers=answers, evidence=evidence, relevant=relevant, families=families, samples=samples,
         evidence_texts=evidence_texts, parsed=parsed, datasets=datasets, models=models, sources=sources,
         budgets=budgets, formats=formats, parser=parser, seed_replicates=seed_replicates)
-    tables.write_table(items, items_out, ITEMS)
-    tables.write_table(texts, texts_out, ITEM_TEXTS)
+    write_item_tables(items, texts, items_out, texts_out)
 
 
 def study2_bootstrap(*, counts, reference=None, family: str, datasets: Sequence[str], models: Sequence[str],

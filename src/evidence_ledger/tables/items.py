@@ -15,9 +15,21 @@ comparison's items is that comparison's estimate (ESTIMATES, replicate -1, part 
 floating-point summation: ``T_ab,i = 100 * multiplier * C_ab,i * K / D`` per run (``K`` items,
 ``D`` the comparison's summed denominator; 100 * C_ab,i for a strict score), averaged over runs.
 """
+from typing import Mapping
+
 import pyarrow as pa
 
 from . import TableSchema
+
+#: the fields of a comparison key, in the key's order
+COMPARISON_FIELDS = ("study", "dataset", "system", "format", "parser", "budget")
+
+
+def comparison_key(fields: Mapping[str, str]) -> str:
+    """``study/dataset/system/format/parser/budget`` of ``fields`` (a mapping holding at least
+    :data:`COMPARISON_FIELDS`, e.g. a report row with its study): ITEMS' ``comparison``."""
+    return "/".join(str(fields[name]) for name in COMPARISON_FIELDS)
+
 
 #: the four cells and the six components, in the order the tables print them
 ITEM_CELLS = ("T00", "T01", "T10", "T11")
