@@ -245,6 +245,14 @@ def is_format(name: str) -> bool:
     return name in _registry()
 
 
+def is_built_in(fmt: AccountedFormat) -> bool:
+    """Whether ``fmt`` comes from a module of ``prediction_files/formats/`` (not a plugin)."""
+    return type(fmt).__module__.startswith(f"{__package__}.formats.")
+
+
 def format_names() -> tuple[str, ...]:
-    """Registered names: the built-ins in module order, then plugins in registration order."""
-    return tuple(_registry())
+    """Registered names: the built-ins by name, then plugins in registration order (whichever
+    module was imported first)."""
+    formats = _registry()
+    built_in = sorted(name for name, fmt in formats.items() if is_built_in(fmt))
+    return tuple(built_in) + tuple(name for name, fmt in formats.items() if not is_built_in(fmt))
