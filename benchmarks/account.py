@@ -202,15 +202,18 @@ def phases(gold: Path, files: dict, draws: int, families: Path | None, resample_
     both bootstraps (one call), writing the directory (tables, page, ledger)."""
     import warnings
 
-    from evidence_ledger.account.runs import ScoringOptions, read_runs
-    from evidence_ledger.account.tables import DrawSettings, account_runs, read_families
-    from evidence_ledger.account.write import write_account_dir
+    from evidence_ledger.prediction_files.format_registry import get_format
+    from evidence_ledger.prediction_files.runs import read_runs
+    from evidence_ledger.prediction_files.tables import DrawSettings, account_runs, read_families
+    from evidence_ledger.prediction_files.write import write_account_dir
 
+    fmt = get_format(benchmark)
+    settings = fmt.settings_from_entry({"metric": metric} if metric else {}, {"scoring": {}})
     timing = {}
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        runs = read_runs(benchmark, gold, files["base"], files["new"], ScoringOptions(kilt_metric=metric))
+        runs = read_runs(fmt, gold, files["base"], files["new"], settings)
     timing["read_and_score_s"] = round(time.perf_counter() - t, 2)
     fam = read_families(families, benchmark, runs.units) if families else None
     t = time.perf_counter()
@@ -220,7 +223,7 @@ def phases(gold: Path, files: dict, draws: int, families: Path | None, resample_
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         write_account_dir(accounted, Path(tmp) / "out", title="s", intro="", caption="",
-                          inputs=[("gold", str(gold))], settings={"draws": draws})
+                          inputs=[("gold", str(gold))], settings={"draws": draws}, layout=fmt.page_layout(settings))
         timing["write_s"] = round(time.perf_counter() - t, 2)
     timing["clusters"] = int(accounted.intervals["n_clusters"].iat[0])
     return timing

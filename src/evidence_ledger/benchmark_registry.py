@@ -23,7 +23,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from .vocabulary import KILT
 
 #: unit of evaluation: one row per claim, or one per claim x retrieved abstract (SciFact)
 UNIT_CLAIM = "claim"
@@ -158,19 +157,22 @@ def register_benchmark(bench: Benchmark, *, replace: bool = False) -> Benchmark:
 
 
 def load_plugins(modules: Iterable[str]) -> list[str]:
-    """Import each plugin module (each calls :func:`register_benchmark`) and record them in
-    :data:`PLUGINS_ENV` so child processes import them too. Returns the module list."""
+    """Import each plugin module (each calls :func:`register_benchmark` for a benchmark, and / or
+    ``prediction_files.format_registry.register_format`` for a format of prediction files) and
+    record them in :data:`PLUGINS_ENV` so child processes import them too. Returns the module list."""
     modules = list(modules)
     for module in modules:
         if not _MODULE.match(module):
             raise ValueError(f"benchmark plugin {module!r} is not a module path")
     known = [m for m in os.environ.get(PLUGINS_ENV, "").split(",") if m]
     os.environ[PLUGINS_ENV] = ",".join(known + [m for m in modules if m not in known])
-    _load_env_plugins()
+    load_env_plugins()
     return modules
 
 
-def _load_env_plugins() -> None:
+def load_env_plugins() -> None:
+    """Import the plugin modules :data:`PLUGINS_ENV` names that this process has not imported yet
+    (every lookup of a registry calls it, so a rule's script sees the workflow's plugins)."""
     for module in os.environ.get(PLUGINS_ENV, "").split(","):
         if module and module not in _LOADED_PLUGINS:
             _LOADED_PLUGINS.add(module)
@@ -189,7 +191,7 @@ def benchmark_reader(name: str):
 
 def get_benchmark(name: str) -> Benchmark:
     """The registered benchmark ``name``; an unknown name raises ``ValueError`` listing the known ones."""
-    _load_env_plugins()
+    load_env_plugins()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -197,18 +199,18 @@ def get_benchmark(name: str) -> Benchmark:
 
 
 def is_benchmark(name: str) -> bool:
-    _load_env_plugins()
+    load_env_plugins()
     return name in _REGISTRY
 
 
 def benchmark_names() -> tuple[str, ...]:
     """Registered names, built-ins first (fever, feverous, scifact), then in registration order."""
-    _load_env_plugins()
+    load_env_plugins()
     return tuple(_REGISTRY)
 
 
 def benchmarks() -> tuple[Benchmark, ...]:
-    _load_env_plugins()
+    load_env_plugins()
     return tuple(_REGISTRY.values())
 
 
@@ -243,8 +245,9 @@ SCIFACT = register_benchmark(Benchmark(
 
 
 def config_benchmark_references(config: dict) -> dict[str, list[str]]:
-    """Every place a workflow config names a claim benchmark: ``{config key: [names]}`` (``external.kilt``
-    names KILT's prediction files, which need no registered benchmark: nothing of KILT is ingested)."""
+    """Every place a workflow config names a claim benchmark: ``{config key: [names]}`` (under
+    ``external``, the names holding Study 1's evidence sources, ``answers: verifier``; the other
+    entries name formats of prediction files, checked as such: ``run.config_checks.external_errors``)."""
     data = config.get("data") or {}
     retrieval = config.get("retrieval") or {}
     evidence = config.get("evidence") or {}
@@ -257,7 +260,8 @@ def config_benchmark_references(config: dict) -> dict[str, list[str]]:
         "retrieval.extra_claim_splits": list(retrieval.get("extra_claim_splits") or {}),
         "retrieval.reranker.build.datasets": list(((retrieval.get("reranker") or {}).get("build") or {}).get("datasets") or {}),
         "evidence.needs_no_evidence": list(evidence.get("needs_no_evidence") or {}),
-        "external": [b for b in (config.get("external") or {}) if b != KILT],  # KILT: scored files, no claims
+        "external": [name for name, systems in (config.get("external") or {}).items()
+                     if any((spec or {}).get("answers") == "verifier" for spec in (systems or {}).values())],
         "generation.datasets": list(generation.get("datasets") or []),
         "generation.demo_models.train_datasets": list((generation.get("demo_models") or {}).get("train_datasets") or []),
     }

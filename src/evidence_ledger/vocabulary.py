@@ -174,18 +174,3 @@ DIFFGR_ORDERS = (DIFFGR_RANDOM, DIFFGR_GENERATED_FIRST, DIFFGR_RETRIEVED_FIRST)
 WIKICONTRADICT_CSV_COLUMNS = ("question_ID", "question", "context1", "context2", "answer1", "answer2",
                               "contradictType", "samepassage", "merged_context", "ref_answer",
                               "WikipediaArticleTitle", "url")
-
-# benchmarks whose official shared-task submission files the `account` command (and config
-# `external`) reads: FEVER, FEVEROUS and SciFact predictions, and KILT's (any of its tasks)
-KILT = "kilt"
-ACCOUNTED_BENCHMARKS = ("fever", "feverous", "scifact", KILT)
-
-#: the KILT datasets as its files name them, with the downstream metric the KILT paper reports for
-#: each ("KILT: a Benchmark for Knowledge Intensive Language Tasks", Table 3): accuracy for fact
-#: checking, entity linking and slot filling, exact match for open-domain QA, ROUGE-L for ELI5, F1
-#: for Wizard of Wikipedia; ``account kilt --task`` picks the metric from here
-KILT_TASK_METRICS = {
-    "fever": "accuracy", "aidayago2": "accuracy", "wned": "accuracy", "cweb": "accuracy", "trex": "accuracy",
-    "structured_zeroshot": "accuracy", "nq": "em", "hotpotqa": "em", "triviaqa": "em", "eli5": "rougel",
-    "wow": "f1",
-}

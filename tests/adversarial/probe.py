@@ -14,7 +14,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from io import StringIO
 from pathlib import Path
 
-from evidence_ledger.scoring import cli
+from evidence_ledger.commands import score as score_command
 from support.snakemake_runs import run_snakemake
 
 
@@ -40,7 +40,7 @@ def run_score(argv: list[str]) -> tuple[int, str, str]:
     """``python -m evidence_ledger score ARGV`` in this process: (exit code, stdout, stderr);
     an argparse refusal is exit code 2 with its usage message on stderr."""
     parser = argparse.ArgumentParser(prog="python -m evidence_ledger")
-    cli.register(parser.add_subparsers(dest="command", required=True))
+    score_command.register(parser.add_subparsers(dest="command", required=True))
     out, err = StringIO(), StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         try:

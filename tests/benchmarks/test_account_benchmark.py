@@ -3,8 +3,8 @@ cover every claim), and its report table says which target was met."""
 import importlib.util
 from pathlib import Path
 
-from evidence_ledger.account.runs import read_runs
-from evidence_ledger.account.tables import read_families
+from evidence_ledger.prediction_files.tables import read_families
+from support.format_settings import read_format_runs
 
 REPO = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("account_benchmark", REPO / "benchmarks" / "account.py")
@@ -14,7 +14,7 @@ spec.loader.exec_module(bench)
 
 def test_synthetic_world_is_read_as_official_files(tmp_path):
     gold, files, families = bench.write_world(tmp_path, n_claims=60, runs=3, seed=1)
-    runs = read_runs("feverous", gold, files["base"], files["new"])
+    runs = read_format_runs("feverous", gold, files["base"], files["new"])
     assert runs.n_runs == 3 and len(runs.units) == 60
     eligible = runs.eligible.mean(axis=(0, 1))
     assert 0.2 < eligible[0] < eligible[1] < 0.9  # the new source cites complete gold sets more often
@@ -40,13 +40,11 @@ def test_synthetic_kilt_world_is_read_as_kilt_files_with_a_continuous_f1(tmp_pat
 
     import numpy as np
 
-    from evidence_ledger.account.runs import ScoringOptions
-
     gold, files = bench.write_kilt_world(tmp_path, n_items=80, runs=2, seed=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        runs = read_runs("kilt", gold, files["base"], files["new"], ScoringOptions(kilt_metric="f1"))
+        runs = read_format_runs("kilt", gold, files["base"], files["new"], "--metric", "f1")
     assert runs.n_runs == 2 and len(runs.units) == 80
     eligible = runs.eligible.mean(axis=(0, 1))
     assert 0.2 < eligible[0] < eligible[1] < 0.9  # the new source ranks the gold pages first more often
-    assert ((runs.correct > 0) & (runs.correct < 1)).mean() > 0.2 and np.unique(runs.correct).size > 5
+    assert ((runs.answer > 0) & (runs.answer < 1)).mean() > 0.2 and np.unique(runs.answer).size > 5

@@ -26,6 +26,7 @@ if __name__ == "__main__":  # run as a script: import the test support package l
 
 from support.summary_tables import write_summary_inputs
 
+from evidence_ledger.prediction_files.format_registry import get_format
 from evidence_ledger.report.accounted import accounted_summary_page, decomposition_png, interval_caption
 from evidence_ledger.report.provenance import write_provenance_tsv
 from evidence_ledger.report.sources import Value, read_source_table
@@ -106,6 +107,10 @@ def public_route_page(root: Path) -> tuple[str, list[bytes]]:
     return _page_with_provenance(root, PUBLIC_PROVENANCE)
 
 
+#: what the page shows of a FEVEROUS system beyond its cells (its format's page layout)
+FEVEROUS_LAYOUT = get_format("feverous").page_layout({"max_evidence": 5, "max_evidence_cell": 25, "match": "auto"})
+
+
 def accounted_and_extra_page(root: Path) -> tuple[str, list[bytes]]:
     """A system accounted from its files (its own section and figure) and a table shown whole;
     none of the pipeline's own studies ran."""
@@ -113,6 +118,7 @@ def accounted_and_extra_page(root: Path) -> tuple[str, list[bytes]]:
     title = "example on feverous: baseline → improved"
     summary_page(accounted_estimates=[paths["study1_estimates"]], accounted_intervals=[paths["study1_intervals"]],
                  accounted_metrics=[paths["study1_intervals"]], accounted_titles=[title],
+                 accounted_layouts=[FEVEROUS_LAYOUT],
                  extra_tables=[paths["invalid_rates"]], extra_titles=["INVALID rates, whole"], **PAGE_SETTINGS, html_out=PAGE,
                  decomposition_out=DECOMPOSITION)
     figure = decomposition_png(read_source_table(paths["study1_estimates"]),
@@ -128,7 +134,7 @@ def account_command_page(root: Path) -> tuple[str, list[bytes]]:
     accounted_summary_page(title="example on FEVEROUS: baseline → improved", estimates=paths["study1_estimates"],
                            intervals=paths["study1_intervals"], metrics=paths["study1_intervals"],
                            provenance="account/provenance.tsv", intro="100 claims, 2 run(s) per source.",
-                           caption=interval_caption(1, 0.05), html_out="account/summary.html",
+                           caption=interval_caption(1, 0.05), layout=FEVEROUS_LAYOUT, html_out="account/summary.html",
                            decomposition_out="account/decomposition.png")
     return (read_page("account/summary.html"),
             [Path("account/decomposition.png").read_bytes()])

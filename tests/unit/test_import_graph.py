@@ -1,12 +1,15 @@
-"""The rooms of ``evidence_ledger`` and the imports between them (docs/LAYOUT.md, "The import graph").
+"""The rooms of ``evidence_ledger``, its modules and the imports between them (docs/LAYOUT.md, "The import graph").
 
 In:  the source files under ``src/evidence_ledger/``, read with ``ast`` (nothing is imported),
      every ``import`` / ``from ... import`` statement, at module level or inside a function.
-Out: the graph whose nodes are the subpackages (``evidence_ledger.<package>``, everything below
-     it counted as the package) and the top-level modules (one node each); the tests fail on any
-     cycle in it (naming the modules and lines that make it), on a top-level module other than
-     the shared words, on a library package that imports the workflow's plumbing, and when
-     docs/LAYOUT.md states other counts than the graph has.
+Out: two graphs: the rooms' (nodes: the subpackages, everything below one counted as the
+     package, and the top-level modules) and the modules' (nodes: every module; ``from package
+     import name`` is an edge to the submodule ``name`` where there is one, else to the package).
+     The tests fail on any cycle in either (naming the modules and lines that make it; two
+     modules of one room importing each other are a cycle too, even through a function-level
+     import), on a top-level module other than the shared words, on a library package that
+     imports the workflow's plumbing, and when docs/LAYOUT.md states other counts than the
+     graphs have.
 
 Print the counts and the edges (what docs/LAYOUT.md states):
 
@@ -30,8 +33,9 @@ def module_name(path: Path) -> str:
 
 # The package's top level holds only the words every room shares (docs/LAYOUT.md).
 TOP_LEVEL_MODULES = {"__init__", "__main__", "errors", "vocabulary", "benchmark_registry"}
-# The workflow's plumbing: what runs a rule's job and a run (docs/LAYOUT.md); no library room imports it.
-PLUMBING = {"run", "jobs"}
+# The workflow's plumbing: what runs a rule's job and a run, and the command line (docs/LAYOUT.md);
+# no library room imports it.
+PLUMBING = {"run", "jobs", "commands"}
 LAYOUT = PACKAGE_DIR.parents[1] / "docs" / "LAYOUT.md"
 
 
@@ -119,6 +123,31 @@ def strongly_connected(graph) -> list[set[str]]:
     return found
 
 
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its own name, for its ``__init__``)."""
+    return {module_name(path): path for path in sorted(PACKAGE_DIR.rglob("*.py"))}
+
+
+def imported_module(name: str, known) -> str | None:
+    """The module an imported dotted name refers to: itself, else the longest known prefix
+    (``package.function`` is the package, ``package.submodule`` the submodule)."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def module_graph() -> dict[str, dict[str, set[str]]]:
+    """``{module: {imported module: {"module:line", ...}}}`` over every module of the package."""
+    known = modules()
+    graph: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for name, path in known.items():
+        for imported, line in imported_modules(path):
+            target = imported_module(imported, known)
+            if target and target != name:
+                graph[name][target].add(f"{name}:{line}")
+    return graph
+
+
 def rooms() -> set[str]:
     """Every node: each subpackage and each top-level module but ``__init__``."""
     return {path.name for path in PACKAGE_DIR.iterdir() if (path / "__init__.py").is_file()} | {
@@ -152,6 +181,24 @@ def test_no_import_cycles_between_packages():
     assert not cycles, "import cycles between packages:\n" + "\n".join(detail)
 
 
+def test_no_import_cycles_between_modules():
+    """Not even inside one room, not even through an import inside a function."""
+    graph = module_graph()
+    cycles = strongly_connected(graph)
+    detail = ["; ".join(f"{a} -> {b} ({', '.join(sorted(graph[a][b]))})" for a in sorted(c) for b in sorted(c)
+                        if b in graph.get(a, {})) for c in cycles]
+    assert not cycles, "import cycles between modules:\n" + "\n".join(detail)
+
+
+def test_a_module_cycle_inside_one_room_is_found():
+    known = {"evidence_ledger.pkg.a": None, "evidence_ledger.pkg.b": None, "evidence_ledger.pkg": None}
+    assert imported_module("evidence_ledger.pkg.a.Runs", known) == "evidence_ledger.pkg.a"
+    assert imported_module("evidence_ledger.pkg.helper", known) == "evidence_ledger.pkg"
+    graph = {"evidence_ledger.pkg.a": {"evidence_ledger.pkg.b": set()},
+             "evidence_ledger.pkg.b": {"evidence_ledger.pkg.a": set()}}
+    assert strongly_connected(graph) == [{"evidence_ledger.pkg.a", "evidence_ledger.pkg.b"}]
+
+
 def test_a_cycle_is_found_and_a_chain_is_not():
     assert strongly_connected({"a": {"b": []}, "b": {"c": []}, "c": {"a": []}}) == [{"a", "b", "c"}]
     assert strongly_connected({"a": {"b": []}, "b": {"c": []}}) == []
@@ -171,16 +218,26 @@ def test_no_library_package_imports_the_plumbing():
     assert not found, "\n".join(found)
 
 
+def module_counts(graph) -> dict[str, int]:
+    """``{"modules", "imports", "cycles"}`` of the module graph."""
+    return {"modules": len(modules()), "imports": sum(len(targets) for targets in graph.values()),
+            "cycles": len(strongly_connected(graph))}
+
+
+def stated_counts() -> str:
+    counts, module = graph_counts(import_graph()), module_counts(module_graph())
+    return (f"{counts['nodes']} nodes, {counts['edges']} edges, {counts['cycles']} cycles; "
+            f"{module['modules']} modules, {module['imports']} imports between them, {module['cycles']} cycles")
+
+
 def test_the_layout_doc_states_the_graph_counts():
-    counts = graph_counts(import_graph())
-    text = LAYOUT.read_text(encoding="utf-8")
-    stated = f"{counts['nodes']} nodes, {counts['edges']} edges, {counts['cycles']} cycles"
+    stated = stated_counts()
+    text = " ".join(LAYOUT.read_text(encoding="utf-8").split())
     assert stated in text, f"docs/LAYOUT.md should say '{stated}' (run: python {Path(__file__).relative_to(LAYOUT.parents[1])})"
 
 
 if __name__ == "__main__":
     GRAPH = import_graph()
-    COUNTS = graph_counts(GRAPH)
-    print(f"{COUNTS['nodes']} nodes, {COUNTS['edges']} edges, {COUNTS['cycles']} cycles")
+    print(stated_counts())
     for SOURCE in sorted(GRAPH):
         print(f"  {SOURCE} -> {', '.join(sorted(GRAPH[SOURCE]))}")

@@ -289,7 +289,7 @@ def test_demo_accounts_the_kilt_systems_as_the_command_does(demo_run, tmp_path, 
                                 for source, runs in spec["sources"].items())
     boot = config["accounting"]["study1"]["bootstrap"]
     out = tmp_path / "account"
-    argv = ["account", "kilt", "--gold", str(REPO / config["data_root"] / spec["gold"]), "--task", spec["task"],
+    argv = ["account", "kilt", "--gold", str(REPO / config["data_root"] / spec["gold_file"]), "--task", spec["task"],
             "--source0", *map(str, runs0), "--source1", *map(str, runs1), "--names", s0, s1, "--system", system,
             "--draws", str(boot["draws"]), "--seed", str(boot["seed"]), "--level", repr(1 - boot["alpha"]),
             "--family-size", str(boot["family_size"]), "--out", str(out)]

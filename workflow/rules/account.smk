@@ -1,7 +1,7 @@
 # Rules of the 'account' stage: systems outside the pipeline (config `external`) accounted from
 # their official prediction files, as `python -m evidence_ledger account` does. Directive order:
 # input, output, log, benchmark, params, threads, resources, conda, script. Config reaches the
-# stage functions only through params. Rule functions: evidence_ledger.account.stage.
+# stage functions only through params. Rule functions: evidence_ledger.prediction_files.stage.
 
 include: "account_functions.smk"
 
@@ -25,14 +25,11 @@ rule account_system:
     benchmark:
         timing_file("account", "account_system", "{system}")
     params:
-        benchmark=lambda wc: ACCOUNTED_SYSTEMS[wc.system][0],
+        format_name=lambda wc: ACCOUNTED_SYSTEMS[wc.system][0],
+        settings=lambda wc: account_settings(wc.system),
         system=lambda wc: wc.system,
         sources=lambda wc: list(ACCOUNTED_SYSTEMS[wc.system][1]["sources"]),
         resample_runs=lambda wc: bool(ACCOUNTED_SYSTEMS[wc.system][1].get("resample_runs", False)),
-        max_evidence=lambda wc: account_scoring(wc.system)["max_evidence"],
-        max_evidence_cell=lambda wc: account_scoring(wc.system)["max_evidence_cell"],
-        max_sentences=lambda wc: account_scoring(wc.system)["max_sentences"],
-        kilt_metric=lambda wc: account_kilt_metric(wc.system),
         **bootstrap_params("study1"),
     wildcard_constraints:
         system="[A-Za-z0-9_-]+",

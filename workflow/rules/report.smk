@@ -93,6 +93,7 @@ rule summary_page:
         study2_sources=lambda wc: config["generation"]["sources"],
         extra_titles=[title for title, _ in summary_extra_tables()],
         accounted_titles=[account_title(s) for s in ACCOUNTED_SYSTEMS],
+        accounted_layouts=[account_layout(s) for s in ACCOUNTED_SYSTEMS],
     threads: 1
     resources:
         mem_mb=1000,

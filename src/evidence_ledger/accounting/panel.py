@@ -37,12 +37,7 @@ import pandas as pd
 from ..benchmark_registry import get_benchmark
 from ..errors import InputError
 from ..vocabulary import INVALID
-
-#: numerator multiplier per accounting metric (the registry's ``METRICS``): strict T = C / N,
-#: F1 T = 2 C / (P + R); ``kilt`` T = C / N with continuous numerators (see the module doc)
-METRIC_MULTIPLIER = {"strict": 1, "f1": 2, "kilt": 1}
-#: the accounting metrics whose numerators are continuous (float64 arrays, CLUSTER_SCORES rows)
-CONTINUOUS_METRICS = ("kilt",)
+from .metrics import METRIC_MULTIPLIER, is_continuous
 
 
 def claim_sort_key(claim_id: str):
@@ -290,7 +285,7 @@ def panel_to_frame(panel: CountPanel, *, study: str, population: str, parser: st
         "answer_budget": lab(panel.answer_budgets, abud),
         "evidence_source": np.where(is_num, lab(panel.sources, grid[3][si]), ""),
         "evidence_budget": np.where(is_num, lab(panel.evidence_budgets, grid[4][si]), ""),
-        "value": values if panel.metric in CONTINUOUS_METRICS else values.astype(np.int64),
+        "value": values if is_continuous(panel.num) else values.astype(np.int64),
     })
     parts.append(frame)
     return pd.concat(parts, ignore_index=True)
@@ -308,7 +303,7 @@ def panel_from_frame(frame: pd.DataFrame, *, formats, sources, answer_budgets, e
     upos = {c: i for i, c in enumerate(units)}
     K, R, F, A, U, B, V = (len(units), len(replicates), len(formats), len(sources), len(answer_budgets),
                            len(sources), len(evidence_budgets))
-    continuous = str(frame["metric"].iat[0]) in CONTINUOUS_METRICS
+    continuous = is_continuous(frame["value"].to_numpy())
     num = np.zeros((K, R, F, A, U, B, V), dtype=np.float64 if continuous else np.int64)
     den = np.zeros((K, R, F, A, U), dtype=np.int64)
     sub = frame[frame["replicate"].isin(replicates)]

@@ -1,6 +1,6 @@
 """Stand-in models over a real model's tokenizer (``generation.demo_models.tokenizers``).
 
-In:  a stand-in family (``tiny_models.ARCHS``: qwen3, llama31) and a directory holding a real
+In:  a stand-in family (``stand_in_families.ARCHS``: qwen3, llama31) and a directory holding a real
      tokenizer (``tokenizer.json``, ``tokenizer_config.json`` with the model's own chat template).
 Out: the tokenizer, loaded offline without remote code, and the family description adapted to
      it (its own chat template and end/padding tokens), for ``tiny_models.build_demo_model``.
@@ -19,7 +19,7 @@ import dataclasses
 
 from ..evidence.budget import load_tokenizer
 from ..models.tokenizer_folder import tokenizer_folder_problem
-from .tiny_models import TinyArch
+from .stand_in_families import TinyArch
 
 
 def arch_over(arch: TinyArch, tokenizer) -> TinyArch:

@@ -42,70 +42,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from ..benchmark_registry import get_benchmark
 from ..evidence.render import render_evidence, render_unit
 from ..generation import prompts
 from ..files.safe_files import atomic_directory
 from ..models.model_files import save_tokenizer
+from .stand_in_families import ARCHS, TinyArch
 
 log = logging.getLogger(__name__)
-
-QWEN3_CHAT_TEMPLATE = (
-    "{%- for message in messages -%}"
-    "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' -}}"
-    "{%- endfor -%}"
-    "{%- if add_generation_prompt -%}"
-    "{{- '<|im_start|>assistant\\n' -}}"
-    "{%- if enable_thinking is defined and enable_thinking is false -%}"
-    "{{- '<think>\\n\\n</think>\\n\\n' -}}"
-    "{%- endif -%}"
-    "{%- endif -%}"
-)
-
-LLAMA31_CHAT_TEMPLATE = (
-    "{{- bos_token -}}"
-    "{%- if messages[0]['role'] == 'system' -%}"
-    "{%- set system_message = messages[0]['content'] | trim -%}"
-    "{%- set messages = messages[1:] -%}"
-    "{%- else -%}{%- set system_message = '' -%}{%- endif -%}"
-    "{{- '<|start_header_id|>system<|end_header_id|>\\n\\n' -}}"
-    "{{- 'Cutting Knowledge Date: December 2023\\nToday Date: 26 Jul 2024\\n\\n' -}}"
-    "{{- system_message + '<|eot_id|>' -}}"
-    "{%- for message in messages -%}"
-    "{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' -}}"
-    "{%- endfor -%}"
-    "{%- if add_generation_prompt -%}"
-    "{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}"
-    "{%- endif -%}"
-)
-
-
-@dataclass(frozen=True)
-class TinyArch:
-    name: str
-    architecture: str
-    special_tokens: tuple[str, ...]
-    bos: str | None
-    eos: str  # end-of-turn token the tokenizer reports as eos
-    stop: tuple[str, ...]  # generation stops at any of these
-    pad: str
-    chat_template: str
-
-
-ARCHS = {
-    "qwen3": TinyArch(
-        "qwen3", "Qwen3ForCausalLM",
-        ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>"),
-        None, "<|im_end|>", ("<|im_end|>", "<|endoftext|>"), "<|endoftext|>", QWEN3_CHAT_TEMPLATE,
-    ),
-    "llama31": TinyArch(
-        "llama31", "LlamaForCausalLM",
-        ("<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>",
-         "<|finetune_right_pad_id|>"),
-        "<|begin_of_text|>", "<|eot_id|>", ("<|eot_id|>", "<|end_of_text|>"), "<|finetune_right_pad_id|>",
-        LLAMA31_CHAT_TEMPLATE,
-    ),
-}
-
 
 @dataclass(frozen=True)
 class TrainingExample:
@@ -425,7 +369,7 @@ def demo_training_examples(dataset: str, claims: Sequence[Mapping], units: Seque
         return render_evidence([t for _, t in sents[:max_units]])
 
     out: list[TrainingExample] = []
-    if prompts.dataset_family(dataset) == "scifact":
+    if get_benchmark(dataset).per_document:  # claim x abstract units: one example per abstract
         for k, c in enumerate(ordered):
             gold_docs = [str(g["doc_id"]) for g in c.get("gold_abstracts") or []]
             for g in c.get("gold_abstracts") or []:

@@ -1,5 +1,5 @@
 """Generation planner, behind ``python -m evidence_ledger plan --configfile CONFIG [--config KEY=VALUE ...]``
-(:mod:`evidence_ledger.run.plan_command`) and rule generation_plan.
+(:mod:`evidence_ledger.commands.plan`) and rule generation_plan.
 
 In:  the run's config, built and checked as the workflow builds it (``--configfile`` and
      ``--config`` exactly as given to Snakemake; :mod:`evidence_ledger.run.preflight`), and, when

@@ -1,4 +1,4 @@
-"""``python -m evidence_ledger convert-weights``: a pickle-only model, once, to safetensors.
+"""A pickle-only model converted, once, to safetensors (the ``convert-weights`` command: ``commands.convert_weights``).
 
 In:  a model whose weights transformers would load as pickle (``pytorch_model.bin`` or its
      sharded index): a local directory, or a Hub id + ``--revision`` resolved offline from the
@@ -34,7 +34,6 @@ workstation"; ``docs/footguns.md``).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import warnings
@@ -237,20 +236,3 @@ def convert_weights(source: str, out_dir, revision: str | None = None, state_dic
         write_text_atomic(building / CONVERSION_RECORD, json.dumps(record, indent=2, sort_keys=True) + "\n")
     return record
 
-
-def register(subparsers) -> None:
-    parser = subparsers.add_parser("convert-weights", help="convert a pickle-only model to safetensors (offline)",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("source", help="local model directory, or Hub id (resolved from the local cache)")
-    parser.add_argument("--revision", default=None, help="Hub revision (commit sha) of a Hub id")
-    parser.add_argument("--out", required=True,
-                        help="new (or empty) directory to write model.safetensors, config, tokenizer to")
-    parser.add_argument("--state-dict-entry", default=None, metavar="NAME",
-                        help="convert only this top-level entry of a training checkpoint (a dictionary of tensors)")
-    parser.set_defaults(func=run)
-
-
-def run(args) -> int:
-    record = convert_weights(args.source, args.out, args.revision, args.state_dict_entry)
-    print(json.dumps(record, indent=2, sort_keys=True))
-    return 0

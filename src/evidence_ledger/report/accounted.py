@@ -1,13 +1,15 @@
 """Summary-page sections of a system accounted from its prediction files (``account``).
 
-In:  the report TSVs of one accounted system (the Study 1 tables of ``evidence_ledger.account``:
-     ``estimates.tsv``, ``intervals.tsv`` and, for FEVER / FEVEROUS, ``answer_metrics.tsv``) read
-     by ``sources.read_source_table``, and the PNG of its decomposition figure.
+In:  the report TSVs of one accounted system (the Study 1 tables of ``evidence_ledger.prediction_files``:
+     ``estimates.tsv``, ``intervals.tsv`` and ``answer_metrics.tsv``) read by
+     ``sources.read_source_table``, the PNG of its decomposition figure, and its format's layout
+     (:class:`AccountedLayout`: the rate rows its format shows, their caption, the answer score's
+     name and what the Eq. 4 caption adds; plain values, given by the format).
 Out: :class:`~.summary.Section` objects built from the summary page's own cells and blocks: the
      cells T00..T11 and the components with their intervals, the decomposition figure, the
-     per-gold-class contributions, accuracy / macro-F1 / eligibility and the Eq. 4 terms (with
-     the answer-metric intervals); and the headline paragraph of the page the ``account``
-     command writes.
+     per-gold-class contributions, the format's rates and the Eq. 4 terms (with the
+     answer-metric intervals); and the headline paragraph of the page the ``account`` command
+     writes.
 
 Both the pipeline's summary page (one section per system under config ``external``:
 :func:`accounted_sections`) and the ``account`` command's one-page summary
@@ -18,18 +20,37 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .decomposition import decomposition_figure, decomposition_png_bytes
-from .kilt_rates import accounted_metric, kilt_rates_table, metric_title
 from .sources import MISSING_TEXT, SourceTable, find_row, read_source_table
 from .run_sections import whole_table_section
-from .study1_sections import EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, STUDY1_RATES, study1_bars
+from .study1_sections import EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, study1_bars
 from .summary import Figure, Paragraph, Section, Table, cell, interval_cell, render_page
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AccountedLayout:
+    """What an accounted system's section shows beyond its cells and components, as its format
+    says (``AccountedFormat.page_layout``): ``rates`` ``(quantity, meaning)`` rows and their
+    caption, ``answer_name`` (the quantity whose interval an Eq. 4 mean correctness has) and
+    ``eq4_note`` (appended to the Eq. 4 caption)."""
+
+    rates: tuple[tuple[str, str], ...] = ()
+    rates_caption: str = ""
+    answer_name: str = "accuracy"
+    eq4_note: str = ""
+
+    @classmethod
+    def of(cls, layout: Mapping | None) -> "AccountedLayout":
+        """From the plain mapping a format gives (a rule's param)."""
+        layout = dict(layout or {})
+        return cls(tuple(tuple(row) for row in layout.get("rates", ())), layout.get("rates_caption", ""),
+                   layout.get("answer_name", "accuracy"), layout.get("eq4_note", ""))
 
 
 def estimate_or_interval(estimates: SourceTable | None, *interval_tables: SourceTable | None,
@@ -76,11 +97,12 @@ def eq4_cell(estimates: SourceTable, intervals: SourceTable | None, metrics: Sou
 
 def accounted_system_section(key: str, title: str, estimates: SourceTable | None, intervals: SourceTable | None,
                              metrics: SourceTable | None = None, decomposition_png: bytes | None = None, *,
-                             intro: str = "", caption: str = "") -> Section:
-    """One accounted system: cells and components with intervals, its decomposition figure,
-    accuracy / macro-F1 / eligibility and Eq. 4 (the last two only where the benchmark has
-    per-claim factorised indicators, FEVER / FEVEROUS). ``caption``: what the intervals are
-    (:func:`interval_caption`)."""
+                             layout: AccountedLayout = AccountedLayout(), intro: str = "",
+                             caption: str = "") -> Section:
+    """One accounted system: cells and components with intervals, its decomposition figure, the
+    per-gold-class contributions (where the estimates have them), its format's rates
+    (``layout``) and Eq. 4 (where the estimates have its terms). ``caption``: what the intervals
+    are (:func:`interval_caption`)."""
     nav = title.split(":")[0]
     if estimates is None:
         return Section(key, title, nav=nav, absent="no estimates for this system")
@@ -103,25 +125,20 @@ def accounted_system_section(key: str, title: str, estimates: SourceTable | None
             for label in classes), (False,) + (True,) * len(parts),
             caption="Contributions of each gold class (points on the full denominator: the classes add up to the "
                     "column's quantity)."))
-    kilt_metric = accounted_metric(estimates)
-    if kilt_metric is not None:
-        blocks.append(kilt_rates_table(estimates, metrics, kilt_metric, estimate_or_interval))
-    elif find_row(estimates, population="all", quantity="accuracy_0", part="", replicate="-1") is not None:
+    if layout.rates and find_row(estimates, population="all", quantity=layout.rates[0][0], part="",
+                                 replicate="-1") is not None:
         blocks.append(Table(("Quantity", "Definition", "Estimate [interval]"),
                             tuple(((q,), (meaning,), estimate_or_interval(estimates, metrics, quantity=q))
-                                  for q, meaning in STUDY1_RATES), (False, False, True),
-                            caption="Accuracy and macro-F1 of each source's answers (over the gold label set), and "
-                                    "the claims whose cited evidence is eligible (points)."))
+                                  for q, meaning in layout.rates), (False, False, True),
+                            caption=layout.rates_caption))
     if find_row(estimates, population="all", quantity="eq4_sum_0", part="", replicate="-1") is not None:
-        metric = kilt_metric or "accuracy"
-        eq4 = tuple(((term,), (meaning,)) + tuple(eq4_cell(estimates, intervals, metrics, term, source, metric)
+        eq4 = tuple(((term,), (meaning,)) + tuple(eq4_cell(estimates, intervals, metrics, term, source,
+                                                           layout.answer_name)
                                                     for source in ("0", "1"))
                     for term, meaning in EQ4_TERMS)
-        continuous = (f" c_a: the {metric_title(kilt_metric)} of the source-a answer (continuous where the metric "
-                      f"is); ΔE: the change in R-precision 1.") if kilt_metric else ""
         blocks.append(Table(("Term", "Meaning", "a = 0", "a = 1"), eq4, (False, False, True, True),
                             caption="Eq. 4: the evidence gain E_a = c̄_a × ΔĒ + cov(c_a, ΔE) (points; every "
-                                    "interval from the same claim draws)." + continuous))
+                                    "interval from the same claim draws)." + layout.eq4_note))
     return Section(key, title, nav=nav, intro=intro, blocks=tuple(blocks))
 
 
@@ -143,21 +160,24 @@ def decomposition_png(estimates, intervals, title: str) -> bytes:
     return decomposition_png_bytes(study1_bars(estimates, intervals), title)
 
 
-def accounted_sections(estimates: Sequence, intervals: Sequence, metrics: Sequence, titles: Sequence[str]) -> list:
-    """One summary-page section per accounted system (aligned lists of its report TSVs and titles)."""
-    if not len(estimates) == len(intervals) == len(metrics) == len(titles):
+def accounted_sections(estimates: Sequence, intervals: Sequence, metrics: Sequence, titles: Sequence[str],
+                       layouts: Sequence[Mapping]) -> list:
+    """One summary-page section per accounted system (aligned lists of its report TSVs, titles
+    and format layouts)."""
+    if not len(estimates) == len(intervals) == len(metrics) == len(titles) == len(layouts):
         raise ValueError(f"accounted systems: {len(estimates)} estimates, {len(intervals)} intervals, "
-                         f"{len(metrics)} metrics tables but {len(titles)} titles")
+                         f"{len(metrics)} metrics tables, {len(layouts)} layouts but {len(titles)} titles")
     sections = []
-    for i, (est, iv, met, title) in enumerate(zip(estimates, intervals, metrics, titles), start=1):
+    for i, (est, iv, met, title, layout) in enumerate(zip(estimates, intervals, metrics, titles, layouts), start=1):
         est, iv, met = read_source_table(est), read_source_table(iv), read_source_table(met)
         sections.append(accounted_system_section(f"accounted{i}", title, est, iv, met,
-                                                 decomposition_png(est, iv, f"{title}: gain = E0 + A1 = A0 + E1")))
+                                                 decomposition_png(est, iv, f"{title}: gain = E0 + A1 = A0 + E1"),
+                                                 layout=AccountedLayout.of(layout)))
     return sections
 
 
 def accounted_summary_page(*, title: str, estimates, intervals, metrics=None, provenance=None, intro: str = "",
-                           caption: str = "", html_out, decomposition_out) -> None:
+                           caption: str = "", layout: Mapping | None = None, html_out, decomposition_out) -> None:
     """The one-page summary of one accounted system (the ``account`` command's): headline
     (gain, E0, A1 with intervals), the system's section (:func:`accounted_system_section`,
     the pipeline page's own for systems under ``external``), and the inputs and settings
@@ -174,7 +194,8 @@ def accounted_summary_page(*, title: str, estimates, intervals, metrics=None, pr
     decomposition_figure(study1_bars(est, iv), decomposition_out, title=f"{title}: gain = E0 + A1 = A0 + E1")
     png = Path(decomposition_out).read_bytes()
     sections = [accounted_headline_section("At a glance", iv),
-                accounted_system_section("system", title, est, iv, met, png, intro=intro, caption=caption)]
+                accounted_system_section("system", title, est, iv, met, png, layout=AccountedLayout.of(layout),
+                                         intro=intro, caption=caption)]
     if provenance:
         sections.append(whole_table_section("inputs", "Inputs and settings", beside_page(provenance)))
     Path(html_out).parent.mkdir(parents=True, exist_ok=True)

@@ -121,15 +121,16 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
                  study2_sources: Sequence[str],
                  extra_tables: Sequence = (), extra_titles: Sequence[str] = (), accounted_estimates: Sequence = (),
                  accounted_intervals: Sequence = (), accounted_metrics: Sequence = (),
-                 accounted_titles: Sequence[str] = (), html_out, decomposition_out) -> None:
+                 accounted_titles: Sequence[str] = (), accounted_layouts: Sequence = (), html_out,
+                 decomposition_out) -> None:
     """The summary page a reader opens first, built only from report TSVs of the run (and
     Figure 1's PNG): the run kind and headline; Study 1 cells, components, restricted
     population, Eq. 4 and rates beside the paper; Study 2 decision label, criteria and
     Figure 1, crossed-budget components, Tables 6 and 7, greedy controls, answer accuracy,
     the identical-answer partition and INVALID rates; WikiContradict and DiffGR headline
     rates; each system accounted from its prediction files (config ``external``: its
-    ``accounted_estimates`` / ``_intervals`` / ``_metrics`` TSVs under ``accounted_titles``,
-    :func:`accounted_sections`); provenance; then each of ``extra_tables`` whole under its title
+    ``accounted_estimates`` / ``_intervals`` / ``_metrics`` TSVs under ``accounted_titles``, shown
+    as ``accounted_layouts``, their formats' page layouts, say: :func:`accounted_sections`); provenance; then each of ``extra_tables`` whole under its title
     from ``extra_titles``. Absent inputs (a study switched off) leave their section saying so.
 
     Settings (config values, passed by the rule's params): ``study1_family_size`` /
@@ -171,7 +172,8 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
         wikicontradict_section(_table(wikicontradict_rates), _table(wikicontradict_detection)),
         diffgr_section(_table(diffgr), _table(diffgr_files)),
     ]
-    sections += accounted_sections(accounted_estimates, accounted_intervals, accounted_metrics, accounted_titles)
+    sections += accounted_sections(accounted_estimates, accounted_intervals, accounted_metrics, accounted_titles,
+                                   accounted_layouts)
     sections += [whole_table_section(f"extra{i}", title, read_source_table(path))
                  for i, (path, title) in enumerate(zip(extra_tables, extra_titles), start=1)]
     sections.append(provenance_section(provenance_table))

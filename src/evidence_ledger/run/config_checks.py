@@ -26,7 +26,8 @@ from ..accounting.estimands import family_size
 from ..config.layers import config_value
 from ..errors import ExpectedError, did_you_mean
 from ..evidence.budget import budget_tokenizer_models
-from ..vocabulary import ACCOUNTED_BENCHMARKS, KILT, KILT_TASK_METRICS, STUDY2_FAMILIES
+from ..prediction_files.format_registry import ENTRY_KEYS, format_names, get_format, is_format
+from ..vocabulary import STUDY2_FAMILIES
 from .empty_lists import empty_list_errors
 
 PLACEHOLDER_PREFIX = "PIN:"
@@ -285,23 +286,24 @@ def config_errors(config: Mapping) -> list[str]:
 
 
 def external_errors(config: Mapping) -> list[str]:
-    """``external.<benchmark>.<system>`` entries: a system accounted from its own files
-    (``answers: files``) names a gold split of ``data.<benchmark>.claims``, gives both sources the
-    same number of run files and is named once across benchmarks; Study 1's evidence sources
-    (``answers: verifier``) are one entry under ``verifier.dataset`` with one file (or an
-    ``export``) per source, and ``verifier.sources`` lists its sources (in the order that makes
-    one source 0, the other source 1)."""
+    """``external.<format>.<system>`` entries: a system accounted from its own files
+    (``answers: files``) names a registered format, holds only the shared keys and its format's
+    (an older key refused naming the one that replaces it), names its gold as its format says,
+    passes its format's own checks, gives both sources the same number of run files and is named
+    once across formats; Study 1's evidence sources (``answers: verifier``) are one entry under
+    ``verifier.dataset`` with one file (or an ``export``) per source, and ``verifier.sources``
+    lists its sources (in the order that makes one source 0, the other source 1)."""
     errors: list[str] = []
     seen: dict[str, str] = {}
     verifier_entries = []
-    for benchmark, systems in (config.get("external") or {}).items():
+    for name, systems in (config.get("external") or {}).items():
         for system, spec in (systems or {}).items():
             if spec is None:  # set to null by a later layer: not part of this run
                 continue
-            key = f"external.{benchmark}.{system}"
+            key = f"external.{name}.{system}"
             sources = spec.get("sources") or {}
             if spec.get("answers", "files") == "verifier":
-                verifier_entries.append((benchmark, system, list(sources)))
+                verifier_entries.append((name, system, list(sources)))
                 for source, files in sources.items():
                     if isinstance(files, list) and len(files) != 1:
                         errors.append(f"{key}.sources.{source} lists {len(files)} files: the Study 1 verifier "
@@ -310,18 +312,14 @@ def external_errors(config: Mapping) -> list[str]:
             if system in seen:
                 errors.append(f"{key}: system name {system!r} is also used under external.{seen[system]} "
                               f"(results/account/<system>/ holds one system)")
-            seen[system] = benchmark
-            if benchmark not in ACCOUNTED_BENCHMARKS:
-                errors.append(f"{key}: official prediction files are accounted for {list(ACCOUNTED_BENCHMARKS)}")
+            seen[system] = name
+            if not is_format(name):
+                errors.append(f"{key}: no format of prediction files is named {name!r}; the formats: "
+                              f"{list(format_names())} (more through benchmark_plugins, README 'Extending')")
                 continue
-            if benchmark == KILT:
-                errors += kilt_metric_errors(key, spec)
-            else:
-                split = spec.get("gold", "dev")
-                claims = config_value(config, f"data.{benchmark}.claims") or {}
-                if split not in claims:
-                    errors.append(f"{key}.gold = {split!r} is not a split of data.{benchmark}.claims "
-                                  f"({sorted(claims)}): the gold file of the accounted claims")
+            fmt = get_format(name)
+            errors += entry_key_errors(key, spec, fmt)
+            errors += fmt.gold_errors(key, spec, config) + fmt.entry_errors(key, spec, config)
             runs = {source: files for source, files in sources.items()}
             exported = [source for source, files in runs.items() if not isinstance(files, list)]
             if exported:
@@ -343,19 +341,17 @@ def external_errors(config: Mapping) -> list[str]:
     return errors
 
 
-def kilt_metric_errors(key: str, spec: Mapping) -> list[str]:
-    """An ``external.kilt.<system>`` entry names its downstream metric: ``task`` (a KILT dataset,
-    the KILT paper's metric) or ``metric``, one of them."""
-    task, metric = spec.get("task"), spec.get("metric")
-    metrics = sorted(set(KILT_TASK_METRICS.values()))
-    if task and metric:
-        return [f"{key}: give task or metric, not both (task {task!r} already implies "
-                f"{KILT_TASK_METRICS.get(task, '?')!r})"]
-    if not task and not metric:
-        return [f"{key}: give task (a KILT dataset: {', '.join(KILT_TASK_METRICS)}) or metric ({', '.join(metrics)}): "
-                f"the downstream metric crossed with R-precision 1"]
-    if task and task not in KILT_TASK_METRICS:
-        return [f"{key}.task = {task!r} is not a KILT dataset ({', '.join(KILT_TASK_METRICS)})"]
-    if metric and metric not in metrics:
-        return [f"{key}.metric = {metric!r} is not a KILT downstream metric ({', '.join(metrics)})"]
-    return []
+def entry_key_errors(key: str, spec: Mapping, fmt) -> list[str]:
+    """The keys of an ``external`` entry: those every entry shares, its format's gold key and its
+    format's own; a key an older config used is refused naming the key that replaces it."""
+    allowed = ENTRY_KEYS + (fmt.gold_key,) + tuple(fmt.entry_keys)
+    errors = []
+    for name in spec:
+        if name in allowed:
+            continue
+        if name in fmt.renamed_keys:
+            errors.append(f"{key}.{name}: renamed; give {fmt.renamed_keys[name]} instead ({fmt.name} entries name "
+                          f"their gold by {fmt.gold_key})")
+        else:
+            errors.append(f"{key}.{name}: not a key of an external.{fmt.name} entry; its keys: {list(allowed)}")
+    return errors

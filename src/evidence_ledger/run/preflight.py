@@ -38,7 +38,7 @@ Out: :class:`Check` rows, one line each: ``ok``, ``FAIL`` or ``note``, the area,
 A config the schema refuses stops the other areas (they read its keys); every other area runs
 whatever another found, so one ``check`` names every problem at once. Each area is a module of
 :mod:`evidence_ledger.run.checks`; this module runs them in order (:func:`run_checks`), for the
-``check`` command (:mod:`evidence_ledger.run.check_command`) and the workflow's start
+``check`` command (:mod:`evidence_ledger.commands.check`) and the workflow's start
 (:func:`workflow_preflight`).
 """
 from __future__ import annotations

@@ -38,8 +38,10 @@ def item_id(record: dict, path, line: int) -> str:
     return str(value).strip()
 
 
-def check_provenance(output: dict, path, line: int, text_fields: Sequence[str]) -> None:
-    """``provenance``, when present, is a list of objects whose ``text_fields`` are strings."""
+def check_provenance(output: dict, path, line: int, text_fields: Sequence[str], nullable: bool = False) -> None:
+    """``provenance``, when present, is a list of objects whose ``text_fields``, where present, are
+    strings; ``nullable``: null is accepted too (a gold ``title``: KILT skips an empty one), else
+    null is refused (a predicted ``text``: KILT's in-context metrics normalise it as a string)."""
     if "provenance" not in output:
         return
     provenance = output["provenance"]
@@ -47,9 +49,10 @@ def check_provenance(output: dict, path, line: int, text_fields: Sequence[str]) 
         raise InputError(path, line, "provenance", "expected a list of objects")
     for entry in provenance:
         for field in text_fields:
-            if entry.get(field) is not None and not isinstance(entry[field], str):
-                raise InputError(path, line, f"provenance.{field}",
-                                 f"expected a string, got {type(entry[field]).__name__}")
+            if field not in entry or isinstance(entry[field], str) or (nullable and entry[field] is None):
+                continue
+            raise InputError(path, line, f"provenance.{field}",
+                             f"expected a string, got {'null' if entry[field] is None else type(entry[field]).__name__}")
 
 
 def check_gold_record(record: dict, path, line: int, require_answer: bool = True) -> None:
@@ -64,7 +67,7 @@ def check_gold_record(record: dict, path, line: int, require_answer: bool = True
         answer = output.get("answer")
         if answer is not None and not isinstance(answer, str):
             raise InputError(path, line, "answer", f"expected a string, got {type(answer).__name__}")
-        check_provenance(output, path, line, ("title",))
+        check_provenance(output, path, line, ("title",), nullable=True)
     if require_answer and not any(isinstance(o.get("answer"), str) and o["answer"].strip() for o in outputs):
         raise InputError(path, line, "output", "no gold answer (every output's answer is missing or empty): "
                                                "the item cannot be scored")

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evidence_ledger.account.runs import Runs
-from evidence_ledger.account.tables import DrawSettings, account_runs
-from evidence_ledger.account.write import counts_schema, terminal_table
 from evidence_ledger.accounting.answer_scores import (continuous_metric_counts, continuous_metric_names,
                                                       continuous_metric_statistic)
-from evidence_ledger.report.kilt_rates import continuous_rates
+from evidence_ledger.prediction_files.formats.kilt import continuous_rates
+from evidence_ledger.prediction_files.runs import Runs
+from evidence_ledger.prediction_files.tables import DrawSettings, account_runs
+from evidence_ledger.prediction_files.write import counts_schema, terminal_table
 from evidence_ledger.resampling.bootstrap import gemm_dtype
 from evidence_ledger.tables.accounting import CLUSTER_COUNTS, CLUSTER_SCORES
 
@@ -31,7 +31,8 @@ def kilt_runs(n_items: int = 60, runs: int = 3, seed: int = 4, metric: str = "f1
     units = [f"q{i:03d}" for i in range(n_items)]
     files = (tuple(f"a{r}" for r in range(runs)), tuple(f"b{r}" for r in range(runs)))
     return Runs("kilt", "kilt", "gold.jsonl", files, units, num, np.ones((n_items, runs, 2), dtype=np.int64),
-                correct=score, eligible=eligible, rprec=rprec, answer_metric=metric, facts={"skipped": 0})
+                answer=score, eligible=eligible, evidence=rprec, answer_name=metric, evidence_name="rprec",
+                facts={"skipped": 0})
 
 
 def averaged(estimates: pd.DataFrame) -> pd.Series:
@@ -43,7 +44,7 @@ def test_each_cell_is_the_mean_of_run_a_answer_metric_where_run_b_provenance_has
     runs = kilt_runs()
     accounted = account_runs(runs, system="rag", sources=("bm25", "dpr"), settings=SETTINGS)
     est = averaged(accounted.estimates)
-    score, rprec = runs.correct, runs.rprec
+    score, rprec = runs.answer, runs.evidence
     for a in (0, 1):
         for b in (0, 1):
             per_run = [100 * np.mean(score[:, r, a] * (rprec[:, r, b] == 1)) for r in range(runs.n_runs)]
@@ -72,17 +73,17 @@ def test_the_answer_metric_rprec_and_rprec_one_share_are_named_for_the_metric_wi
     accounted = account_runs(runs, system="rag", sources=("bm25", "dpr"), settings=SETTINGS)
     est = averaged(accounted.estimates)
     metrics = accounted.metrics.set_index("quantity")
-    assert list(metrics.index) == list(continuous_metric_names("rougel"))
-    assert abs(est["rougel_1"] - 100 * runs.correct[:, :, 1].mean()) < 1e-12
-    assert abs(est["rprec_0"] - 100 * runs.rprec[:, :, 0].mean()) < 1e-12
-    assert abs(est["eligibility_diff"] - 100 * ((runs.rprec[:, :, 1] == 1).mean() - (runs.rprec[:, :, 0] == 1).mean())) < 1e-12
+    assert list(metrics.index) == list(continuous_metric_names("rougel", "rprec"))
+    assert abs(est["rougel_1"] - 100 * runs.answer[:, :, 1].mean()) < 1e-12
+    assert abs(est["rprec_0"] - 100 * runs.evidence[:, :, 0].mean()) < 1e-12
+    assert abs(est["eligibility_diff"] - 100 * ((runs.evidence[:, :, 1] == 1).mean() - (runs.evidence[:, :, 0] == 1).mean())) < 1e-12
     for q in ("rougel_0", "rougel_diff", "rprec_diff", "eligibility_1"):
         assert abs(metrics.at[q, "estimate"] - est[q]) < 1e-9
         assert metrics.at[q, "lower"] <= metrics.at[q, "estimate"] <= metrics.at[q, "upper"]
     assert "accuracy_0" not in est.index and "macro_f1_0" not in est.index
-    table = terminal_table(accounted)
+    table = terminal_table(accounted, continuous_rates("rougel"))
     assert "KILT answer metric ROUGE-L, source-0 answers" in table
-    assert [q for q, _ in continuous_rates("rougel")][:9] == list(continuous_metric_names("rougel"))[:9]
+    assert [q for q, _ in continuous_rates("rougel")][:9] == list(continuous_metric_names("rougel", "rprec"))[:9]
 
 
 def test_eq4_with_a_continuous_answer_score_still_sums_to_the_evidence_gain():
@@ -98,12 +99,12 @@ def test_eq4_with_a_continuous_answer_score_still_sums_to_the_evidence_gain():
 
 def test_the_statistic_on_the_totals_is_the_per_run_mean_of_the_rates():
     runs = kilt_runs(n_items=7, runs=2, seed=3)
-    counts = continuous_metric_counts(runs.correct, runs.rprec)
+    counts = continuous_metric_counts(runs.answer, runs.evidence, runs.eligible)
     out = continuous_metric_statistic(counts.sum(axis=0)[None])[0]
-    names = continuous_metric_names("f1")
+    names = continuous_metric_names("f1", "rprec")
     got = dict(zip(names, out))
-    assert abs(got["f1_0"] - 100 * runs.correct[:, :, 0].mean()) < 1e-12
-    assert abs(got["rprec_diff"] - 100 * (runs.rprec[:, :, 1].mean() - runs.rprec[:, :, 0].mean())) < 1e-12
+    assert abs(got["f1_0"] - 100 * runs.answer[:, :, 0].mean()) < 1e-12
+    assert abs(got["rprec_diff"] - 100 * (runs.evidence[:, :, 1].mean() - runs.evidence[:, :, 0].mean())) < 1e-12
 
 
 def test_continuous_counts_keep_their_values_and_their_own_table():
@@ -112,9 +113,9 @@ def test_continuous_counts_keep_their_values_and_their_own_table():
     counts = accounted.counts
     assert counts["value"].dtype == np.float64 and counts_schema(counts) is CLUSTER_SCORES
     c = counts[(counts["kind"] == "C") & (counts["answer_source"] == "dpr") & (counts["evidence_source"] == "bm25")]
-    expected = runs.correct[:, 0, 1] * (runs.rprec[:, 0, 0] == 1)
+    expected = runs.answer[:, 0, 1] * (runs.evidence[:, 0, 0] == 1)
     assert c.sort_values("cluster_id")["value"].tolist() == expected.tolist()
     assert gemm_dtype(np.array([[[0.5]]])) == np.float64
     assert gemm_dtype(np.array([[[3]]], dtype=np.int64)) == np.float32
-    integer = pd.DataFrame({"metric": ["strict"], "value": [1]})
+    integer = pd.DataFrame({"metric": ["strict"], "value": np.array([1], dtype=np.int64)})
     assert counts_schema(integer) is CLUSTER_COUNTS

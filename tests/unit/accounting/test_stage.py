@@ -6,7 +6,7 @@ from support.defaults import DEFAULTS
 
 from evidence_ledger import tables
 from evidence_ledger.accounting.stage import study1_accounting, study1_bootstrap
-from evidence_ledger.jobs.stage_call import stage_functions
+from evidence_ledger.jobs.stage_job import stage_functions
 from evidence_ledger.tables.accounting import CLUSTER_COUNTS, ESTIMATES, INTERVALS
 from evidence_ledger.tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
 

@@ -157,11 +157,12 @@ def test_external_systems_need_equal_run_counts_a_gold_split_and_unique_names(de
     config = demo
     example = config["external"]["feverous"]["example"]
     example["sources"]["improved"] = example["sources"]["improved"][:1]
-    example["gold"] = "test"
+    example["gold_split"] = "test"
     config["external"]["fever"] = {"example": {"sources": {"a": ["x.jsonl"], "b": ["y.jsonl"]}}}
     errors = config_errors(config)
     assert any("external.feverous.example.sources give baseline: 2, improved: 1 run files" in e for e in errors)
-    assert any("external.feverous.example.gold = 'test' is not a split of data.feverous.claims" in e for e in errors)
+    assert any("external.feverous.example.gold_split = 'test' is not a split of data.feverous.claims" in e
+               for e in errors)
     assert any("external.fever.example: system name 'example' is also used under external.feverous" in e
                for e in errors)
 
@@ -190,7 +191,7 @@ def test_an_exported_source_cannot_be_accounted_from_its_labels(demo):
     ({"metric": "bleu"}, "external.kilt.rag.metric = 'bleu' is not a KILT downstream metric (accuracy, em, f1, rougel)"),
 ])
 def test_a_kilt_system_names_its_metric_by_task_or_metric(demo, entry, message):
-    demo["external"]["kilt"]["rag"] = {"gold": "kilt/nq-dev-kilt.jsonl",
+    demo["external"]["kilt"]["rag"] = {"gold_file": "kilt/nq-dev-kilt.jsonl",
                                       "sources": {"a": ["x.jsonl"], "b": ["y.jsonl"]}, **entry}
     errors = config_errors(demo)
     assert any(e.startswith(message) for e in errors), errors
@@ -198,3 +199,27 @@ def test_a_kilt_system_names_its_metric_by_task_or_metric(demo, entry, message):
 
 def test_the_demo_kilt_systems_pass_the_config_checks(demo):
     assert not [e for e in config_errors(demo) if "kilt" in e]
+
+
+@pytest.mark.parametrize("name, system, gold, new_key", [
+    ("feverous", "example", "dev", "gold_split"),
+    ("kilt", "rag_nq", "kilt/nq-dev-kilt.jsonl", "gold_file"),
+])
+def test_the_old_gold_key_is_refused_in_one_line_naming_the_key_that_replaces_it(demo, name, system, gold, new_key):
+    """``gold`` meant a split for FEVER and a file for KILT: each meaning has its own key now."""
+    entry = demo["external"][name][system]
+    entry.pop("gold_file", None)
+    entry["gold"] = gold
+    errors = [e for e in config_errors(demo) if e.startswith(f"external.{name}.{system}")]
+    assert errors[0] == (f"external.{name}.{system}.gold: renamed; give {new_key} instead ({name} entries name "
+                         f"their gold by {new_key})")
+
+
+def test_an_entry_key_its_format_does_not_take_and_an_unknown_format_are_refused_naming_them(demo):
+    demo["external"]["feverous"]["example"]["gold_file"] = "feverous/dev.jsonl"  # a KILT-style key on FEVEROUS
+    demo["external"]["hover"] = {"mine": {"sources": {"a": ["x.jsonl"], "b": ["y.jsonl"]}}}
+    errors = config_errors(demo)
+    assert ("external.feverous.example.gold_file: not a key of an external.feverous entry; its keys: ['answers', "
+            "'sources', 'families', 'resample_runs', 'gold_split']") in errors
+    assert any(e.startswith("external.hover.mine: no format of prediction files is named 'hover'; the formats: "
+                            "['fever', 'feverous', 'kilt', 'scifact']") for e in errors), errors

@@ -9,6 +9,7 @@ shared folder (support/tokenizer_snapshots.py); the tests skip, saying so, where
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from evidence_ledger.__main__ import main
 from evidence_ledger.benchmark_registry import get_benchmark
 from evidence_ledger.config.layers import layered_config
-from evidence_ledger.run import plan_command
+from evidence_ledger.commands import plan as plan_command
 from evidence_ledger.run.checks.context import FAIL, NOTE
 from evidence_ledger.run.preflight import command_line_run, run_checks
 
@@ -84,6 +85,22 @@ def test_check_names_the_weights_left_to_fetch_and_lets_the_stages_before_genera
     assert "this run (--until assemble_evidence) loads no weights of it" in models[1].text
     generate = run_checks(command_line_run([PAPER], [f"data_root={tree}"], REPO_ROOT, until=["generate"]))
     assert {c.text.split(":")[0] for c in generate if c.status == FAIL} >= {"models.qwen3", "models.llama31"}
+
+
+def test_check_loads_the_tokenizer_it_vouches_for(tree, snapshots, tmp_path, monkeypatch):
+    """A tokenizer-only snapshot whose tokenizer.json is damaged is refused by ``check`` (which
+    says such a snapshot is enough for ``plan``), naming the model, not passed on to ``plan``."""
+    import huggingface_hub.constants
+
+    damaged = Path(shutil.copytree(snapshots, tmp_path / "hf-cache"))
+    qwen = next(damaged.glob("models--Qwen--Qwen3-8B/snapshots/*"))
+    (qwen / "tokenizer.json").write_text('{"version": "1.0", "model": {"type": "BPE", "vocab"', encoding="utf-8")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(damaged))
+    until = run_checks(command_line_run([PAPER], [f"data_root={tree}"], REPO_ROOT, until=["assemble_evidence"]))
+    failed = [c.text for c in until if c.status == FAIL and c.text.startswith("models.")]
+    assert len(failed) == 1 and failed[0].startswith("models.qwen3: Qwen/Qwen3-8B@")
+    assert "config and tokenizer only, no weights, and its tokenizer does not load (" in failed[0]
+    assert [c.status for c in until if c.text.startswith("models.llama31")] == [NOTE]
 
 
 def _fever_run_results(tree: Path, run_dir: Path, tokenizers: dict) -> tuple[list[dict], list[dict]]:

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from evidence_ledger.errors import InputError
-from evidence_ledger.scoring import cli
+from evidence_ledger.commands import score as score_command
 from evidence_ledger.scoring.kilt import score_kilt_files
 
 GOOD_GOLD = {"id": 1, "input": "q", "output": [{"answer": "Paris", "provenance": [{"wikipedia_id": 5}]}]}
@@ -19,7 +19,7 @@ def write_lines(path, lines):
 
 def run_score_kilt(argv, capsys):
     parser = argparse.ArgumentParser(prog="python -m evidence_ledger")
-    cli.register(parser.add_subparsers(dest="command", required=True))
+    score_command.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["score", "kilt", *argv])
     code = args.func(args)
     out, err = capsys.readouterr()
@@ -36,6 +36,8 @@ BAD_PREDICTIONS = [
      "provenance", "expected a list of objects"),
     ("text not a string", [{"id": 1, "output": [{"answer": "a", "provenance": [{"text": 3}]}]}], 1,
      "provenance.text", "expected a string, got int"),
+    ("text null", [{"id": 1, "output": [{"answer": "a", "provenance": [{"wikipedia_id": 5, "text": None}]}]}], 1,
+     "provenance.text", "expected a string, got null"),
     ("duplicated id", [GOOD_GUESS, {**GOOD_GUESS, "id": "1"}], 2, "id", "id '1' predicted twice (first at line 1)"),
     ("id missing", [{"output": [{"answer": "a"}]}], 1, "id", "missing"),
     ("id an object", [{"id": {"n": 1}, "output": [{"answer": "a"}]}], 1, "id", "expected a string or a number"),
@@ -82,6 +84,15 @@ def test_a_bad_gold_item_is_one_error_naming_the_gold_file_and_line(tmp_path, ca
     assert message in error.value.message
     code, out, err = run_score_kilt(["--gold", str(gold), "--predictions", str(predictions)], capsys)
     assert (code, out, err) == (2, "", f"error: {error.value}\n")
+
+
+def test_a_null_gold_title_is_skipped_as_kilt_skips_it(tmp_path):
+    """KILT's ``get_gold_titles`` skips an empty title; a predicted ``text`` must be a string (its
+    in-context metrics normalise it), null refused above."""
+    gold = write_lines(tmp_path / "gold.jsonl", [{**GOOD_GOLD, "output": [
+        {"answer": "Paris", "provenance": [{"wikipedia_id": 5, "title": None}]}]}])
+    predictions = write_lines(tmp_path / "pred.jsonl", [GOOD_GUESS])
+    assert score_kilt_files(gold, predictions)["downstream"]["em"] == 1.0
 
 
 def test_retrieval_only_needs_exactly_one_output_with_provenance(tmp_path):

@@ -7,7 +7,8 @@ import pytest
 
 from support.paths import shared_file
 from evidence_ledger.errors import InputError
-from evidence_ledger.scoring import cli, fever
+from evidence_ledger.commands import score as score_command
+from evidence_ledger.scoring import fever
 
 GOLD = [
     {"id": 1, "label": "SUPPORTS", "evidence": [[[1, 2, "P", 0]]]},
@@ -26,7 +27,7 @@ def _write(path, records):
 
 def _cli(argv, capsys):
     parser = argparse.ArgumentParser()
-    cli.register(parser.add_subparsers(dest="command", required=True))
+    score_command.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     code = args.func(args)
     out, err = capsys.readouterr()

@@ -10,5 +10,5 @@ run context (:class:`~evidence_ledger.run.checks.context.RunContext`) returning
 * :mod:`.plan`: the planner's rows and the longest planned prompt against ``max_model_len``.
 
 :mod:`evidence_ledger.run.preflight` runs them in that order (the workflow's start);
-:mod:`evidence_ledger.run.check_command` is the ``check`` command.
+:mod:`evidence_ledger.commands.check` is the ``check`` command.
 """

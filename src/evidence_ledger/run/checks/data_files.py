@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...config.layers import config_value
-from ...vocabulary import KILT
 from .context import FAIL, OK, Check, RunContext
 from .paths import inside_data_root
 
@@ -59,13 +58,6 @@ HUMAN_JUDGEMENTS_FORMAT = RecordFormat("jsonl", ("response", "human_label"))
 FEWSHOT_FORMAT = RecordFormat("jsonl", ("question", "response", "judgement"))
 PROVIDER_FORMAT = RecordFormat("jsonl", ("id", "predicted_evidence"))
 READER_RUN_FORMAT = RecordFormat("jsonl")
-# an outside system's official prediction files (`account`), by benchmark
-PREDICTION_FORMATS = {"fever": RecordFormat("jsonl", ("id", "predicted_label", "predicted_evidence")),
-                      "feverous": RecordFormat("jsonl", ("id", "predicted_label", "predicted_evidence")),
-                      "scifact": RecordFormat("jsonl", ("id", "evidence")),
-                      KILT: RecordFormat("jsonl", ("id", "output"))}
-#: a KILT gold file (``external.kilt.<system>.gold``): its first record in KILT's format
-KILT_GOLD_FORMAT = RecordFormat("jsonl", ("id", "input", "output"))
 FAMILIES_FORMAT = RecordFormat("lines")
 
 
@@ -127,19 +119,29 @@ def planned_data_files(config: Mapping[str, Any]) -> list[DataFile]:
         for i, files in enumerate((config.get("diffgr") or {}).get("reader_run_files") or []):
             for run in ("hybrid", "generated", "retrieved", "closed_book"):
                 out.append(DataFile(f"diffgr.reader_run_files.{i}.{run}", files[run], READER_RUN_FORMAT))
-    for benchmark, systems in (config.get("external") or {}).items():
+    for name, systems in (config.get("external") or {}).items():
         for system, spec in (systems or {}).items():
             verifier = (spec or {}).get("answers", "files") == "verifier"
             if not spec or (verifier and not studies.get("study1")):
                 continue
-            fmt = PROVIDER_FORMAT if verifier else PREDICTION_FORMATS.get(benchmark, RecordFormat("jsonl", ("id",)))
-            for source, files in spec["sources"].items():
-                for i, path in enumerate(files if isinstance(files, list) else []):
-                    out.append(DataFile(f"external.{benchmark}.{system}.sources.{source}.{i}", path, fmt))
-            if spec.get("families"):
-                out.append(DataFile(f"external.{benchmark}.{system}.families", spec["families"], FAMILIES_FORMAT))
-            if benchmark == KILT:
-                out.append(DataFile(f"external.kilt.{system}.gold", spec["gold"], KILT_GOLD_FORMAT))
+            out += external_data_files(f"external.{name}.{system}", name, spec, verifier)
+    return out
+
+
+def external_data_files(key: str, name: str, spec: Mapping[str, Any], verifier: bool) -> list[DataFile]:
+    """The files of one ``external`` entry: its run files (a provider's evidence lists, or
+    prediction files with the first-record fields its format names), its families file, and its
+    gold file where its format reads one of its own (``gold_file``)."""
+    from ...prediction_files.format_registry import get_format, is_format
+
+    fmt = get_format(name) if not verifier and is_format(name) else None
+    record = PROVIDER_FORMAT if verifier else RecordFormat("jsonl", fmt.prediction_fields if fmt else ("id",))
+    out = [DataFile(f"{key}.sources.{source}.{i}", path, record)
+           for source, files in spec["sources"].items() for i, path in enumerate(files if isinstance(files, list) else [])]
+    if spec.get("families"):
+        out.append(DataFile(f"{key}.families", spec["families"], FAMILIES_FORMAT))
+    if fmt is not None and fmt.gold_key == "gold_file" and spec.get("gold_file"):
+        out.append(DataFile(f"{key}.gold_file", spec["gold_file"], RecordFormat("jsonl", fmt.gold_fields)))
     return out
 
 

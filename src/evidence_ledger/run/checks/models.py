@@ -7,7 +7,8 @@ A generation model (``models.<name>``) whose directory holds its config and toke
 weights (``model_files.weights_absent``: a download of those files alone) is enough for ``plan``,
 for the evidence budgets and for every rule of the stages before generation
 (:data:`PRE_GENERATION_STAGES`): a run ``--until`` such rules only is let through with a note;
-any other run is refused, the line naming the weights left to fetch and the command.
+any other run is refused, the line naming the weights left to fetch and the command. Its tokenizer
+is loaded as ``plan`` loads it, so a damaged ``tokenizer.json`` is refused here, not by ``plan``.
 
 In:  a :class:`~evidence_ledger.run.checks.context.RunContext`.
 Out: ``models`` :class:`~evidence_ledger.run.checks.context.Check` rows.
@@ -121,10 +122,30 @@ def loads_generation_weights(ctx: RunContext) -> bool:
     return not all(rule in before or rule.startswith("ingest_") for rule in ctx.until)
 
 
+def tokenizer_load_problem(directory: Path, trust_remote_code: bool) -> str | None:
+    """Why the tokenizer of ``directory`` does not load as ``plan`` and the evidence budgets load it
+    (``generation.plan_tokens.loaded_tokenizer``, offline); None when it loads."""
+    from ...generation.plan_tokens import loaded_tokenizer
+
+    try:
+        loaded_tokenizer(str(directory), trust_remote_code)
+    except Exception as err:  # whatever transformers raises on a damaged file: reported, never a traceback
+        first = str(err).splitlines()[0] if str(err) else ""
+        return f"its tokenizer does not load ({type(err).__name__}: {first})"
+    return None
+
+
 def weightless_check(ctx: RunContext, model: PlannedModel, label: str, directory: Path) -> Check:
     """The line of a generation model whose config and tokenizer are here but not its weights:
-    a note where the run stops before generation, else a refusal naming what to fetch."""
+    a note where the run stops before generation, else a refusal naming what to fetch; a refusal
+    too where its tokenizer does not load (``plan`` and the budgets need it: the check loads what
+    it vouches for)."""
     from ...models.model_files import fetch_weights_command
+
+    problem = tokenizer_load_problem(directory, model.trust_remote_code)
+    if problem:
+        return Check("models", FAIL, f"{label}: config and tokenizer only, no weights, and {problem}: `plan` and "
+                                     f"the evidence budgets read it; download its tokenizer files again")
 
     fetch = (f"place them in {directory}" if model.local is not None
              else f"fetch them with `{fetch_weights_command(model.hub_id, model.revision)}`")

@@ -134,10 +134,10 @@ def test_data_checks_read_no_more_than_the_first_record(data):
 def test_kilt_gold_and_prediction_files_are_checked_by_their_first_record_in_kilt_format(tmp_path):
     """external.kilt: the gold file's first record holds id, input and output, each prediction
     file's id and output (a FEVER prediction file given as a KILT run is named)."""
-    config = {"external": {"kilt": {"rag": {"gold": "nq-dev-kilt.jsonl", "task": "nq",
+    config = {"external": {"kilt": {"rag": {"gold_file": "nq-dev-kilt.jsonl", "task": "nq",
                                             "sources": {"bm25": ["a.jsonl"], "dpr": ["b.jsonl"]}}}}}
     planned = {f.key: f for f in data_files.planned_data_files(config)}
-    gold, run = planned["external.kilt.rag.gold"], planned["external.kilt.rag.sources.dpr.0"]
+    gold, run = planned["external.kilt.rag.gold_file"], planned["external.kilt.rag.sources.dpr.0"]
     assert (gold.relpath, run.relpath) == ("nq-dev-kilt.jsonl", "b.jsonl")
     demo = REPO_ROOT / "resources/demo/kilt"
     assert data_files.first_record_problem(demo / "nq-dev-kilt.jsonl", gold.format) is None

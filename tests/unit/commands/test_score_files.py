@@ -8,12 +8,12 @@ import sys
 import pytest
 
 from support.paths import REPO_ROOT, shared_file
-from evidence_ledger.scoring import cli
+from evidence_ledger.commands import score as score_command
 
 
 def run(argv, capsys):
     parser = argparse.ArgumentParser(prog="python -m evidence_ledger")
-    cli.register(parser.add_subparsers(dest="command", required=True))
+    score_command.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     code = args.func(args)
     out, err = capsys.readouterr()
@@ -28,7 +28,7 @@ def _write(tmp_path, name, records):
 
 def test_register_adds_score_with_four_benchmarks():
     parser = argparse.ArgumentParser()
-    cli.register(parser.add_subparsers(dest="command", required=True))
+    score_command.register(parser.add_subparsers(dest="command", required=True))
     for benchmark in ("fever", "feverous", "scifact"):
         args = parser.parse_args(["score", benchmark, "--gold", "g", "--predictions", "p"])
         assert args.command == "score" and args.benchmark == benchmark and callable(args.func)

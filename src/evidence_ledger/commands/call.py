@@ -1,4 +1,4 @@
-"""Run one rule's stage function outside Snakemake.
+"""``python -m evidence_ledger call``: run one rule's stage function outside Snakemake.
 
 ``python -m evidence_ledger call RULE key=value ...`` calls the function with the keywords given;
 ``python -m evidence_ledger call --rule RULE [wildcard=value ...] [--configfile F ...] [--config k=v ...]``

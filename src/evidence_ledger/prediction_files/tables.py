@@ -1,7 +1,8 @@
 """The accounting of two sources' runs: the tables the pipeline's Study 1 writes.
 
-In:  :class:`~.runs.Runs` (per-claim, per-run counts of one system's source-0 and source-1
-     runs), the system and source names, the draw settings and optionally claim families.
+In:  :class:`~.runs.Runs` (per-item, per-run numbers of one system's source-0 and source-1
+     runs, in any format), the system and source names, the draw settings and optionally claim
+     families.
 Out: :class:`Accounted`: ESTIMATES, CLUSTER_COUNTS, COVERAGE and INTERVALS frames
      (``tables.accounting``) and the answer-metric rows of the Study 1 report
      (``answer_metrics.tsv``), computed by the same functions as the pipeline's
@@ -9,10 +10,11 @@ Out: :class:`Accounted`: ESTIMATES, CLUSTER_COUNTS, COVERAGE and INTERVALS frame
 
 Study 1's method ("What Changes When Fact-Verification Scores Improve?", Study 1): T00..T11
 and the components (gain, E0, A1, A0, E1, interaction) from exact per-run scores averaged over
-runs, per-gold-class contributions, accuracy / macro-F1 / eligibility per source, the Eq. 4
-decomposition (FEVER / FEVEROUS; for KILT instead the answer metric, R-precision and eligibility
-= R-precision 1 per source and Eq. 4 with the continuous answer metric,
-``accounting.answer_scores``), and intervals from the paired claim bootstrap (runs averaged,
+runs; where the answers are labels (the runs carry classes: FEVER, FEVEROUS) per-gold-class
+contributions, accuracy / macro-F1 / eligibility per source and the Eq. 4 decomposition; where
+the answers have a per-item score beside an evidence score (KILT: the answer metric and the
+R-precision) those scores and the eligibility per source and Eq. 4 with the continuous answer
+score (``accounting.answer_scores``); and intervals from the paired claim bootstrap (runs averaged,
 not resampled; every interval from the same claim draws). ``families`` makes claim families
 the resampling units (the cluster bootstrap); ``resample_runs`` draws the runs with replacement
 in every draw, as Study 2 does with its sampled seeds. Rows carry ``study`` ``study1`` (the
@@ -34,8 +36,9 @@ from ..accounting.estimates import sort_estimates, study1_cell_rows, study1_rows
 from ..accounting.intervals import draw_progress_logger, interval_table, panel_interval_job
 from ..accounting.answer_scores import (continuous_indicators, continuous_metric_estimates,
                                         continuous_metric_job)
-from ..accounting.panel import (CONTINUOUS_METRICS, ClaimIndicators, CountPanel, aggregate_to_families,
-                                check_unique_keys, panel_to_frame, sort_claims)
+from ..accounting.metrics import is_continuous
+from ..accounting.panel import (ClaimIndicators, CountPanel, aggregate_to_families, check_unique_keys,
+                                panel_to_frame, sort_claims)
 from ..accounting.reference import attach_reference
 from ..errors import InputError
 from ..resampling.bootstrap import bonferroni_tail, run_jobs
@@ -72,7 +75,6 @@ class Accounted:
     coverage: pd.DataFrame
     intervals: pd.DataFrame
     metrics: pd.DataFrame | None
-    answer_metric: str = ""  # KILT: the downstream metric of the answers (the quantities' names)
 
 
 def read_families(path, dataset: str, units: list[str]) -> pd.DataFrame:
@@ -116,30 +118,30 @@ def _read_family_tsv(path: Path) -> tuple[pd.DataFrame, list[int]]:
 
 
 def claim_panel(runs: Runs, *, system: str, sources: tuple[str, str]) -> CountPanel:
-    """The claim panel of the runs: one format, one budget, runs as replicates 1..R (KILT's
-    continuous numerators kept in float64, the integer counts in int64)."""
+    """The claim panel of the runs: one format, one budget, runs as replicates 1..R (continuous
+    numerators kept in float64, the integer counts in int64)."""
     K, R = runs.num.shape[:2]
-    num_dtype = np.float64 if runs.metric in CONTINUOUS_METRICS else np.int64
-    return CountPanel(runs.benchmark, system, runs.metric, list(runs.units), runs.replicates, [FORMAT],
+    num_dtype = np.float64 if is_continuous(runs.num) else np.int64
+    return CountPanel(runs.format, system, runs.metric, list(runs.units), runs.replicates, [FORMAT],
                       list(sources), [BUDGET], [BUDGET], runs.num.reshape(K, R, 1, 2, 1, 2, 1).astype(num_dtype),
                       runs.den.reshape(K, R, 1, 2, 1).astype(np.int64))
 
 
 def claim_indicators(runs: Runs, sources: tuple[str, str]) -> ClaimIndicators:
-    """The per-claim factorised indicators of strict-metric runs (nothing is unresolved)."""
-    return ClaimIndicators(list(runs.units), runs.replicates, list(sources), runs.correct, runs.eligible,
-                           runs.predicted, runs.gold, np.zeros(len(runs.units), dtype=bool))
+    """The per-claim factorised indicators of runs whose answers are labels (nothing is unresolved)."""
+    return ClaimIndicators(list(runs.units), runs.replicates, list(sources), runs.answer, runs.eligible,
+                           runs.predicted, runs.gold_class, np.zeros(len(runs.units), dtype=bool))
 
 
 def answer_frame(runs: Runs, *, system: str, sources: tuple[str, str]) -> pd.DataFrame:
-    """ANSWER_INDICATORS rows of strict-metric runs (one per claim x run x source)."""
-    K, R, A = runs.correct.shape
+    """ANSWER_INDICATORS rows of runs whose answers are labels (one per claim x run x source)."""
+    K, R, A = runs.answer.shape
     k, r, a = (x.ravel() for x in np.meshgrid(np.arange(K), np.arange(R), np.arange(A), indexing="ij"))
     return pd.DataFrame({
-        "dataset": runs.benchmark, "system": system, "format": FORMAT, "replicate": np.asarray(runs.replicates)[r],
+        "dataset": runs.format, "system": system, "format": FORMAT, "replicate": np.asarray(runs.replicates)[r],
         "parser": PARSER, "answer_source": np.asarray(sources, dtype=object)[a], "answer_budget": BUDGET,
-        "claim_id": np.asarray(runs.units, dtype=object)[k], "doc_id": "", "gold_label": runs.gold[k],
-        "predicted_label": runs.predicted[k, r, a], "label_correct": runs.correct[k, r, a].astype(bool),
+        "claim_id": np.asarray(runs.units, dtype=object)[k], "doc_id": "", "gold_label": runs.gold_class[k],
+        "predicted_label": runs.predicted[k, r, a], "label_correct": runs.answer[k, r, a].astype(bool),
         "submitted": True,
     })
 
@@ -152,19 +154,21 @@ def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings:
         raise ValueError(f"two different source names are needed, got {list(sources)}")
     panel = claim_panel(runs, system=system, sources=sources)
     reps = runs.replicates
-    if runs.metric == "strict":
+    labelled = runs.gold_class is not None
+    scored = not labelled and all(x is not None for x in (runs.answer, runs.eligible, runs.evidence))
+    if labelled:
         ind = claim_indicators(runs, sources)
-        rows = study1_rows({"all": panel}, ind, gold=runs.gold, classes=sort_claims(runs.gold),
-                           dataset=runs.benchmark, system=system, parser=PARSER, fmt=FORMAT, budget=BUDGET,
+        rows = study1_rows({"all": panel}, ind, gold=runs.gold_class, classes=sort_claims(runs.gold_class),
+                           dataset=runs.format, system=system, parser=PARSER, fmt=FORMAT, budget=BUDGET,
                            replicates=reps)
     else:
-        rows = study1_cell_rows(panel, dataset=runs.benchmark, system=system, parser=PARSER, fmt=FORMAT,
+        rows = study1_cell_rows(panel, dataset=runs.format, system=system, parser=PARSER, fmt=FORMAT,
                                 budget=BUDGET, replicates=reps)
-    if runs.metric == "kilt":
+    if scored:
         rows += continuous_metric_estimates(
-            continuous_indicators(runs.units, reps, sources, runs.correct, runs.rprec), runs.rprec,
-            metric=runs.answer_metric, dataset=runs.benchmark, system=system, parser=PARSER, fmt=FORMAT,
-            budget=BUDGET)
+            continuous_indicators(runs.units, reps, sources, runs.answer, runs.eligible), runs.evidence,
+            metric=runs.answer_name, evidence_name=runs.evidence_name, dataset=runs.format, system=system,
+            parser=PARSER, fmt=FORMAT, budget=BUDGET)
     estimates = sort_estimates(attach_reference(pd.DataFrame(rows), None))[list(ESTIMATES.columns)]
     counts = panel_to_frame(panel, study="study1", population="all", parser=PARSER)
 
@@ -179,14 +183,16 @@ def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings:
     jobs = [panel_interval_job(boot_panel, "study1", replicates=reps, resample_seeds=settings.resample_runs,
                                draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
                                tail=settings.tail)]
-    if runs.metric == "strict":
+    if labelled:
         jobs.append(study1_metric_job(
-            answer_frame(runs, system=system, sources=sources), runs.units, dataset=runs.benchmark, system=system,
-            parser=PARSER, sources=sources, replicates=reps, classes=sort_claims(runs.gold), draws=settings.draws,
-            seed=settings.seed, tail=settings.tail, eligible=runs.eligible, cluster_of=cluster_of))
-    elif runs.metric == "kilt":
-        jobs.append(continuous_metric_job(runs.correct, runs.rprec, metric=runs.answer_metric, dataset=runs.benchmark,
-                                          system=system, parser=PARSER, draws=settings.draws, seed=settings.seed,
+            answer_frame(runs, system=system, sources=sources), runs.units, dataset=runs.format, system=system,
+            parser=PARSER, sources=sources, replicates=reps, classes=sort_claims(runs.gold_class),
+            draws=settings.draws, seed=settings.seed, tail=settings.tail, eligible=runs.eligible,
+            cluster_of=cluster_of))
+    elif scored:
+        jobs.append(continuous_metric_job(runs.answer, runs.evidence, runs.eligible, metric=runs.answer_name,
+                                          evidence_name=runs.evidence_name, dataset=runs.format, system=system,
+                                          parser=PARSER, draws=settings.draws, seed=settings.seed,
                                           tail=settings.tail, cluster_of=cluster_of))
     results = run_jobs(jobs, draws=settings.draws, seed=settings.seed, batch_size=settings.batch_size,
                        resample_seeds=settings.resample_runs,
@@ -199,6 +205,6 @@ def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings:
 
     coverage = {"population_claims": len(runs.units), "runs_per_source": runs.n_runs,
                 "clusters": len(boot_panel.units), **runs.facts}
-    coverage = pd.DataFrame([{"study": "study1", "population": "all", "dataset": runs.benchmark, "system": system,
+    coverage = pd.DataFrame([{"study": "study1", "population": "all", "dataset": runs.format, "system": system,
                               "parser": PARSER, "item": item, "count": int(n)} for item, n in coverage.items()])
-    return Accounted(estimates, counts, coverage, intervals, metrics, runs.answer_metric)
+    return Accounted(estimates, counts, coverage, intervals, metrics)

@@ -5,11 +5,11 @@ In:  an :class:`~.tables.Accounted` (frames), output paths, and for the ``accoun
 Out: under one directory (``account --out``; the pipeline's ``results/account/<system>/``):
 
   estimates.parquet   ESTIMATES (``tables.accounting``)       estimates.tsv   its report rows
-  counts.parquet      CLUSTER_COUNTS (per claim; KILT: CLUSTER_SCORES)  coverage.parquet  COVERAGE
+  counts.parquet      CLUSTER_COUNTS (per claim; continuous numerators: CLUSTER_SCORES)  coverage.parquet  COVERAGE
   intervals.parquet   INTERVALS (the Study 1 family)          intervals.tsv   its report rows
-  answer_metrics.tsv  accuracy / macro-F1 per source with intervals (FEVER / FEVEROUS; KILT:
-                      the answer metric, R-precision and eligibility per source; header only
-                      for SciFact)
+  answer_metrics.tsv  the answer and evidence rates per source with intervals (labels: accuracy,
+                      macro-F1, eligibility; KILT: the answer metric, R-precision and
+                      eligibility); header only where the format has none (SciFact)
   and from the command also provenance.tsv (inputs with their sha256, settings, packages),
   summary.html + decomposition.png (the pipeline's summary-page code) and ledger.json.
 
@@ -29,10 +29,8 @@ from ..report.ledger import LedgerSource, build_ledger, file_sha256, write_ledge
 from ..report.provenance import package_versions, write_provenance_tsv
 from ..report.accounted import accounted_summary_page
 from ..tables.report_tsv import write_report_tsv
-from ..accounting.panel import CONTINUOUS_METRICS
-from ..report.kilt_rates import continuous_rates
+from ..accounting.metrics import is_continuous
 from ..tables.accounting import CLUSTER_COUNTS, CLUSTER_SCORES, COVERAGE, ESTIMATES, INTERVALS
-from .runs import MATCHING_FACTS
 from .tables import Accounted
 
 TABLE_FILES = {
@@ -57,9 +55,8 @@ def estimate_report_rows(estimates: pd.DataFrame) -> pd.DataFrame:
 
 
 def counts_schema(counts: pd.DataFrame):
-    """CLUSTER_SCORES for the continuous numerators of a KILT accounting, else CLUSTER_COUNTS."""
-    continuous = len(counts) and str(counts["metric"].iat[0]) in CONTINUOUS_METRICS
-    return CLUSTER_SCORES if continuous else CLUSTER_COUNTS
+    """CLUSTER_SCORES for continuous numerators (KILT's F1, ROUGE-L), else CLUSTER_COUNTS."""
+    return CLUSTER_SCORES if len(counts) and is_continuous(counts["value"].to_numpy()) else CLUSTER_COUNTS
 
 
 def write_tables(accounted: Accounted, paths: Mapping[str, str]) -> None:
@@ -93,9 +90,12 @@ def account_provenance_rows(inputs: Sequence[tuple[str, str]], settings: Mapping
 
 
 def write_account_dir(accounted: Accounted, out: Path, *, title: str, intro: str, caption: str,
-                      inputs: Sequence[tuple[str, str]], settings: Mapping) -> dict[str, Path]:
+                      inputs: Sequence[tuple[str, str]], settings: Mapping, layout: Mapping,
+                      matching: Mapping[str, int] | None = None) -> dict[str, Path]:
     """Everything the ``account`` command writes under ``out`` (see the module doc); returns
-    name -> path. ``inputs``: ``(role, path)`` of every file read."""
+    name -> path. ``inputs``: ``(role, path)`` of every file read; ``layout``: the format's page
+    layout (``AccountedFormat.page_layout``); ``matching``: how the files' lines were paired, where
+    the format reports it (``ledger.json``'s ``matching``)."""
     out.mkdir(parents=True, exist_ok=True)
     names = {**TABLE_FILES, **PAGE_FILES}
     paths = {key: str(out / name) for key, name in names.items()}
@@ -105,10 +105,10 @@ def write_account_dir(accounted: Accounted, out: Path, *, title: str, intro: str
     accounted_summary_page(title=title, intro=intro, caption=caption, estimates=paths["estimates_tsv"],
                            intervals=paths["intervals_tsv"], metrics=paths["metrics_tsv"],
                            provenance=paths["provenance"], html_out=paths["html"],
-                           decomposition_out=paths["decomposition"])
+                           decomposition_out=paths["decomposition"], layout=layout)
     ledger = build_ledger(kind="account", sources=ledger_sources(TABLE_FILES, "account", [p for _, p in inputs]),
                           provenance=provenance, settings=settings, base_dir=out, inputs_dir=".",
-                          matching=positional_matching(accounted) or None)
+                          matching=dict(matching) if matching else None)
     write_ledger(ledger, paths["ledger"])
     return {key: Path(p) for key, p in paths.items()}
 
@@ -120,43 +120,22 @@ CELL_ROWS = (
     ("A1", "answer change, source-1 evidence (T11 - T01)"), ("A0", "answer change, source-0 evidence (T10 - T00)"),
     ("E1", "evidence change, source-1 answers (T11 - T10)"), ("interaction", "E1 - E0"),
 )
-QUANTITY_ROWS = CELL_ROWS + (
-    ("accuracy_0", "label accuracy, source-0 answers"), ("accuracy_1", "label accuracy, source-1 answers"),
-    ("accuracy_diff", "label accuracy, source 1 - source 0"), ("macro_f1_diff", "macro-F1, source 1 - source 0"),
-    ("eligibility_0", "claims whose source-0 evidence is eligible"),
-    ("eligibility_1", "claims whose source-1 evidence is eligible"),
-    ("eligibility_diff", "eligibility, source 1 - source 0"),
-    ("eq4_covariance_0", "Eq. 4 covariance term of E0: cov(c_0, dE)"),
-    ("eq4_covariance_1", "Eq. 4 covariance term of E1: cov(c_1, dE)"),
-)
 
 
-MATCHING_ROWS = {"files_matched_by_position": "prediction files paired with the gold lines by position",
-                 "id_disagreements": "lines paired by position whose prediction id is not the gold id"}
-
-
-def positional_matching(accounted: Accounted) -> dict[str, int]:
-    """The counts of :data:`~.runs.MATCHING_FACTS` when some file was paired with the gold lines
-    by position (else empty), as ``score`` reports ``id_disagreements`` only for positional pairing."""
-    coverage = accounted.coverage.set_index("item")["count"]
-    if int(coverage.get("files_matched_by_position", 0)) == 0:
-        return {}
-    return {item: int(coverage[item]) for item in MATCHING_FACTS if item in coverage.index}
-
-
-def terminal_table(accounted: Accounted) -> str:
-    """The short table the command prints: the cells, the components and the differences of
-    accuracy, macro-F1 and eligibility (KILT: the answer metric, R-precision and eligibility per
-    source, ``report.kilt_rates``), each with its interval where it has one (points); then, when
-    some file was paired by position, the files so paired and their ``id_disagreements``."""
+def terminal_table(accounted: Accounted, rate_rows: Sequence[tuple[str, str]] = (),
+                   matching: Mapping[str, int] | None = None, matching_rows: Mapping[str, str] | None = None) -> str:
+    """The short table the command prints: the cells, the components and the format's
+    ``rate_rows`` (labels: accuracy, macro-F1 and eligibility; KILT: the answer metric,
+    R-precision and eligibility per source), each with its interval where it has one (points);
+    then the ``matching`` counts that ``matching_rows`` explains (files paired by position and
+    their ``id_disagreements``)."""
     est = accounted.estimates
     est = est[(est["replicate"] == -1) & (est["part"] == "") & (est["population"] == "all")].set_index("quantity")
     bounds = accounted.intervals.set_index("quantity")[["lower", "upper"]]
     if accounted.metrics is not None:
         bounds = pd.concat([bounds, accounted.metrics.set_index("quantity")[["lower", "upper"]]])
-    rows = CELL_ROWS + continuous_rates(accounted.answer_metric) if accounted.answer_metric else QUANTITY_ROWS
     lines = [f"{'quantity':<17}{'estimate':>9}  {'interval':<18}  meaning"]
-    for quantity, meaning in rows:
+    for quantity, meaning in CELL_ROWS + tuple(rate_rows):
         if quantity not in est.index:
             continue
         value = float(est.at[quantity, "value"])
@@ -165,7 +144,7 @@ def terminal_table(accounted: Accounted) -> str:
             lo, hi = bounds.loc[quantity, ["lower", "upper"]]
             interval = f"[{lo:7.2f}, {hi:7.2f}]"
         lines.append(f"{quantity:<17}{value:9.2f}  {interval:<18}  {meaning}")
-    for item, n in positional_matching(accounted).items():
-        if item in MATCHING_ROWS:
-            lines.append(f"{item:<17}{n:9d}  {'':<18}  {MATCHING_ROWS[item]}")
+    for item, n in (matching or {}).items():
+        if item in (matching_rows or {}):
+            lines.append(f"{item:<17}{n:9d}  {'':<18}  {matching_rows[item]}")
     return "\n".join(lines)

@@ -22,9 +22,9 @@ from ..generation.plan_results import PlannerError
 from ..generation.plan_tokens import weightless_models
 from ..generation.planner import plan
 from ..models.gpu_fit import config_device_memory_gb, format_gpu_fit, gpu_fit_rows
-from .check_command import add_run_arguments
-from .checks.config import check_config_or_refuse
-from .preflight import command_line_run
+from ..run.checks.config import check_config_or_refuse
+from ..run.preflight import command_line_run
+from .check import add_run_arguments
 
 
 def planned_config(configfiles: Sequence[str], entries: Sequence[str] = (), directory: str | Path = ".",

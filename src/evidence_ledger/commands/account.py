@@ -1,30 +1,28 @@
-"""``python -m evidence_ledger account {fever,feverous,scifact,kilt}``: account a system's prediction files.
+"""``python -m evidence_ledger account <format>``: account a system's prediction files.
 
-  account BENCHMARK --gold GOLD --source0 RUN [RUN ...] --source1 RUN [RUN ...] --out DIR
+  account FORMAT --gold GOLD --source0 RUN [RUN ...] --source1 RUN [RUN ...] --out DIR
           [--names NAME0 NAME1] [--system NAME] [--draws N] [--seed N] [--level L] [--family-size M]
           [--families FILE] [--resample-runs] [--jobs N]
-          + the benchmark's scorer options (as ``score``): FEVER --max-evidence, --match;
-          FEVEROUS also --max-evidence-cell; SciFact --max-sentences, --sentence-cap;
+          + the format's own options (``prediction_files.format_registry``): FEVER --max-evidence,
+          --match; FEVEROUS also --max-evidence-cell; SciFact --max-sentences, --sentence-cap;
           KILT --metric {accuracy,em,f1,rougel} or --task TASK (the KILT paper's metric of that
-          dataset, ``vocabulary.KILT_TASK_METRICS``)
+          dataset)
 
-KILT (``account.kilt_runs``): ``T_ab`` is the mean over gold items of run a's answer metric times
-[R-precision of run b's provenance = 1], the official KILT-<metric> of a file holding run a's
-answers and run b's provenance; F1 and ROUGE-L are carried through as they are (continuous).
-
-Each RUN is a prediction file in the benchmark's official submission format; the source-0 and
-source-1 runs of one system are matched by position (checkpoints or seeds). The command
-recombines each run's answers with the other source's evidence (``strict_ab = correct_a *
-eligible_b``; SciFact ``C_ab``), prints a short table of the Study 1 quantities with their
-paired-bootstrap intervals and writes, under ``--out``, the pipeline's Study 1 tables, the
-summary page and ``ledger.json`` (``account.write``). Draw settings default to
-``accounting.study1.bootstrap`` (and ``accounting.bootstrap.batch_size``) of
-``config/defaults.yaml``. Bad input (a missing, repeated or unknown claim id, a file of another
-format, a label outside the benchmark's set, unequal run counts) is one ``error:`` line naming
-the file and line, exit 2, and nothing is written. Files paired with the gold lines by position
-(``--match positional``, or no ids) are warned about as ``score`` warns (``warning:`` lines on
-stderr, the lines whose ids differ counted), and their counts are rows of the table and the
-``matching`` entry of ``ledger.json``.
+One sub-command per registered format (the built-ins FEVER, FEVEROUS, SciFact and KILT, and any
+plugin format: README "Extending"). Each RUN is a prediction file in the format; the source-0
+and source-1 runs of one system are matched by position (checkpoints or seeds). The command
+recombines each run's answers with the other source's evidence through the format's official
+scoring (FEVER / FEVEROUS ``strict_ab = correct_a * eligible_b``; SciFact ``C_ab``; KILT
+``metric_a * [R-precision_b = 1]``, the official KILT-<metric>), prints a short table of the
+Study 1 quantities with their paired-bootstrap intervals and writes, under ``--out``, the
+pipeline's Study 1 tables, the summary page and ``ledger.json`` (``prediction_files.write``).
+Draw settings default to ``accounting.study1.bootstrap`` (and ``accounting.bootstrap.batch_size``)
+of ``config/defaults.yaml``. Bad input (a missing, repeated or unknown claim id, a file of
+another format, a label outside the benchmark's set, unequal run counts) is one ``error:`` line
+naming the file and line, exit 2, and nothing is written. What the format says of the files'
+reading (FEVER / FEVEROUS: lines paired with the gold lines by position, ``--match positional``
+or no ids, warned as ``score`` warns, the lines whose ids differ counted) is ``warning:`` lines
+on stderr, rows of the table and the ``matching`` entry of ``ledger.json``.
 """
 from __future__ import annotations
 
@@ -35,15 +33,13 @@ from pathlib import Path
 
 from ..config.layers import DEFAULTS_FILE, read_layer, repo_root
 from ..errors import ExpectedError
-from ..scoring import fever, feverous, kilt, scifact
-from ..scoring.cli import MATCH_CHOICES, add_scorer_options, count_at_least, warnings_as_lines
-from ..vocabulary import KILT, KILT_TASK_METRICS
+from ..prediction_files.format_registry import format_names, get_format
+from ..prediction_files.options import count_at_least
+from .warning_lines import warnings_as_lines
 
 # The accounting, its tables and its page (pandas, matplotlib) are imported by the functions that
 # run the command, not here: every command of `python -m evidence_ledger` registers this module,
 # and they would cost each of them about a second of start-up.
-
-BENCHMARK_TITLES = {"fever": "FEVER", "feverous": "FEVEROUS", "scifact": "SciFact", KILT: "KILT"}
 
 
 def study1_draw_defaults() -> dict:
@@ -72,8 +68,8 @@ def alpha_of(level_value: float) -> float:
     return float(Decimal(1) - Decimal(repr(level_value)))
 
 
-def draw_settings(args) -> DrawSettings:
-    from .tables import DrawSettings
+def draw_settings(args):
+    from ..prediction_files.tables import DrawSettings
 
     defaults = study1_draw_defaults()
     return DrawSettings(draws=args.draws if args.draws is not None else defaults["draws"],
@@ -86,7 +82,7 @@ def draw_settings(args) -> DrawSettings:
 def check_out_dir(out: Path) -> None:
     """``--out`` is a new or empty directory, or one an earlier ``account`` run wrote (it holds
     ``ledger.json``); anything else is refused before any input is read."""
-    from .write import PAGE_FILES
+    from ..prediction_files.write import PAGE_FILES
 
     if out.exists() and not out.is_dir():
         raise ExpectedError(f"--out {out}: exists and is not a directory")
@@ -95,53 +91,31 @@ def check_out_dir(out: Path) -> None:
                             f"{PAGE_FILES['ledger']}); give a new or empty directory")
 
 
-def scoring_options(args) -> ScoringOptions:
-    from .kilt_runs import kilt_metric_of
-    from .runs import ScoringOptions
-
-    kilt_metric = kilt_metric_of(args.task, args.metric) if args.benchmark == KILT else ""
-    return ScoringOptions(max_evidence=getattr(args, "max_evidence", fever.MAX_EVIDENCE),
-                          max_evidence_cell=getattr(args, "max_evidence_cell", feverous.MAX_EVIDENCE_CELL),
-                          max_sentences=getattr(args, "max_sentences", scifact.MAX_ABSTRACT_SENTS),
-                          sentence_cap=getattr(args, "sentence_cap", "fixed"),
-                          match=MATCH_CHOICES[getattr(args, "match", "auto")], kilt_metric=kilt_metric)
-
-
-def benchmark_title(args, options: ScoringOptions) -> str:
-    """The benchmark as titles name it; KILT with its task (when given) and its score, KILT-<metric>."""
-    if args.benchmark != KILT:
-        return BENCHMARK_TITLES[args.benchmark]
-    task = f"{args.task}, " if args.task else ""
-    return f"KILT ({task}KILT-{options.kilt_metric})"
-
-
 def run_account(args) -> int:
     from ..report.accounted import interval_caption
-    from ..report.kilt_rates import metric_title
-    from .runs import read_runs
-    from .tables import account_runs, read_families
-    from .write import terminal_table, write_account_dir
+    from ..prediction_files.runs import read_runs
+    from ..prediction_files.tables import account_runs, read_families
+    from ..prediction_files.write import terminal_table, write_account_dir
 
+    fmt = get_format(args.benchmark)
     out = Path(args.out)
     check_out_dir(out)
     settings = draw_settings(args)
-    options = scoring_options(args)
+    scoring = fmt.settings_from_args(args)
     with warnings_as_lines():  # what `score` says of each file: positional pairing, differing ids, ignored gold
-        runs = read_runs(args.benchmark, args.gold, args.source0, args.source1, options, jobs=args.jobs)
-    families = read_families(args.families, runs.benchmark, runs.units) if args.families else None
+        runs = read_runs(fmt, args.gold, args.source0, args.source1, scoring, jobs=args.jobs)
+    families = read_families(args.families, runs.format, runs.units) if args.families else None
     sources = tuple(args.names)
     if sources[0] == sources[1]:
         raise ExpectedError(f"--names {sources[0]} {sources[1]}: the two sources need different names")
     accounted = account_runs(runs, system=args.system, sources=sources, settings=settings, families=families,
                              families_path=str(args.families))
-    bench = benchmark_title(args, options)
-    title = f"{args.system} on {bench}: {sources[0]} → {sources[1]}"
-    items = "items" if args.benchmark == KILT else "claims"
+    title = f"{args.system} on {fmt.title_of(scoring)}: {sources[0]} → {sources[1]}"
+    items = fmt.item_word
     clusters = f"{items[:-1]} families" if families is not None else items
     intro = (f"{runs.n_runs} run(s) per source, run i of {sources[0]} paired with run i of {sources[1]}; "
              f"{len(runs.units)} {items} of {args.gold}. T_ab scores source-a answers with source-b evidence"
-             + (f" (KILT-{options.kilt_metric}: the answer's {metric_title(options.kilt_metric)} where the "
-                f"provenance has R-precision 1)." if args.benchmark == KILT else "."))
+             + fmt.intro_note(scoring))
     caption = interval_caption(settings.family_size, settings.alpha, settings.resample_runs, clusters)
     inputs = [("gold", args.gold)] + [(f"{name} run {i}", path) for name, paths in zip(sources, runs.files)
                                       for i, path in enumerate(paths, start=1)]
@@ -151,19 +125,20 @@ def run_account(args) -> int:
               "runs_per_source": runs.n_runs, "draws": settings.draws, "seed": settings.seed,
               "level": float(Decimal(1) - Decimal(repr(settings.alpha))), "family_size": settings.family_size,
               "batch_size": settings.batch_size, "resample_runs": settings.resample_runs,
-              "clusters": clusters, **{f"scoring.{k}": v for k, v in options.of(args.benchmark).items()}}
+              "clusters": clusters, **{f"scoring.{k}": v for k, v in fmt.recorded_settings(scoring).items()}}
+    matching = fmt.matching(runs.facts)
     written = write_account_dir(accounted, out, title=title, intro=intro, caption=caption, inputs=inputs,
-                                settings=record)
+                                settings=record, layout=fmt.page_layout(scoring), matching=matching)
     print(f"{title}; {len(runs.units)} {items}, {runs.n_runs} run(s) per source")
     print(f"{settings.draws} paired draws of {clusters} (seed {settings.seed}), {caption}")
     print()
-    print(terminal_table(accounted))
+    print(terminal_table(accounted, fmt.rate_rows(scoring), matching, fmt.matching_rows()))
     print()
     print(f"wrote {out}/: {', '.join(sorted(p.name for p in written.values()))}")
     return 0
 
 
-def add_common(parser: argparse.ArgumentParser, benchmark: str) -> None:
+def add_common(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--gold", required=True, help="the benchmark's official gold file (claims with labels and "
                                                       "evidence)")
     parser.add_argument("--source0", nargs="+", required=True, metavar="RUN",
@@ -191,33 +166,19 @@ def add_common(parser: argparse.ArgumentParser, benchmark: str) -> None:
                              "default: runs are averaged as they are (checkpoints, as Study 1 does)")
     parser.add_argument("--jobs", type=count_at_least(1), default=min(2, len(os.sched_getaffinity(0))),
                         help="processes that read and score the files (default: 2, or 1 on one CPU)")
-    parser.set_defaults(func=run_account, benchmark=benchmark, task=None, metric=None)
+    parser.set_defaults(func=run_account, benchmark=name)
 
 
 def register(subparsers) -> argparse.ArgumentParser:
-    """Add the ``account`` command (one sub-command per benchmark) to a ``add_subparsers()`` object."""
+    """Add the ``account`` command (one sub-command per registered format) to a ``add_subparsers()`` object."""
     account = subparsers.add_parser(
         "account", help="account a system's source-0 and source-1 prediction files (evidence vs answers)",
         description="Recombine each run's answers with the other source's evidence through the official scoring "
                     "semantics and report every Study 1 quantity with its paired-bootstrap interval.")
     sub = account.add_subparsers(dest="benchmark", required=True)
-    for benchmark, formats in (("fever", "{id, predicted_label, predicted_evidence: [[page, line]]}"),
-                               ("feverous", "{id, predicted_label, predicted_evidence: [ids]}"),
-                               ("scifact", "{id, evidence: {doc_id: {sentences, label}}}")):
-        p = sub.add_parser(benchmark, help=f"{BENCHMARK_TITLES[benchmark]} predictions {formats}")
-        add_common(p, benchmark)
-        add_scorer_options(p, benchmark)
-    p = sub.add_parser(KILT, help="KILT predictions {id, output: [{answer, provenance: [{wikipedia_id}]}]}")
-    add_common(p, KILT)
-    add_kilt_options(p)
+    for name in format_names():
+        fmt = get_format(name)
+        p = sub.add_parser(name, help=f"{fmt.title} predictions {fmt.record_help}")
+        add_common(p, name)
+        fmt.add_account_options(p)
     return account
-
-
-def add_kilt_options(parser: argparse.ArgumentParser) -> None:
-    """``--metric`` or ``--task``: the downstream metric crossed with R-precision 1."""
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--metric", choices=kilt.KILT_METRICS, default=None,
-                       help="the downstream metric of the answers (KILT-<metric>)")
-    paper = "; ".join(f"{task}: {metric}" for task, metric in KILT_TASK_METRICS.items())
-    which.add_argument("--task", choices=tuple(KILT_TASK_METRICS), default=None,
-                       help=f"the KILT dataset, scored by its metric as the KILT paper reports it ({paper})")

@@ -13,13 +13,14 @@ import pytest
 import yaml
 
 from evidence_ledger.__main__ import main
-from evidence_ledger.account.stage import account_system
-from evidence_ledger.account.write import TABLE_FILES
+from evidence_ledger.prediction_files.format_registry import get_format
+from evidence_ledger.prediction_files.formats.kilt import KILT_TASK_METRICS
+from evidence_ledger.prediction_files.stage import account_system
+from evidence_ledger.prediction_files.write import TABLE_FILES
 from evidence_ledger.report.ledger import validate_ledger
 from evidence_ledger.scoring.kilt import score_kilt_files
 from evidence_ledger.tables import read_frame
 from evidence_ledger.tables.accounting import CLUSTER_SCORES, ESTIMATES, INTERVALS
-from evidence_ledger.vocabulary import KILT_TASK_METRICS
 from support.defaults import DEFAULTS
 from support.paths import REPO_ROOT
 from support.readme_example import check_printed_as_shown, example_argv, readme_section
@@ -38,7 +39,7 @@ def demo_system(system: str) -> tuple[dict, dict[str, list[Path]]]:
 def kilt_argv(system: str, out: Path, *extra: str) -> list[str]:
     spec, files = demo_system(system)
     (s0, runs0), (s1, runs1) = files.items()
-    return ["account", "kilt", "--gold", str(DATA_ROOT / spec["gold"]), "--source0", *map(str, runs0),
+    return ["account", "kilt", "--gold", str(DATA_ROOT / spec["gold_file"]), "--source0", *map(str, runs0),
             "--source1", *map(str, runs1), "--names", s0, s1, "--system", system, "--draws", str(DRAWS),
             "--out", str(out), *extra]
 
@@ -75,7 +76,7 @@ def test_every_cell_of_every_run_is_the_official_kilt_score_of_the_recombined_fi
     for run in (1, 2):
         for a, answers in enumerate((runs0[run - 1], runs1[run - 1])):
             for b, provenance in enumerate((runs0[run - 1], runs1[run - 1])):
-                official = score_kilt_files(DATA_ROOT / spec["gold"], recombined(answers, provenance,
+                official = score_kilt_files(DATA_ROOT / spec["gold_file"], recombined(answers, provenance,
                                                                                  tmp_path / f"r{a}{b}.jsonl"))
                 cell = est[(est["quantity"] == f"T{a}{b}") & (est["replicate"] == run)]["value"].iat[0]
                 assert abs(cell - 100 * official["kilt"][f"KILT-{metric}"]) < 1e-12
@@ -115,10 +116,10 @@ def test_the_pipeline_rule_gives_the_command_s_numbers_exactly(nq_out, tmp_path)
     (runs0, runs1) = files.values()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        account_system(gold=str(DATA_ROOT / spec["gold"]), source0=[str(p) for p in runs0],
-                       source1=[str(p) for p in runs1], benchmark="kilt", system="rag_nq", sources=list(files),
-                       resample_runs=False, max_evidence=None, max_evidence_cell=None, max_sentences=None,
-                       kilt_metric=KILT_TASK_METRICS[spec["task"]], draws=DRAWS, alpha=boot["alpha"],
+        account_system(gold=str(DATA_ROOT / spec["gold_file"]), source0=[str(p) for p in runs0],
+                       source1=[str(p) for p in runs1], format_name="kilt",
+                       settings=get_format("kilt").settings_from_entry(spec, DEMO), system="rag_nq",
+                       sources=list(files), resample_runs=False, draws=DRAWS, alpha=boot["alpha"],
                        family_size=boot["family_size"], seed=boot["seed"],
                        batch_size=DEFAULTS["accounting"]["bootstrap"]["batch_size"], **paths)
     for name, schema in (("estimates.parquet", ESTIMATES), ("intervals.parquet", INTERVALS),
@@ -162,7 +163,7 @@ def test_bad_input_is_one_line_naming_the_file_and_line_and_nothing_is_written(t
     bad = edited(tmp_path, edit)
     spec, files = demo_system("rag_nq")
     out = tmp_path / "out"
-    argv = ["account", "kilt", "--gold", str(DATA_ROOT / spec["gold"]), "--metric", "em",
+    argv = ["account", "kilt", "--gold", str(DATA_ROOT / spec["gold_file"]), "--metric", "em",
             "--source0", *map(str, files["bm25"]), "--source1", str(files["dpr"][0]), str(bad), "--out", str(out)]
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -203,7 +204,8 @@ def test_the_pipeline_summary_page_shows_a_kilt_system_as_the_command_s_page_doe
     title = "rag_nq on KILT (nq, KILT-em): bm25 → dpr"
     summary_page(provenance=paths["provenance"], accounted_estimates=[nq_out / "estimates.tsv"],
                  accounted_intervals=[nq_out / "intervals.tsv"], accounted_metrics=[nq_out / "answer_metrics.tsv"],
-                 accounted_titles=[title], html_out=page, decomposition_out=tmp_path / "d.png", **summary_settings())
+                 accounted_titles=[title], accounted_layouts=[get_format("kilt").page_layout({"task": "nq", "metric": "em"})],
+                 html_out=page, decomposition_out=tmp_path / "d.png", **summary_settings())
     parsed = parse(page)
     assert title in parsed.headings
     assert "KILT answer metric EM, source-1 answers" in page.read_text(encoding="utf-8")
@@ -222,7 +224,7 @@ def test_what_kilt_scores_silently_is_scored_so_warned_once_per_file_and_counted
     empty = edited(tmp_path, lambda ls: ls[:3] + [dict(ls[3], output=[dict(ls[3]["output"][0], answer="")])] + ls[4:])
     spec, files = demo_system("rag_nq")
     out = tmp_path / "out"
-    argv = ["account", "kilt", "--gold", str(DATA_ROOT / spec["gold"]), "--metric", "em", "--jobs", "2",
+    argv = ["account", "kilt", "--gold", str(DATA_ROOT / spec["gold_file"]), "--metric", "em", "--jobs", "2",
             "--source0", *map(str, files["bm25"]), "--source1", str(files["dpr"][0]), str(empty), "--draws", "20",
             "--out", str(out)]
     assert main(argv) == 0
@@ -230,3 +232,21 @@ def test_what_kilt_scores_silently_is_scored_so_warned_once_per_file_and_counted
     assert len(warned) == 1 and "bad.jsonl" in warned[0] and "empty answer" in warned[0]
     coverage = read_frame(out / "coverage.parquet", COVERAGE).set_index("item")["count"]
     assert coverage["empty_answers"] == 1
+
+
+def test_a_prediction_file_given_as_the_gold_is_scored_and_warned_naming_it(tmp_path, capsys):
+    """A KILT gold file none of whose items has an ``input`` is most likely a prediction file given
+    as ``--gold``: ``account kilt`` and ``score kilt`` score it as given and say so, naming it."""
+    spec, files = demo_system("rag_nq")
+    as_gold = files["bm25"][0]
+    argv = ["account", "kilt", "--gold", str(as_gold), "--metric", "em", "--source0", str(files["bm25"][1]),
+            "--source1", str(files["dpr"][1]), "--draws", "20", "--out", str(tmp_path / "out")]
+    assert main(argv) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: ")]
+    assert warned[0] == (f"warning: {as_gold}: none of its 24 items has an 'input', which every KILT gold item has: "
+                         f"is it a prediction file given as --gold? (scored as the gold file)")
+    assert main(["score", "kilt", "--gold", str(as_gold), "--predictions", str(files["dpr"][1])]) == 0
+    assert warned[0] in capsys.readouterr().err.splitlines()
+    assert main(["score", "kilt", "--gold", str(DATA_ROOT / spec["gold_file"]), "--predictions",
+                 str(files["dpr"][1])]) == 0
+    assert "prediction file given as --gold" not in capsys.readouterr().err

@@ -3,12 +3,12 @@ import argparse
 
 import pytest
 
-from evidence_ledger.scoring import cli
+from evidence_ledger.commands import score as score_command
 
 
 def _parser():
     parser = argparse.ArgumentParser()
-    cli.register(parser.add_subparsers(dest="command", required=True))
+    score_command.register(parser.add_subparsers(dest="command", required=True))
     return parser
 
 

@@ -1,10 +1,10 @@
-"""stage_call: `python -m evidence_ledger call RULE key=value ...` runs a rule's stage function."""
+"""The call command: `python -m evidence_ledger call RULE key=value ...` runs a rule's stage function."""
 import inspect
 
 import pytest
 
 from evidence_ledger.__main__ import main
-from evidence_ledger.jobs.stage_call import parse_keyword_arguments, stage_functions
+from evidence_ledger.commands.call import parse_keyword_arguments, stage_functions
 
 
 def test_values_are_parsed_as_yaml_scalars_and_lists():

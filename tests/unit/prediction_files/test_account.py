@@ -13,13 +13,14 @@ import pytest
 from support.defaults import summary_settings
 
 from evidence_ledger.__main__ import main
-from evidence_ledger.account.runs import ScoringOptions, read_runs
-from evidence_ledger.account.tables import DrawSettings, account_runs
+from evidence_ledger.prediction_files.tables import DrawSettings, account_runs
 from evidence_ledger.report.ledger import validate_ledger
 from evidence_ledger.report.sources import read_source_table
 from evidence_ledger.scoring import fever, feverous, scifact
 from evidence_ledger.tables import read_frame
 from evidence_ledger.tables.accounting import ESTIMATES, INTERVALS
+from evidence_ledger.prediction_files.format_registry import get_format
+from support.format_settings import format_settings, read_format_runs
 from support.paths import REPO_ROOT
 from support.readme_example import check_printed_as_shown, example_argv, readme_section
 from support.summary_page import check_values_against_sources, parse
@@ -74,7 +75,7 @@ def recombined(path_a: Path, path_b: Path, out: Path) -> Path:
 
 def test_every_cell_of_every_run_is_the_official_score_of_the_recombined_file(tmp_path):
     gold, files = fever_world(tmp_path)
-    runs = read_runs("fever", gold, files["s0"], files["s1"])
+    runs = read_format_runs("fever", gold, files["s0"], files["s1"])
     panel_cells = runs.num.sum(axis=0) / runs.den.sum(axis=0)[:, :, None]
     for r in range(runs.n_runs):
         for a in (0, 1):
@@ -85,7 +86,7 @@ def test_every_cell_of_every_run_is_the_official_score_of_the_recombined_file(tm
 
 
 def test_feverous_cells_are_official_scores_and_the_gain_splits_both_ways(tmp_path):
-    runs = read_runs("feverous", EXAMPLE / "dev.jsonl", EXAMPLE_RUNS["baseline"], EXAMPLE_RUNS["improved"])
+    runs = read_format_runs("feverous", EXAMPLE / "dev.jsonl", EXAMPLE_RUNS["baseline"], EXAMPLE_RUNS["improved"])
     for r in range(2):
         for a, b in ((0, 0), (1, 1), (0, 1)):
             path = recombined(EXAMPLE_RUNS[("baseline", "improved")[a]][r],
@@ -131,7 +132,7 @@ def scifact_world(tmp_path: Path, runs: int = 2, seed: int = 3):
 
 def test_scifact_cells_are_the_official_abstract_rationalized_f1_of_the_recombined_file(tmp_path):
     gold, files = scifact_world(tmp_path)
-    runs = read_runs("scifact", gold, files["s0"], files["s1"])
+    runs = read_format_runs("scifact", gold, files["s0"], files["s1"])
     assert runs.metric == "f1"
     for r in range(2):
         for a in (0, 1):
@@ -150,7 +151,7 @@ def test_scifact_cells_are_the_official_abstract_rationalized_f1_of_the_recombin
 
 def test_intervals_cover_the_components_and_cells_and_the_metrics_share_the_claim_draws(tmp_path):
     gold, files = fever_world(tmp_path)
-    accounted = account_runs(read_runs("fever", gold, files["s0"], files["s1"]), system="sys", sources=("s0", "s1"),
+    accounted = account_runs(read_format_runs("fever", gold, files["s0"], files["s1"]), system="sys", sources=("s0", "s1"),
                              settings=SETTINGS)
     iv = accounted.intervals
     assert list(iv["quantity"]) == ["gain", "E0", "A1", "A0", "E1", "interaction", "T00", "T01", "T10", "T11"]
@@ -169,10 +170,10 @@ def test_intervals_cover_the_components_and_cells_and_the_metrics_share_the_clai
 
 def test_families_make_the_clusters_and_resampled_runs_are_drawn(tmp_path):
     gold, files = fever_world(tmp_path)
-    runs = read_runs("fever", gold, files["s0"], files["s1"])
+    runs = read_format_runs("fever", gold, files["s0"], files["s1"])
     fam = tmp_path / "families.tsv"
     fam.write_text("claim_id\tfamily_id\n" + "".join(f"{c}\tF{int(c) // 4}\n" for c in runs.units))
-    from evidence_ledger.account.tables import read_families
+    from evidence_ledger.prediction_files.tables import read_families
 
     families = read_families(fam, "fever", runs.units)
     plain = account_runs(runs, system="s", sources=("a", "b"), settings=SETTINGS)
@@ -293,8 +294,8 @@ def test_a_families_file_naming_an_unknown_claim_names_its_line(tmp_path, capsys
 
 def test_scoring_options_apply_as_in_the_score_command(tmp_path):
     gold, files = fever_world(tmp_path, runs=1)
-    narrow = read_runs("fever", gold, files["s0"], files["s1"], ScoringOptions(max_evidence=1))
-    wide = read_runs("fever", gold, files["s0"], files["s1"])
+    narrow = read_format_runs("fever", gold, files["s0"], files["s1"], "--max-evidence", "1")
+    wide = read_format_runs("fever", gold, files["s0"], files["s1"])
     assert narrow.eligible.sum() < wide.eligible.sum()
     assert narrow.num[:, 0, 0, 0].sum() / len(narrow.units) == pytest.approx(
         fever.score_files(gold, files["s0"][0], 1).strict_score, abs=1e-15)
@@ -315,7 +316,8 @@ def test_the_pipeline_summary_page_shows_an_accounted_system_with_the_command_s_
     summary_page(provenance=paths["provenance"], accounted_estimates=[example_out / "estimates.tsv"],
                  accounted_intervals=[example_out / "intervals.tsv"],
                  accounted_metrics=[example_out / "answer_metrics.tsv"],
-                 accounted_titles=["example on feverous: baseline → improved"], html_out=page,
+                 accounted_titles=["example on feverous: baseline → improved"],
+                 accounted_layouts=[get_format("feverous").page_layout(format_settings("feverous"))], html_out=page,
                  decomposition_out=tmp_path / "d.png", **summary_settings())
     parsed = parse(page)
     assert "example on feverous: baseline → improved" in parsed.headings
@@ -335,10 +337,10 @@ def test_files_without_ids_are_paired_by_line_and_counted(tmp_path):
         lines = [{k: v for k, v in json.loads(x).items() if k != "id"} for x in paths[0].read_text().splitlines()]
         bare[source] = [write_jsonl(tmp_path / f"bare_{source}.jsonl", lines)]
     with pytest.warns(UserWarning, match="matched to gold claims by position") as warned:
-        by_line = account_runs(read_runs("fever", gold, bare["s0"], bare["s1"]), system="s", sources=("a", "b"),
+        by_line = account_runs(read_format_runs("fever", gold, bare["s0"], bare["s1"]), system="s", sources=("a", "b"),
                                settings=SETTINGS)
     assert len(warned) == 2  # one per file, as `score` says it; no id to disagree
-    by_id = account_runs(read_runs("fever", gold, files["s0"][:1], files["s1"][:1]), system="s", sources=("a", "b"),
+    by_id = account_runs(read_format_runs("fever", gold, files["s0"][:1], files["s1"][:1]), system="s", sources=("a", "b"),
                          settings=SETTINGS)
     np.testing.assert_array_equal(by_line.estimates["value"], by_id.estimates["value"])
     coverage = by_line.coverage.set_index("item")["count"]
@@ -362,10 +364,10 @@ def test_scifact_through_the_command(tmp_path, capsys):
 
 def test_files_scored_in_two_processes_give_the_same_runs(tmp_path):
     gold, files = fever_world(tmp_path, runs=2)
-    one = read_runs("fever", gold, files["s0"], files["s1"], jobs=1)
-    two = read_runs("fever", gold, files["s0"], files["s1"], jobs=2)
+    one = read_format_runs("fever", gold, files["s0"], files["s1"], jobs=1)
+    two = read_format_runs("fever", gold, files["s0"], files["s1"], jobs=2)
     assert one.units == two.units
-    for name in ("num", "den", "correct", "eligible", "predicted", "gold"):
+    for name in ("num", "den", "answer", "eligible", "predicted", "gold_class"):
         np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
 
 

@@ -13,8 +13,8 @@ from typing import Mapping, Sequence
 
 from ..config.layers import ConfigError
 from ..errors import ExpectedError
-from . import preflight
-from .preflight import command_line_run, refusal, run_checks
+from ..run import preflight
+from ..run.preflight import command_line_run, refusal, run_checks
 
 
 class PreflightFailed(ExpectedError):
