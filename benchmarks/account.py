@@ -7,7 +7,8 @@ subprocess's peak resident memory; and, in this process, the time of each phase.
 
 Each case runs ``--repeat`` times (default 3); the fastest run is reported and every wall time
 recorded (on a shared machine the slower ones waited for CPUs other work held); one more run
-samples the memory.
+samples the memory (:func:`end_to_end`: the PSS summed over the process tree, beside the RSS sum
+and the exact peak of its largest single process).
 
 1. Study 1 size: 7,890 FEVEROUS claims (the paper's dev set), 4 runs per source, 10,000 paired
    claim draws: target <= 10 s and <= 1 GiB on 2 cores.
@@ -16,6 +17,11 @@ samples the memory.
 3. KILT F1: ``account kilt --metric f1`` on 10,444 items (KILT's FEVER dev size), 4 runs per
    source, 10,000 paired item draws, the continuous F1 carried through: target <= 10 s and
    <= 1 GiB on 2 cores.
+4. KILT at retrieval scale: ``account kilt --metric accuracy`` on the same FEVER-size gold, 4
+   runs per source each ranking 1,000 pages per item (``ranked_kilt_runs``: eight 301 MB
+   files), 10,000 draws: target <= 60 s and <= 2 GiB of the whole process tree (the command and
+   its file-scoring workers) on 2 cores; beside it the time of a bare line-by-line
+   ``json.loads`` of the eight files (:func:`bare_parse`).
 
 The files are synthetic but shaped like real ones: KILT gold items with 1-3 short answers (1-4
 words) and 1-2 provenance pages, predictions with a 1-5 word answer sharing some tokens with a
@@ -33,10 +39,10 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -47,9 +53,16 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO / "benchmarks") not in sys.path:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+
+from ranked_kilt_runs import write_ranked_world  # noqa: E402
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 TARGETS = {"study1_size": {"wall_s": 10.0, "peak_pss_mib": 1024.0}, "study2_protocol": {"wall_s": 30.0},
-           "kilt_f1": {"wall_s": 10.0, "peak_pss_mib": 1024.0}}
+           "kilt_f1": {"wall_s": 10.0, "peak_pss_mib": 1024.0},
+           "kilt_retrieval_scale": {"wall_s": 60.0, "peak_pss_mib": 2048.0}}
+#: the retrieval-scale KILT runs: per source, per run (how often a gold set is ranked, how often the label is right)
+RANKED_RUNS = {"base": [(0.4, 0.6)] * 4, "new": [(0.65, 0.7)] * 4}
 WORDS = tuple(f"w{i}" for i in range(400))
 
 
@@ -134,6 +147,16 @@ def write_kilt_world(root: Path, n_items: int, runs: int, seed: int) -> tuple[Pa
     return gold_path, files
 
 
+def case_world(root: Path, case: dict) -> tuple[Path, dict[str, list[Path]], Path | None]:
+    """The case's gold file, run files per source and families file (None for KILT) under ``root``."""
+    if "pages" in case:
+        runs = {source: shapes[:case["runs"]] for source, shapes in RANKED_RUNS.items()}
+        return (*write_ranked_world(root, case["claims"], case["pages"], runs, seed=7), None)
+    if case.get("benchmark") == "kilt":
+        return (*write_kilt_world(root, case["claims"], case["runs"], seed=7), None)
+    return write_world(root, case["claims"], case["runs"], seed=7)
+
+
 def command(gold: Path, files: dict, out: Path, draws: int, extra=(), benchmark: str = "feverous") -> list[str]:
     return [sys.executable, "-m", "evidence_ledger", "account", benchmark, "--gold", str(gold),
             "--source0", *map(str, files["base"]), "--source1", *map(str, files["new"]), "--names", "base", "new",
@@ -141,59 +164,98 @@ def command(gold: Path, files: dict, out: Path, draws: int, extra=(), benchmark:
 
 
 def process_tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (the command's file-scoring worker processes)."""
+    """``pid`` and its descendants (the command's file-scoring worker processes), through the
+    children of every thread."""
     tree, todo = [], [pid]
     while todo:
         p = todo.pop()
         tree.append(p)
-        try:
-            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
-        except OSError:
-            pass
+        for children in Path(f"/proc/{p}/task").glob("*/children"):
+            try:
+                todo += [int(c) for c in children.read_text().split()]
+            except OSError:
+                pass
     return tree
 
 
-def tree_memory_kib(pid: int) -> tuple[int, int]:
-    """``(PSS, RSS)`` in KiB summed over the process tree (``/proc/<pid>/smaps_rollup``): PSS
-    shares the pages forked workers have in common with their parent, so its sum is the tree's
-    real footprint; the RSS sum counts shared pages once per process."""
-    pss = rss = 0
-    for p in process_tree(pid):
+def process_memory_kib(pid: int) -> dict[str, int]:
+    """``Pss`` and ``Rss`` (``/proc/<pid>/smaps_rollup``) and ``VmHWM`` (``/proc/<pid>/status``,
+    the peak resident memory since the process's last exec) of one process, in KiB (empty once
+    it has exited)."""
+    found: dict[str, int] = {}
+    for name, fields in (("smaps_rollup", ("Pss:", "Rss:")), ("status", ("VmHWM:",))):
         try:
-            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    pss += int(line.split()[1])
-                elif line.startswith("Rss:"):
-                    rss += int(line.split()[1])
+            text = Path(f"/proc/{pid}/{name}").read_text()
         except OSError:
-            pass
-    return pss, rss
+            return {}
+        for line in text.splitlines():
+            if line.startswith(fields):
+                found[line.split(":")[0]] = int(line.split()[1])
+    return found
 
 
-def end_to_end(argv: list[str], sample_memory: bool = False) -> dict:
-    """Wall time and CPU time of one command in a fresh subprocess (its workers included); with
-    ``sample_memory`` the peak memory of its process tree, sampled every 100 ms (reading the
-    tree's page maps costs CPU of its own, so timed runs do not sample)."""
-    children_cpu = lambda: sum(getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f) for f in ("ru_utime",
-                                                                                                  "ru_stime"))
-    cpu_before = children_cpu()
-    with tempfile.TemporaryFile("w+") as err:
+class TreeMemorySampler(threading.Thread):
+    """Samples the memory of a running process tree every 100 ms: the peaks of its PSS and RSS
+    summed over the live processes, and each process's own peak (``VmHWM``, which the kernel
+    keeps, so no sample misses it; their sum bounds the tree's peak from above)."""
+
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self.pid, self.peak_pss, self.peak_rss = pid, 0, 0
+        self.hwm: dict[int, int] = {}
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            pss = rss = 0
+            for p in process_tree(self.pid):
+                memory = process_memory_kib(p)
+                pss, rss = pss + memory.get("Pss", 0), rss + memory.get("Rss", 0)
+                self.hwm[p] = max(self.hwm.get(p, 0), memory.get("VmHWM", 0))
+            self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
+            self.done.wait(0.1)
+
+    def peaks_mib(self) -> dict:
+        return {"peak_pss_mib": round(self.peak_pss / 1024, 1), "peak_rss_sum_mib": round(self.peak_rss / 1024, 1),
+                "largest_process_mib": round(max(self.hwm.values(), default=0) / 1024, 1),
+                "process_peaks_sum_mib": round(sum(self.hwm.values()) / 1024, 1), "processes": len(self.hwm)}
+
+
+def end_to_end(argv: list[str], sample_memory: bool = False, stdout: Path | None = None,
+               env: dict | None = None) -> dict:
+    """Wall time and CPU time of one command in a fresh subprocess, its workers included
+    (``os.wait4``: the child's own rusage and that of the descendants it waited for). With
+    ``sample_memory`` also its memory (:class:`TreeMemorySampler`; reading the tree's page maps
+    costs CPU of its own, so timed runs do not sample). ``wait4``'s ``ru_maxrss`` is not used:
+    a child started by ``vfork`` inherits its parent's high-water mark. ``stdout``: a file that
+    keeps what the command printed; ``env``: its environment."""
+    with tempfile.TemporaryFile("w+") as err, open(stdout or os.devnull, "w") as out:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, text=True)
-        peak_pss = peak_rss = 0
-        while proc.poll() is None:
-            if sample_memory:
-                pss, rss = tree_memory_kib(proc.pid)
-                peak_pss, peak_rss = max(peak_pss, pss), max(peak_rss, rss)
-            time.sleep(0.1 if sample_memory else 0.01)
+        proc = subprocess.Popen(argv, cwd=REPO, stdout=out, stderr=err, text=True, env=env)
+        sampler = TreeMemorySampler(proc.pid) if sample_memory else None
+        if sampler:
+            sampler.start()
+        _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if sampler:
+            sampler.done.set()
+            sampler.join()
         if proc.returncode != 0:
             err.seek(0)
             raise RuntimeError(f"{' '.join(argv)} failed: {err.read()[-2000:]}")
-    out = {"wall_s": round(wall, 2), "cpu_s": round(children_cpu() - cpu_before, 2)}
-    if sample_memory:
-        out.update(peak_pss_mib=round(peak_pss / 1024, 1), peak_rss_sum_mib=round(peak_rss / 1024, 1))
-    return out
+    measured = {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2)}
+    return {**measured, **sampler.peaks_mib()} if sampler else measured
+
+
+#: the bare reading the KILT cases are set beside: every line of the files through ``json.loads``, nothing kept
+BARE_PARSE = "import json, sys\nfor path in sys.argv[1:]:\n    for line in open(path, encoding='utf-8'):\n" \
+             "        json.loads(line)\n"
+
+
+def bare_parse(paths: list[Path]) -> dict:
+    """:func:`end_to_end` of a bare line-by-line ``json.loads`` of ``paths`` (one process, memory sampled)."""
+    return end_to_end([sys.executable, "-c", BARE_PARSE, *map(str, paths)], sample_memory=True)
 
 
 def phases(gold: Path, files: dict, draws: int, families: Path | None, resample_runs: bool,
@@ -258,6 +320,18 @@ def markdown(result: dict) -> str:
                      f"{case['draws']:,} | {e['wall_s']} ({', '.join(map(str, e.get('wall_s_all', [e['wall_s']])))}) | "
                      f"{e['cpu_s']} | {e['peak_pss_mib']} ({e['peak_rss_sum_mib']}) | {target} "
                      f"({'met' if case['met'] else 'missed'}) |")
+    ranked = {name: case for name, case in result["cases"].items() if "bare_parse" in case}
+    if ranked:
+        lines += ["", "Beside a bare line-by-line `json.loads` of the same run files (one process), and each process's "
+                      "own peak (`VmHWM`, which no sample misses): their sum over the command's processes, and the "
+                      "largest:", "",
+                  "| case | run files MB | bare json.loads wall s | its CPU s | command wall / bare | process peaks "
+                  "summed MiB (processes) | largest process MiB |", "|---|---|---|---|---|---|---|"]
+        for name, case in ranked.items():
+            bare, e = case["bare_parse"], case["end_to_end"]
+            lines.append(f"| {name} | {case['files_mb']:,} | {bare['wall_s']} | {bare['cpu_s']} | "
+                         f"{e['wall_s'] / bare['wall_s']:.2f} | {e['process_peaks_sum_mib']} ({e['processes']}) | "
+                         f"{e['largest_process_mib']} |")
     lines += ["", "Phases (in process, seconds):", "", "| case | read and score | estimates + bootstraps | write |",
               "|---|---|---|---|"]
     for name, case in result["cases"].items():
@@ -279,7 +353,9 @@ def main(argv=None) -> dict:
     cases = {"study1_size": {"claims": 7890, "runs": 4, "draws": 10000, "families": False, "resample_runs": False},
              "study2_protocol": {"claims": 1000, "runs": 6, "draws": 50000, "families": True, "resample_runs": True},
              "kilt_f1": {"claims": 10444, "runs": 4, "draws": 10000, "families": False, "resample_runs": False,
-                         "benchmark": "kilt", "metric": "f1"}}
+                         "benchmark": "kilt", "metric": "f1"},
+             "kilt_retrieval_scale": {"claims": 10444, "runs": 4, "draws": 10000, "families": False,
+                                      "resample_runs": False, "benchmark": "kilt", "metric": "accuracy", "pages": 1000}}
     cases = {name: case for name, case in cases.items() if name in args.cases}
     if args.quick:
         for case in cases.values():
@@ -296,10 +372,7 @@ def main(argv=None) -> dict:
             root = Path(tmp) / name
             root.mkdir()
             benchmark, metric = case.get("benchmark", "feverous"), case.get("metric", "")
-            if benchmark == "kilt":
-                (gold, files), families = write_kilt_world(root, case["claims"], case["runs"], seed=7), None
-            else:
-                gold, files, families = write_world(root, case["claims"], case["runs"], seed=7)
+            gold, files, families = case_world(root, case)
             extra = (["--families", str(families)] if case["families"] else []) + (
                 ["--resample-runs"] if case["resample_runs"] else []) + (["--metric", metric] if metric else [])
             tries = [end_to_end(command(gold, files, root / f"out{i}", case["draws"], extra, benchmark))
@@ -307,11 +380,15 @@ def main(argv=None) -> dict:
             memory = end_to_end(command(gold, files, root / "out_memory", case["draws"], extra, benchmark),
                                 sample_memory=True)
             e2e = dict(min(tries, key=lambda t: t["wall_s"]), wall_s_all=[t["wall_s"] for t in tries],
-                       peak_pss_mib=memory["peak_pss_mib"], peak_rss_sum_mib=memory["peak_rss_sum_mib"])
+                       **{key: value for key, value in memory.items() if key not in ("wall_s", "cpu_s")})
             timing = phases(gold, files, case["draws"], families if case["families"] else None, case["resample_runs"],
                             benchmark, metric)
             met = all(e2e[k] <= v for k, v in TARGETS[name].items())
             result["cases"][name] = dict(case, end_to_end=e2e, phases=timing, met=met)
+            if "pages" in case:
+                paths = files["base"] + files["new"]
+                result["cases"][name].update(bare_parse=bare_parse(paths),
+                                             files_mb=round(sum(p.stat().st_size for p in paths) / 1e6, 1))
             print(name, json.dumps(result["cases"][name]), flush=True)
     result["load_average_after"] = os.getloadavg()[0]
     result["cpu_pressure_after"] = cpu_pressure()

@@ -48,3 +48,30 @@ def test_synthetic_kilt_world_is_read_as_kilt_files_with_a_continuous_f1(tmp_pat
     eligible = runs.eligible.mean(axis=(0, 1))
     assert 0.2 < eligible[0] < eligible[1] < 0.9  # the new source ranks the gold pages first more often
     assert ((runs.answer > 0) & (runs.answer < 1)).mean() > 0.2 and np.unique(runs.answer).size > 5
+
+
+def test_ranked_kilt_world_gives_each_source_four_runs_of_1000_pages_the_new_one_finding_more(tmp_path):
+    import warnings
+
+    case = {"claims": 120, "runs": 4, "pages": 1000, "benchmark": "kilt"}
+    gold, files, families = bench.case_world(tmp_path, case)
+    assert families is None and [len(files[s]) for s in ("base", "new")] == [4, 4]
+    assert files["base"][0].read_text().splitlines()[0].count('"wikipedia_id"') == 1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runs = read_format_runs("kilt", gold, files["base"], files["new"], "--metric", "accuracy")
+    eligible = runs.eligible.mean(axis=(0, 1))
+    assert runs.n_runs == 4 and 0.0 < eligible[0] < eligible[1] < 0.5
+
+
+def test_markdown_sets_a_retrieval_scale_case_beside_its_bare_parse():
+    e2e = {"wall_s": 30.0, "cpu_s": 50.0, "peak_pss_mib": 400.0, "peak_rss_sum_mib": 600.0, "largest_process_mib": 200.0,
+           "process_peaks_sum_mib": 610.0, "processes": 3}
+    case = {"claims": 10444, "runs": 4, "draws": 10000, "met": True, "end_to_end": e2e, "files_mb": 2413.0,
+            "bare_parse": dict(e2e, wall_s=15.0, cpu_s=14.0),
+            "phases": {"read_and_score_s": 2.0, "estimates_and_bootstraps_s": 3.0, "write_s": 1.0, "clusters": 10444}}
+    result = {"machine": {"cpus": 2, "python": "3.11", "platform": "linux", "omp_num_threads": "1"},
+              "load_average_before": 0.1, "load_average_after": 1.9, "cases": {"kilt_retrieval_scale": case}}
+    table = bench.markdown(result)
+    assert "wall_s <= 60, peak_pss_mib <= 2048 (met)" in table
+    assert "| kilt_retrieval_scale | 2,413.0 | 15.0 | 14.0 | 2.00 | 610.0 (3) | 200.0 |" in table

@@ -10,16 +10,20 @@ TEXT_KINDS = {"text", "flag"}
 
 
 class PageParser(HTMLParser):
-    """Tagged values (span.v), table cells (text, text outside tagged values, class) and
-    paragraph texts of a summary page."""
+    """Tagged values (span.v), table cells (text, text outside tagged values, class), paragraph
+    texts and links (``[href, text]``) of a summary page."""
 
     def __init__(self):
         super().__init__()
         self.values, self.tables, self.paragraphs, self.images, self.headings = [], [], [], [], []
-        self._span = self._cell = self._row = self._para = self._heading = None
+        self.links = []
+        self._span = self._cell = self._row = self._para = self._heading = self._link = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if tag == "a" and "href" in attrs:
+            self._link = [attrs["href"], ""]
+            self.links.append(self._link)
         if tag == "span" and attrs.get("class") == "v":
             self._span = dict(attrs, shown="")
         elif tag == "table":
@@ -36,6 +40,8 @@ class PageParser(HTMLParser):
             self.images.append(attrs)
 
     def handle_endtag(self, tag):
+        if tag == "a":
+            self._link = None
         if tag == "span" and self._span is not None:
             self.values.append(self._span)
             self._span = None
@@ -52,6 +58,8 @@ class PageParser(HTMLParser):
             self._heading = None
 
     def handle_data(self, data):
+        if self._link is not None:
+            self._link[1] += data
         if self._span is not None:
             self._span["shown"] += data
         if self._cell is not None:

@@ -319,3 +319,51 @@ def test_demo_ledger_holds_every_headline_table_with_its_provenance(demo_run):
         assert source["inputs"], key
     assert ledger["settings"]["accounting"]["study1"]["bootstrap"]["draws"] == 2000
     assert any(m["slot"] == "models.qwen3" and "local build" in m["ran"] for m in ledger["models"])
+
+
+def item_means_match_estimates(items: pd.DataFrame, estimates: pd.DataFrame, keys: tuple[str, ...]) -> int:
+    """Every comparison's item means equal its replicate-averaged cells and components to 1e-12;
+    returns how many numbers were compared."""
+    from evidence_ledger.tables.items import ITEM_CELLS, ITEM_COMPONENTS
+
+    est = estimates[(estimates["replicate"] == -1) & (estimates["part"] == "") & (estimates["factor"] == "")
+                    & (estimates["population"] == "all")]
+    compared = 0
+    for key, group in items.groupby(list(keys)):
+        rows = est.set_index(list(keys)).loc[key]
+        value = rows.set_index("quantity")["value"]
+        for name in ITEM_CELLS + ITEM_COMPONENTS:
+            assert abs(group[name].mean() - value[name]) < 1e-12, (key, name)
+            compared += 1
+    return compared
+
+
+def test_demo_items_behind_every_decomposition_average_to_its_estimates(demo_run):
+    """Study 1, every Study 2 cell set and every external system: ITEMS means are the estimates,
+    and ITEM_TEXTS holds the claim of every item and answers of every run."""
+    from evidence_ledger.tables.items import ITEM_TEXTS, ITEMS
+
+    results = demo_run / "results"
+    study1 = read_frame(results / "accounting/study1/items.parquet", ITEMS)
+    assert item_means_match_estimates(study1, read_frame(results / "accounting/study1/estimates.parquet", ESTIMATES),
+                                      ("dataset", "system", "format", "budget")) == 10
+    study2 = read_frame(results / "accounting/study2/items.parquet", ITEMS)
+    estimates2 = read_frame(results / "accounting/study2/estimates.parquet", ESTIMATES)
+    config = layered_config(REPO)
+    estimates2 = estimates2[estimates2["parser"] == config["accounting"]["study2"]["parser"]]
+    n = item_means_match_estimates(study2, estimates2, ("dataset", "system", "format", "budget"))
+    generation = config["generation"]
+    assert study2["comparison"].nunique() == len(generation["datasets"]) * len(generation["models"]) * len(
+        generation["formats"]) * len(generation["budgets"]) and n == 10 * study2["comparison"].nunique()
+    for system in ("example", "rag_nq", "rag_eli5"):
+        items = read_frame(results / f"account/{system}/items.parquet", ITEMS)
+        item_means_match_estimates(items, read_frame(results / f"account/{system}/estimates.parquet", ESTIMATES),
+                                   ("dataset", "system", "format", "budget"))
+    texts = read_frame(results / "accounting/study2/item_texts.parquet", ITEM_TEXTS)
+    claims = texts[texts["kind"] == "claim"]
+    assert set(zip(study2["dataset"], study2["item_id"])) == set(zip(claims["dataset"], claims["item_id"]))
+    answers = texts[texts["kind"] == "answer"]
+    assert set(answers["replicate"]) == set(config["accounting"]["study2"]["seed_replicates"])
+    assert (texts[texts["kind"] == "evidence"]["text"].str.len() > 0).mean() > 0.5
+    s1_texts = read_frame(results / "accounting/study1/item_texts.parquet", ITEM_TEXTS)
+    assert set(s1_texts["kind"]) == {"claim", "evidence", "answer"}

@@ -20,6 +20,8 @@ rule account_system:
                                     "External systems"),
         metrics_tsv=report_output(ACCOUNT("answer_metrics_tsv"), "account_answer_metrics",
                                   "Accounting", "External systems"),
+        item_rows=ACCOUNT("items"),
+        item_texts=ACCOUNT("item_texts"),
     log:
         log_file("account", "account_system", "{system}"),
     benchmark:

@@ -100,6 +100,58 @@ rule study2_accounting:
         "../../scripts/call_stage.py"
 
 
+rule study1_items:
+    input:
+        counts=rules.study1_accounting.output.counts_out,
+        answers=VERIFIER("answer_indicators"),
+        evidence=VERIFIER("evidence_indicators"),
+        claims=INGEST("claims", dataset=config["verifier"]["dataset"], split="dev"),
+        evidence_texts=[verifier_evidence_path(s) for s in config["verifier"]["sources"]],
+        verifier_answers=VERIFIER("answers"),
+    output:
+        items_out=ACCOUNTING("items", study="study1"),
+        texts_out=ACCOUNTING("item_texts", study="study1"),
+    log:
+        log_file("accounting", "study1_items"),
+    benchmark:
+        timing_file("accounting", "study1_items")
+    params:
+        **study1_design(),
+        budget=ACC1["budget"],
+        answer_format=ACC1["format"],
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/call_stage.py"
+
+
+rule study2_items:
+    input:
+        **study2_inputs("answers", "evidence", "relevant", "families", "samples", "evidence_texts", "parsed"),
+    output:
+        items_out=ACCOUNTING("items", study="study2"),
+        texts_out=ACCOUNTING("item_texts", study="study2"),
+    log:
+        log_file("accounting", "study2_items"),
+    benchmark:
+        timing_file("accounting", "study2_items")
+    params:
+        **study2_panel(),
+        parser=ACC2["parser"],
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/call_stage.py"
+
+
 rule study2_bootstrap:
     input:
         counts=rules.study2_accounting.output.counts_out,

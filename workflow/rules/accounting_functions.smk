@@ -40,12 +40,14 @@ STUDY2_FILES = {
     # per dataset x model
     "answers": SCORING("answer_indicators"),
     "requests": GENERATION("requests"),
+    "parsed": GENERATION("parsed"),
     # per dataset
     "evidence": SCORING("evidence_indicators"),
     "relevant": SCORING("relevant"),
     "families": SAMPLING("families"),
     "samples": SAMPLING("sample"),
     "sample_summaries": SAMPLING("sample_summary"),
+    "evidence_texts": EVIDENCE("evidence"),
 }
 
 
@@ -148,7 +150,9 @@ def accounting_final_outputs():
                     ACCOUNTING("pattern_examples_tsv"), ACCOUNTING("invalid_rates_tsv")]
         targets += [ACCOUNTING("analysis_tsv", analysis=n) for n in STUDY2_ANALYSES]
     if enabled("study1"):
-        targets += [ACCOUNTING("study1_answer_metrics_tsv")]
+        targets += [ACCOUNTING("study1_answer_metrics_tsv"), ACCOUNTING("items", study="study1")]
+    if enabled("study2"):
+        targets += [ACCOUNTING("items", study="study2")]
     return targets
 
 

@@ -251,6 +251,8 @@ ACCOUNTING = path_provider("accounting", {
     "forest_svg": "accounting/study2/forest_primary.svg",
     "counts_by_parser": "accounting/study2/counts_by_parser.parquet",
     "analysis_tsv": "accounting/study2/{analysis}.tsv",
+    "items": "accounting/{study}/items.parquet",
+    "item_texts": "accounting/{study}/item_texts.parquet",
 })
 
 ACCOUNT = path_provider("account", {
@@ -261,6 +263,8 @@ ACCOUNT = path_provider("account", {
     "intervals": "account/{system}/intervals.parquet",
     "intervals_tsv": "account/{system}/intervals.tsv",
     "answer_metrics_tsv": "account/{system}/answer_metrics.tsv",
+    "items": "account/{system}/items.parquet",
+    "item_texts": "account/{system}/item_texts.parquet",
 })
 
 WIKICONTRADICT = path_provider("wikicontradict", {
@@ -288,6 +292,7 @@ REPORT = path_provider("report", {
     "gpu_fit": "report/gpu_fit.tsv",
     "claim_traces": "report/claim_traces.tsv",
     "summary": "report/summary.html",
+    "items": "report/items.html",
     "decomposition": "report/study1_decomposition.png",
     "ledger": "report/ledger.json",
 })

@@ -104,6 +104,29 @@ rule summary_page:
         "../../scripts/call_stage.py"
 
 
+rule items_page:
+    input:
+        unpack(items_page_inputs),
+    output:
+        html_out=report(
+            REPORT("items"),
+            caption="../report/items_page.rst",
+            category=SUMMARY_CATEGORY,
+        ),
+    log:
+        log_file("report", "items_page"),
+    benchmark:
+        timing_file("report", "items_page")
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/cpu.yaml"
+    script:
+        "../../scripts/call_stage.py"
+
+
 rule ledger:
     input:
         ledger_dependencies,

@@ -77,6 +77,17 @@ def summary_page_inputs(wildcards):
     return inputs
 
 
+def items_page_inputs(wildcards):
+    """Named inputs of items_page: the ITEMS (``item_tables``) and ITEM_TEXTS (``item_text_tables``)
+    tables of every accounting the run writes (Study 1 and Study 2 where enabled, then each system
+    under ``external``), aligned: ``item_text_tables[i]`` is written beside ``item_tables[i]``."""
+    studies = [study for study in ("study1", "study2") if enabled(study)]
+    return {"item_tables": [ACCOUNTING("items", study=s) for s in studies]
+                           + [ACCOUNT("items", system=s) for s in ACCOUNTED_SYSTEMS],
+            "item_text_tables": [ACCOUNTING("item_texts", study=s) for s in studies]
+                                + [ACCOUNT("item_texts", system=s) for s in ACCOUNTED_SYSTEMS]}
+
+
 # The report tables whose numbers go into results/report/ledger.json: one line per table,
 # (study switch, key, path, kind of table (report.ledger), study, rule that writes it).
 LEDGER_TABLES = (
@@ -136,7 +147,7 @@ def ledger_dependencies(wildcards):
 
 
 def report_final_outputs():
-    targets = [REPORT("provenance"), REPORT("summary"), REPORT("ledger")]
+    targets = [REPORT("provenance"), REPORT("summary"), REPORT("ledger"), REPORT("items")]
     if enabled("study2"):
         targets.append(REPORT("claim_traces"))
     return targets

@@ -3,8 +3,10 @@
   study1_accounting   ANSWER/EVIDENCE_INDICATORS + RELEVANT (+ UNRESOLVED_FLAGS) -> ESTIMATES,
                       CLUSTER_COUNTS (populations all + resolved), COVERAGE, summary TSV
   study1_bootstrap    CLUSTER_COUNTS -> INTERVALS (+ TSV), paired claim bootstrap
+  study1_items        CLUSTER_COUNTS + indicators + claims, evidence, verifier answers -> ITEMS, ITEM_TEXTS
   study2_accounting   indicators of every dataset x model + FAMILIES -> ESTIMATES and report
                       TSVs, INVALID_RATES, family CLUSTER_COUNTS, COVERAGE, PATTERN_TRACES
+  study2_items        indicators + FAMILIES + samples, evidence, parsed answers -> ITEMS, ITEM_TEXTS
   study2_bootstrap    CLUSTER_COUNTS -> INTERVALS (+ TSV) of one comparison family
   decision_labels     primary INTERVALS + ESTIMATES -> DECISION_CRITERIA, DECISION_LABEL (+ TSVs)
   study2_forest_plot  primary INTERVALS -> Figure 1 (PNG, SVG)
@@ -45,30 +47,17 @@ from ..resampling.bootstrap import bonferroni_tail
 from .controls import control_rows
 from .populations import design_rows, population_rows
 from .decisions import DecisionRule, criteria_table, decide, forest_plot
+from .inputs import by_dataset, by_dataset_and_model
 from .estimates import sort_estimates, study1_estimates, study2_panel_estimates
 from .intervals import draw_progress_logger, interval_table, panel_intervals
 from .panel import (aggregate_to_families, build_claim_panel, panel_from_frame, panel_to_frame, replicate_subpanel,
                     sort_claims)
 from .patterns import invalid_rates, pattern_examples, pattern_traces
+from .items import write_item_tables
+from .pipeline_items import study1_item_tables, study2_item_tables
 from .reference import attach_reference, read_reference, reference_decision_label
 
 log = logging.getLogger(__name__)
-
-
-def _by_dataset(paths: Sequence[str], datasets: Sequence[str]) -> dict[str, str]:
-    """``{dataset: path}`` of a per-dataset input list in ``datasets`` order."""
-    paths, datasets = list(paths), list(datasets)
-    if len(paths) != len(datasets):
-        raise ValueError(f"{len(paths)} files for the {len(datasets)} datasets {datasets}")
-    return dict(zip(datasets, paths))
-
-
-def _by_dataset_and_model(paths: Sequence[str], datasets: Sequence[str], models: Sequence[str]) -> dict[str, dict]:
-    """``{dataset: {model: path}}`` of a per-dataset-x-model input list, dataset-major."""
-    paths, models = list(paths), list(models)
-    if len(paths) != len(datasets) * len(models):
-        raise ValueError(f"{len(paths)} files for the {len(datasets)} datasets x {len(models)} models")
-    return {d: dict(zip(models, paths[i * len(models):(i + 1) * len(models)])) for i, d in enumerate(datasets)}
 
 
 def _reference(path) -> pd.DataFrame | None:
@@ -148,8 +137,8 @@ def study2_accounting(*, answers: Sequence[str], evidence: Sequence[str], releva
     ``answers`` (dataset x model), ``evidence``, ``relevant`` and ``families`` (per dataset): the
     input tables of every dataset of ``datasets`` and model of ``models``, in panel order."""
     datasets, models = list(datasets), list(models)
-    answers = _by_dataset_and_model(answers, datasets, models)
-    evidence, relevant, families = (_by_dataset(x, datasets) for x in (evidence, relevant, families))
+    answers = by_dataset_and_model(answers, datasets, models)
+    evidence, relevant, families = (by_dataset(x, datasets) for x in (evidence, relevant, families))
     seeds, greedy = list(seed_replicates), greedy_replicate
     replicates = ([greedy] if greedy is not None else []) + seeds
     ref = _reference(reference)
@@ -211,6 +200,32 @@ def study2_accounting(*, answers: Sequence[str], evidence: Sequence[str], releva
     traces = pd.concat(trace_parts, ignore_index=True) if trace_parts else PATTERN_TRACES.empty().to_pandas()
     tables.write_table(traces, traces_out, PATTERN_TRACES)
     write_report_tsv(pattern_examples(traces, greedy), examples_out)
+
+
+def study1_items(*, counts, answers, evidence, claims, evidence_texts: Sequence[str], verifier_answers, dataset: str,
+                 system: str, parser: str, sources: Sequence[str], budget: str, checkpoints: Sequence[int],
+                 answer_format: str, items_out, texts_out) -> None:
+    """Study 1's ITEMS and ITEM_TEXTS (``accounting.pipeline_items``): each claim's cells and share
+    of every component, the verifier's answers, each source's evidence text."""
+    items, texts = study1_item_tables(
+        counts=counts, answers=answers, evidence=evidence, claims=claims, evidence_texts=evidence_texts,
+        verifier_answers=verifier_answers, dataset=dataset, system=system, parser=parser, sources=sources,
+        budget=budget, checkpoints=checkpoints, answer_format=answer_format)
+    write_item_tables(items, texts, items_out, texts_out)
+
+
+def study2_items(*, answers: Sequence[str], evidence: Sequence[str], relevant: Sequence[str],
+                 families: Sequence[str], samples: Sequence[str], evidence_texts: Sequence[str],
+                 parsed: Sequence[str], datasets: Sequence[str], models: Sequence[str], sources: Sequence[str],
+                 budgets: Sequence[str], formats: Sequence[str], parser: str, seed_replicates: Sequence[int],
+                 items_out, texts_out) -> None:
+    """ITEMS and ITEM_TEXTS of every Study 2 comparison (dataset x model x format x budget of the
+    primary ``parser``, over the sampled seeds; ``accounting.pipeline_items``)."""
+    items, texts = study2_item_tables(
+        answers=answers, evidence=evidence, relevant=relevant, families=families, samples=samples,
+        evidence_texts=evidence_texts, parsed=parsed, datasets=datasets, models=models, sources=sources,
+        budgets=budgets, formats=formats, parser=parser, seed_replicates=seed_replicates)
+    write_item_tables(items, texts, items_out, texts_out)
 
 
 def study2_bootstrap(*, counts, reference=None, family: str, datasets: Sequence[str], models: Sequence[str],
@@ -285,8 +300,8 @@ def study2_controls(*, answers: Sequence[str], evidence: Sequence[str], relevant
     control its units, feasibility, score, E-type contrasts against ``none`` and answer agreement
     with ``none``, intervals by the primary draw protocol at tail ``alpha / (2 family_size)``.
     Inputs in panel order as in :func:`study2_accounting`."""
-    answers = _by_dataset_and_model(answers, datasets, models)
-    evidence, relevant, families = (_by_dataset(x, datasets) for x in (evidence, relevant, families))
+    answers = by_dataset_and_model(answers, datasets, models)
+    evidence, relevant, families = (by_dataset(x, datasets) for x in (evidence, relevant, families))
     tail = bonferroni_tail(alpha, family_size)
     rows = []
     for dataset in datasets:
@@ -345,7 +360,7 @@ def study2_answer_accuracy(*, answers: Sequence[str], families: Sequence[str], d
                            accuracy_out) -> None:
     """Study 2 answer accuracy per cell (INVALID counted wrong) for every parser, seed mean with
     primary-protocol intervals and the greedy value. Inputs in panel order as in :func:`study2_accounting`."""
-    answers, families = _by_dataset_and_model(answers, datasets, models), _by_dataset(families, datasets)
+    answers, families = by_dataset_and_model(answers, datasets, models), by_dataset(families, datasets)
     tail = bonferroni_tail(alpha, family_size)
     rows = []
     for dataset in datasets:
@@ -370,8 +385,8 @@ def study2_parser_sensitivity(*, answers: Sequence[str], evidence: Sequence[str]
     primary draws (a fresh ``PCG64(seed)`` per dataset and parser, so every parser gets the same
     family and seed-index draws); the family counts of every parser are saved. Inputs in panel
     order as in :func:`study2_accounting`."""
-    answers = _by_dataset_and_model(answers, datasets, models)
-    evidence, relevant, families = (_by_dataset(x, datasets) for x in (evidence, relevant, families))
+    answers = by_dataset_and_model(answers, datasets, models)
+    evidence, relevant, families = (by_dataset(x, datasets) for x in (evidence, relevant, families))
     tail = bonferroni_tail(alpha, family_size)
     rows, count_parts = [], []
     for dataset in datasets:
@@ -455,9 +470,9 @@ def design_tables(*, requests: Sequence, sample_summaries: Sequence[str], sample
     population's size through the joins). ``requests``: the REQUESTS table of every model x
     dataset; the other inputs in panel order as in :func:`study2_accounting` (``sample_summaries``
     and ``samples`` one per dataset)."""
-    answers = _by_dataset_and_model(answers, datasets, models)
+    answers = by_dataset_and_model(answers, datasets, models)
     sample_summaries, samples, families, evidence, relevant = (
-        _by_dataset(x, datasets) for x in (sample_summaries, samples, families, evidence, relevant))
+        by_dataset(x, datasets) for x in (sample_summaries, samples, families, evidence, relevant))
     req = pd.concat([tables.read_frame(p, REQUESTS, columns=["model", "dataset", "condition", "request_id"]
                                        + ["source", "budget", "format", "code_mapping", "replicate"])
                      for p in requests], ignore_index=True)

@@ -3,6 +3,8 @@
   score {fever,feverous,kilt,scifact,...,diffgr}   score official prediction files (prints JSON)
   account {fever,feverous,kilt,scifact,...}        account a system's source-0 / source-1 prediction
                                                    files: how much of a gain is evidence, how much answers
+  items DIR --component C [--top N] [--pattern P]  the items that carry a component most, with their
+                                                   claim and answers (an accounting's items.parquet)
   check [--configfile CONFIG ...] [--config KEY=VALUE ...]   refuse a run at start: config, data,
                                                    models, machine
   plan --configfile CONFIG [--config ...]          count generation requests and estimate GPU time
@@ -19,7 +21,7 @@ the one list of the commands (``__main__`` builds its parser from it).
 from __future__ import annotations
 
 #: every command's module, in help order
-COMMANDS = ("score", "account", "check", "plan", "call", "rehearsal_data", "convert_weights")
+COMMANDS = ("score", "account", "items", "check", "plan", "call", "rehearsal_data", "convert_weights")
 
 
 def command_modules() -> tuple[str, ...]:

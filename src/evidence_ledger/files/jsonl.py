@@ -51,7 +51,7 @@ def _object_with_unique_keys(pairs: list[tuple[str, object]]) -> dict:
 def parse_json(text: str, path, line: int | None, field: str = JSON_FIELD, *, unique_keys: bool = False):
     """``json.loads(text)`` with its failures as InputError naming ``path``, ``line``, ``field``
     (``unique_keys``: an object repeating a key is one of them)."""
-    bad = _UNDECODABLE.search(text)
+    bad = None if text.isascii() else _UNDECODABLE.search(text)  # isascii is O(1); undecodable bytes are not ASCII
     if bad:
         byte = ord(bad.group()) - 0xDC00
         raise InputError(path, line, field, f"not valid UTF-8 (byte 0x{byte:02x} at column {bad.start() + 1})")

@@ -12,8 +12,11 @@ qualifies, ``evidence`` the evidence score where it is more than the eligibility
 R-precision), ``den`` the item's denominator where it is not 1 (SciFact: ``P_a + R``), ``classes``
 the gold and predicted class of each item where the answers are labels, ``crossing`` what the
 format's ``cross`` reads beyond these (SciFact: per abstract the label's and the rationale's
-indicators). ``facts`` counts what was read but is odd (summed over files by the reader),
-``warned`` the scorer's warnings, given again by the reader in the process that prints them.
+indicators). ``texts`` is what an item explorer shows of each item, by kind (:data:`TEXT_KINDS`):
+the claim or question and the gold as the gold file gives them, this file's answer and the
+evidence it cites (ids, KILT's page titles, cut after the ids its scorer reads). ``facts`` counts
+what was read but is odd (summed over files by the reader), ``warned`` the scorer's warnings,
+given again by the reader in the process that prints them.
 """
 from __future__ import annotations
 
@@ -21,6 +24,10 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
+
+#: the texts a file gives of each item: the gold file's ``claim`` (or question) and ``gold``, the
+#: file's own ``answer`` and ``evidence``
+TEXT_KINDS = ("claim", "gold", "answer", "evidence")
 
 
 @dataclass
@@ -32,6 +39,7 @@ class ItemScores:
     den: np.ndarray | None = None
     classes: tuple[list, list] | None = None  # (gold class, predicted class) per item
     crossing: list | None = None
+    texts: dict[str, list[str]] = field(default_factory=dict)
     facts: dict = field(default_factory=dict)
     warned: list[str] = field(default_factory=list)
 
@@ -57,4 +65,4 @@ def aligned(scores: ItemScores, position: Mapping[str, int]) -> ItemScores:
     classes = None if scores.classes is None else (take(scores.classes[0]), take(scores.classes[1]))
     return replace(scores, ids=take(scores.ids), answer=take(scores.answer), eligible=take(scores.eligible),
                    evidence=take(scores.evidence), den=take(scores.den), classes=classes,
-                   crossing=take(scores.crossing))
+                   crossing=take(scores.crossing), texts={kind: take(v) for kind, v in scores.texts.items()})

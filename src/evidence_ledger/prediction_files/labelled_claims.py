@@ -42,6 +42,16 @@ LABEL_RATE_ROWS = (
 )
 
 
+def cited_text(items, shown: int) -> str:
+    """A prediction's cited evidence as text: its first ``shown`` items (FEVER ``[page, line]`` as
+    ``page:line``, FEVEROUS ids or ``[page, type, position]`` triples as written), and how many more."""
+    items = list(items) if isinstance(items, list) else []
+    def one(item) -> str:
+        return ":".join(map(str, item)) if isinstance(item, list) else str(item)
+    text = "; ".join(one(item) for item in items[:shown])
+    return text + (f" (+{len(items) - shown} more)" if len(items) > shown else "")
+
+
 def check_unique_gold_ids(claim_ids, gold_lines, gold_path: str) -> None:
     """Claim ids are the resampling units: a gold file repeating one is refused (by position the
     scorers pair lines without looking at ids)."""
@@ -133,10 +143,16 @@ class LabelledClaimsFormat(AccountedFormat):
                                                      match=settings["match"], gold=records, parsed_gold=parsed)
         claim_ids = [x.claim_id for x in lines]
         check_unique_gold_ids(claim_ids, [x.gold_line for x in lines], gold_path)
+        shown = sum(self.cap_values(settings))
+        gold_records = [g_rec for (_, _, g_rec), _ in submission.pairs]
+        predictions = [p_rec for _, (_, p_rec) in submission.pairs]
         return ItemScores(
             claim_ids, answer=np.array([x.score.label_correct for x in lines], dtype=np.int64),
             eligible=np.array([x.score.evidence_eligible for x in lines], dtype=np.int64),
             classes=([x.gold_label.upper() for x in lines], [x.predicted_label.upper() for x in lines]),
+            texts={"claim": [str(rec.get("claim", "")) for rec in gold_records],
+                   "answer": [x.predicted_label for x in lines],
+                   "evidence": [cited_text(rec.get("predicted_evidence"), shown) for rec in predictions]},
             facts={"files_matched_by_position": int(submission.mode == "position"),
                    "id_disagreements": submission.id_disagreements, "own_gold_ignored": submission.own_gold_ignored})
 

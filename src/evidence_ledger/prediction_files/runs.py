@@ -31,6 +31,12 @@ from ..errors import ExpectedError, InputError
 from .format_registry import AccountedFormat, get_format
 from .item_scores import ItemScores, aligned
 
+#: how the tables name the cell set of runs read from prediction files: answers as the files give
+#: them (format ``official``, parser ``none``), evidence unbudgeted (``full``)
+FORMAT = "official"
+PARSER = "none"
+BUDGET = "full"
+
 
 @dataclass
 class Runs:
@@ -42,8 +48,10 @@ class Runs:
     item, ``answer[k, r, a]`` is the answer score (named ``answer_name`` in the tables),
     ``eligible[k, r, b]`` the evidence's eligibility and ``evidence[k, r, b]`` the evidence score
     where it is more than that (named ``evidence_name``); where answers are labels,
-    ``gold_class[k]`` and ``predicted[k, r, a]`` are the classes. ``facts``: what the files'
-    reading counted (summed over files; the gold file's own once)."""
+    ``gold_class[k]`` and ``predicted[k, r, a]`` are the classes. ``texts``: what an item
+    explorer shows, ``claim`` and ``gold`` per item (K,), ``answer`` and ``evidence`` per item,
+    run and source (K, R, 2), where the format gives them. ``facts``: what the files' reading
+    counted (summed over files; the gold file's own once)."""
 
     format: str
     metric: str
@@ -59,6 +67,7 @@ class Runs:
     predicted: np.ndarray | None = None
     answer_name: str = ""
     evidence_name: str = ""
+    texts: dict = field(default_factory=dict)
     facts: dict = field(default_factory=dict)
 
     @property
@@ -158,6 +167,21 @@ def stacked(files: Sequence[Sequence[ItemScores]], field_name: str) -> np.ndarra
     return np.stack([np.stack(run, axis=1) for run in values], axis=2)
 
 
+def stacked_texts(files: Sequence[Sequence[ItemScores]]) -> dict[str, np.ndarray]:
+    """The texts of every file: the gold file's (``claim``, ``gold``) once, (K,); each file's own
+    (``answer``, ``evidence``) as (K, R, 2) object arrays."""
+    first = files[0][0]
+    texts = {kind: np.asarray(first.texts[kind], dtype=object) for kind in ("claim", "gold") if kind in first.texts}
+    for kind in ("answer", "evidence"):
+        if all(kind in scores.texts for run in files for scores in run):
+            out = np.empty((len(first), len(files[0]), 2), dtype=object)
+            for a, run in enumerate(files):
+                for r, scores in enumerate(run):
+                    out[:, r, a] = scores.texts[kind]
+            texts[kind] = out
+    return texts
+
+
 def read_runs(fmt: AccountedFormat, gold_path, source0: Sequence, source1: Sequence, settings: Mapping,
               jobs: int = 1) -> Runs:
     """Read and score every run of both sources against ``gold_path`` (see the module doc)."""
@@ -191,4 +215,4 @@ def read_runs(fmt: AccountedFormat, gold_path, source0: Sequence, source1: Seque
                 answer=stacked(by_source, "answer"), eligible=stacked(by_source, "eligible"),
                 evidence=stacked(by_source, "evidence"), gold_class=gold_class, predicted=predicted,
                 answer_name=fmt.answer_name(settings), evidence_name=fmt.evidence_name,
-                facts=summed_facts(fmt, scored))
+                texts=stacked_texts(by_source), facts=summed_facts(fmt, scored))

@@ -6,7 +6,8 @@ In:  :class:`~.runs.Runs` (per-item, per-run numbers of one system's source-0 an
 Out: :class:`Accounted`: ESTIMATES, CLUSTER_COUNTS, COVERAGE and INTERVALS frames
      (``tables.accounting``) and the answer-metric rows of the Study 1 report
      (``answer_metrics.tsv``), computed by the same functions as the pipeline's
-     ``study1_accounting``, ``study1_bootstrap`` and ``study1_answer_metrics``.
+     ``study1_accounting``, ``study1_bootstrap`` and ``study1_answer_metrics``; the ITEMS and
+     ITEM_TEXTS of its items (``prediction_files.items``).
 
 Study 1's method ("What Changes When Fact-Verification Scores Improve?", Study 1): T00..T11
 and the components (gain, E0, A1, A0, E1, interaction) from exact per-run scores averaged over
@@ -44,11 +45,8 @@ from ..errors import InputError
 from ..resampling.bootstrap import bonferroni_tail, run_jobs
 from ..tables.accounting import ESTIMATES
 from ..tables.sampling import FAMILIES
-from .runs import Runs
-
-FORMAT = "official"
-PARSER = "none"
-BUDGET = "full"
+from .items import runs_item_texts, runs_items
+from .runs import BUDGET, FORMAT, PARSER, Runs
 
 
 @dataclass(frozen=True)
@@ -75,6 +73,8 @@ class Accounted:
     coverage: pd.DataFrame
     intervals: pd.DataFrame
     metrics: pd.DataFrame | None
+    items: pd.DataFrame | None = None  # ITEMS of the one comparison
+    item_texts: pd.DataFrame | None = None  # ITEM_TEXTS of its items
 
 
 def read_families(path, dataset: str, units: list[str]) -> pd.DataFrame:
@@ -207,4 +207,6 @@ def account_runs(runs: Runs, *, system: str, sources: tuple[str, str], settings:
                 "clusters": len(boot_panel.units), **runs.facts}
     coverage = pd.DataFrame([{"study": "study1", "population": "all", "dataset": runs.format, "system": system,
                               "parser": PARSER, "item": item, "count": int(n)} for item, n in coverage.items()])
-    return Accounted(estimates, counts, coverage, intervals, metrics)
+    items = runs_items(runs, system=system, sources=sources, families=families)
+    return Accounted(estimates, counts, coverage, intervals, metrics, items,
+                     runs_item_texts(runs, system=system, sources=sources))

@@ -7,11 +7,14 @@ Out: under one directory (``account --out``; the pipeline's ``results/account/<s
   estimates.parquet   ESTIMATES (``tables.accounting``)       estimates.tsv   its report rows
   counts.parquet      CLUSTER_COUNTS (per claim; continuous numerators: CLUSTER_SCORES)  coverage.parquet  COVERAGE
   intervals.parquet   INTERVALS (the Study 1 family)          intervals.tsv   its report rows
+  items.parquet       ITEMS: per item its cells, its share of every component, its scores
+  item_texts.parquet  ITEM_TEXTS: per item the claim, each run's answer and cited evidence
   answer_metrics.tsv  the answer and evidence rates per source with intervals (labels: accuracy,
                       macro-F1, eligibility; KILT: the answer metric, R-precision and
                       eligibility); header only where the format has none (SciFact)
   and from the command also provenance.tsv (inputs with their sha256, settings, packages),
-  summary.html + decomposition.png (the pipeline's summary-page code) and ledger.json.
+  summary.html + decomposition.png (the pipeline's summary-page code), items.html (the item
+  explorer of items.parquet, ``report.items_page``) and ledger.json.
 
 The report TSVs are those the pipeline writes under ``results/accounting/study1/`` (the
 estimates TSV: replicate-averaged rows and per-run T00, T11 and gain).
@@ -28,7 +31,9 @@ from .. import tables
 from ..report.ledger import LedgerSource, build_ledger, file_sha256, write_ledger
 from ..report.provenance import package_versions, write_provenance_tsv
 from ..report.accounted import accounted_summary_page
+from ..report.items_page import write_items_page
 from ..tables.report_tsv import write_report_tsv
+from ..accounting.items import write_item_tables
 from ..accounting.metrics import is_continuous
 from ..tables.accounting import CLUSTER_COUNTS, CLUSTER_SCORES, COVERAGE, ESTIMATES, INTERVALS
 from .tables import Accounted
@@ -36,10 +41,10 @@ from .tables import Accounted
 TABLE_FILES = {
     "estimates": "estimates.parquet", "estimates_tsv": "estimates.tsv", "counts": "counts.parquet",
     "coverage": "coverage.parquet", "intervals": "intervals.parquet", "intervals_tsv": "intervals.tsv",
-    "metrics_tsv": "answer_metrics.tsv",
+    "metrics_tsv": "answer_metrics.tsv", "item_rows": "items.parquet", "item_texts": "item_texts.parquet",
 }
 PAGE_FILES = {"provenance": "provenance.tsv", "html": "summary.html", "decomposition": "decomposition.png",
-              "ledger": "ledger.json"}
+              "ledger": "ledger.json", "items_html": "items.html"}
 METRIC_COLUMNS = ("dataset", "system", "parser", "quantity", "classes", "estimate", "lower", "upper", "boot_mean",
                   "boot_sd", "tail", "n_draws", "seed", "n_clusters", "study", "population", "reference",
                   "reference_lower", "reference_upper")
@@ -69,6 +74,7 @@ def write_tables(accounted: Accounted, paths: Mapping[str, str]) -> None:
     write_report_tsv(accounted.intervals, paths["intervals_tsv"])
     metrics = accounted.metrics if accounted.metrics is not None else pd.DataFrame(columns=list(METRIC_COLUMNS))
     write_report_tsv(metrics, paths["metrics_tsv"])
+    write_item_tables(accounted.items, accounted.item_texts, paths["item_rows"], paths["item_texts"])
 
 
 def ledger_sources(paths: Mapping[str, str], rule: str, inputs: Sequence[str]) -> dict[str, LedgerSource]:
@@ -106,6 +112,8 @@ def write_account_dir(accounted: Accounted, out: Path, *, title: str, intro: str
                            intervals=paths["intervals_tsv"], metrics=paths["metrics_tsv"],
                            provenance=paths["provenance"], html_out=paths["html"],
                            decomposition_out=paths["decomposition"], layout=layout)
+    write_items_page(items=[paths["item_rows"]], item_texts=[paths["item_texts"]], html_out=paths["items_html"],
+                     title=f"Evidence Ledger: {title}: the items behind each component")
     ledger = build_ledger(kind="account", sources=ledger_sources(TABLE_FILES, "account", [p for _, p in inputs]),
                           provenance=provenance, settings=settings, base_dir=out, inputs_dir=".",
                           matching=dict(matching) if matching else None)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .decomposition import decomposition_figure, decomposition_png_bytes
+from .item_links import estimates_items_links
 from .sources import MISSING_TEXT, SourceTable, find_row, read_source_table
 from .run_sections import whole_table_section
 from .study1_sections import EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, study1_bars
@@ -111,6 +112,7 @@ def accounted_system_section(key: str, title: str, estimates: SourceTable | None
     blocks = [Table(("Quantity", "Definition", "Estimate [interval]"), tuple(rows), (False, False, True),
                     caption="Points (score × 100), each run's official score averaged over the runs; intervals: "
                             + (caption or "percentile intervals of the paired claim bootstrap") + ".")]
+    blocks += estimates_items_links(estimates, "study1")  # an account's items are a Study 1 accounting's
     if decomposition_png is not None:
         blocks.append(Figure(decomposition_png, f"{title}: gain, E0 + A1, A0 + E1",
                              "The gain split both ways: E0 + A1 (change the evidence first) and A0 + E1 (change the "

@@ -7,6 +7,8 @@
   summary_page  the report TSVs of the studies (+ Figure 1 PNG) and the provenance TSV -> summary
                 HTML page (its run-kind banner and headline marked as the report's landing
                 part) and the Study 1 decomposition PNG
+  items_page    every ITEMS / ITEM_TEXTS pair the accountings wrote -> the item explorer HTML
+                (``report.items_page``)
   ledger        the headline report TSVs, the files their rules read and the provenance TSV ->
                 ledger.json (every headline number with its provenance, the run's settings)
 
@@ -30,6 +32,7 @@ from ..tables.ingest import CLAIMS
 from ..tables.ingest_readers import read_units
 from .accounted import accounted_sections
 from .decomposition import decomposition_figure
+from .items_page import write_items_page
 from .ledger import LedgerSource, build_ledger, read_provenance_rows, write_ledger
 from .provenance import provenance_rows, write_provenance_tsv
 from .sources import read_source_table
@@ -180,6 +183,14 @@ def summary_page(*, study1_estimates=None, study1_intervals=None, study1_unresol
     write_text_atomic(html_out, render_page(sections))
     log.info("summary page: %d sections (%d absent) -> %s", len(sections), sum(bool(s.absent) for s in sections),
              html_out)
+
+
+def items_page(*, item_tables: Sequence[str], item_text_tables: Sequence[str], html_out) -> None:
+    """The run's item explorer (``report.items_page``) beside the summary page, which links each
+    decomposition to it: ``item_tables`` / ``item_text_tables`` the ITEMS and ITEM_TEXTS tables of
+    every accounting of the run (Study 1, Study 2, each system under config ``external``),
+    aligned. (Snakemake reserves the input name ``items``.)"""
+    write_items_page(items=item_tables, item_texts=item_text_tables, html_out=html_out)
 
 
 def ledger(*, sources: Mapping[str, Mapping], provenance, settings: Mapping, ledger_out) -> None:

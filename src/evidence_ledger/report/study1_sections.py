@@ -8,6 +8,7 @@ Out: :class:`~evidence_ledger.report.summary.Section` objects, and the bars of
 from __future__ import annotations
 
 from .decomposition import Bar
+from .item_links import estimates_items_links
 from .sources import SourceTable, find_row, find_rows, value
 from .summary import NOT_RUN, Cell, Figure, Section, Table, cell, interval_cell, paper_cell, pivot_rows
 
@@ -122,7 +123,7 @@ def study1_section(estimates: SourceTable | None, intervals: SourceTable | None,
     rates = Table(("Quantity", "Definition", "This run", "Paper"), rate_rows, (False, False, True, True),
                   caption="Accuracy, macro-F1 and evidence eligibility (points; with its interval where the Study 1 "
                           "intervals table has one).")
-    blocks = (main,)
+    blocks = (main,) + estimates_items_links(estimates, "study1")
     if decomposition_png is not None:
         blocks += (Figure(decomposition_png, "Study 1 decomposition: gain, E0 + A1, A0 + E1",
                           "The gain split both ways: E0 + A1 and A0 + E1 (bars: this run; black: interval; "

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..tables.items import ITEM_COMPONENTS, comparison_key
+from .item_links import items_href
 from .sources import MISSING_TEXT, SourceTable, find_row, find_rows, value
-from .summary import NOT_RUN, Figure, Paragraph, Section, Table, cell, interval_cell, interval_of, paper_cell, pivot_rows
+from .summary import (NOT_RUN, Figure, Link, Paragraph, Section, Table, cell, interval_cell, interval_of, paper_cell,
+                      pivot_rows)
 
 
 def decision_section(label: SourceTable | None, criteria: SourceTable | None, primary: SourceTable | None,
@@ -162,18 +165,35 @@ def answer_accuracy_section(accuracy: SourceTable | None, sources: Sequence[str]
 PARTITION_PARTS = ("identical", "different")
 
 
+PARTITION_KEYS = ("dataset", "system", "quantity", "format", "budget")
+
+
+def cell_set_items_link(keys: dict[str, str], parser: str) -> tuple:
+    """The cell of a Study 2 row (``keys``: its dataset, system, format, budget and quantity)
+    that links to its cell set's items in the explorer, grouped by the quantity where it is a
+    component."""
+    key = comparison_key({**keys, "study": "study2", "parser": parser})
+    component = keys["quantity"] if keys["quantity"] in ITEM_COMPONENTS else None
+    return (Link("items", items_href(key, component)),)
+
+
 def partition_section(partition: SourceTable | None, parser: str) -> Section:
     """The identical-answer partition (``partition.tsv``, primary parser, seed average): E0 and
-    E1 split into the claims whose two sources gave identical valid answers and the rest."""
+    E1 split into the claims whose two sources gave identical valid answers and the rest, each
+    row linked to its cell set's items (the item explorer)."""
     title = "Study 2: identical-answer partition of E0 and E1"
     if partition is None:
         return Section("partition", title, nav="Partition", absent=NOT_RUN.format("Study 2", "study2"))
-    rows = pivot_rows(partition, ("dataset", "system", "quantity", "format", "budget"), "part", PARTITION_PARTS,
+    rows = pivot_rows(partition, PARTITION_KEYS, "part", PARTITION_PARTS,
                       lambda t, r: cell(t, r, "value", "points"), parser=parser, replicate="-1")
+    rows = tuple(row + (cell_set_items_link({k: c[0].text for k, c in zip(PARTITION_KEYS, row)}, parser),)
+                 for row in rows)
     return Section("partition", title, nav="Partition", blocks=(Table(
-        ("Dataset", "System", "Quantity", "Format", "Budget") + PARTITION_PARTS, rows, (False,) * 5 + (True, True),
+        ("Dataset", "System", "Quantity", "Format", "Budget") + PARTITION_PARTS + ("Items",), rows,
+        (False,) * 5 + (True, True, False),
         caption=f"Points on the full denominator, so the two parts add up to the quantity; parser {parser}, mean "
-                f"of the seeds (from {partition.path})."),))
+                f"of the seeds (from {partition.path}); items: the cell set's items grouped by the quantity "
+                "(the item explorer)."),))
 
 
 def invalid_rates_section(rates: SourceTable | None, paper_parser: str) -> Section:

@@ -9,6 +9,9 @@ Out: :class:`Section` objects (tables of cells, paragraphs, figures) and the pag
      the sections are in ``study1_sections``, ``study2_sections``, ``conflict_sections`` and
      ``run_sections``.
 
+A :class:`Link` is text that links to another page of the run (the item explorer,
+``items.html``, beside the summary page: ``report.item_links``).
+
 Every number on the page is a :class:`sources.Value`: one cell of one source TSV, shown
 rounded and tagged with ``data-src`` / ``data-line`` / ``data-col`` / ``data-text`` (the
 cell's exact text) so it can be checked against its file. The paper's values are the
@@ -29,7 +32,14 @@ from markupsafe import Markup
 from .sources import MISSING_TEXT, SourceTable, Value, find_row, find_rows, is_missing, value
 
 
-Fragment = Union[Value, str]
+@dataclass(frozen=True)
+class Link:
+    """Text shown as a link to ``href`` (a URL relative to the page)."""
+    text: str
+    href: str
+
+
+Fragment = Union[Value, Link, str]
 Cell = tuple  # of Fragment
 
 
@@ -44,6 +54,7 @@ class Table:
 @dataclass(frozen=True)
 class Paragraph:
     fragments: Cell
+    style: str = "headline"  # its class on the page: "headline" (boxed) or "links" (a plain line)
 
 
 @dataclass(frozen=True)
@@ -150,13 +161,14 @@ BLOCK_TYPES = (Table, Paragraph, Figure)  # what a section's blocks are; the tem
 
 @functools.cache
 def page_template() -> jinja2.Template:
-    """``templates/summary.html`` of this package. The templates tell a value from text and one
-    block from another with the tests ``value``, ``table``, ``paragraph`` and ``figure``."""
+    """``templates/summary.html`` of this package. The templates tell a value or a link from text
+    and one block from another with the tests ``value``, ``link``, ``table``, ``paragraph`` and
+    ``figure``."""
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader(__package__, "templates"), autoescape=True, finalize=html_escaped,
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     environment.tests.update({cls.__name__.lower(): (lambda obj, cls=cls: isinstance(obj, cls))
-                              for cls in (Value,) + BLOCK_TYPES})
+                              for cls in (Value, Link) + BLOCK_TYPES})
     environment.filters.update(value_location=value_location, base64_lines=png_base64_lines)
     environment.globals["zip"] = zip
     return environment.get_template("summary.html")

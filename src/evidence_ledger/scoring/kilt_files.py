@@ -2,8 +2,10 @@
 
 In:  two KILT JSON-lines files (one record per line: ``id``, ``input``, ``output``: a list of
      ``{"answer": ..., "provenance": [...]}``). Out: the gold items (:func:`read_kilt_gold`:
-     ``{"id", "line", "record"}`` dicts in file order) and, per gold item, its prediction
-     (:func:`pair_kilt_predictions`), plus the counts of what was accepted but is odd.
+     ``{"id", "line", "record"}`` dicts in file order, held: the gold file is small) and the
+     prediction file as a stream (:class:`PairedPredictions`): one line at a time, validated and
+     paired with its gold item by id, so that a caller keeps what it computes from a line and
+     never the file; plus the count of prediction ids not in the gold file.
 
 Ids compare as KILT compares them, ``str(id).strip()`` (``5`` and ``"5"`` are one item).
 Errors (:class:`~evidence_ledger.errors.InputError`, naming file, line and field): a line
@@ -13,19 +15,25 @@ non-empty string answer, a gold answer or title that is not a string, a predicti
 ``output`` is not exactly one object (KILT demands exactly one) or has no ``answer``, an
 answer that is a list or an object, a ``provenance`` that is not a list of objects, a
 provenance ``text`` or ``title`` that is not a string (or null), and a gold id without a
-prediction. For retrieval only (``eval_retrieval``'s own rules) answers are not needed and
-the scored output is the one output that has ``provenance`` (exactly one, else an error). Accepted and
-counted: a prediction id not in the gold file (KILT aligns predictions to the gold ids and
-drops the others; counted as ``predictions_not_in_gold``, warned), and a non-string scalar
-answer (scored as ``str(answer)``, as KILT does; ``non_string_answers``).
+prediction (raised once the whole prediction file is read, so a bad line comes first, as it
+would if the file were read whole). For retrieval only (``eval_retrieval``'s own rules)
+answers are not needed and the scored output is the one output that has ``provenance``
+(exactly one, else an error). Accepted and counted: a prediction id not in the gold file (KILT
+aligns predictions to the gold ids and drops the others; counted as
+``predictions_not_in_gold``, warned), and a non-string scalar answer (scored as
+``str(answer)``, as KILT does; ``non_string_answers``).
 """
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from itertools import repeat
+from typing import Iterator, Sequence
 
 from evidence_ledger.errors import InputError
-from evidence_ledger.files.jsonl import read_jsonl
+from evidence_ledger.files.jsonl import iter_jsonl
+
+ABSENT = object()  # a provenance entry without the field (allowed: nothing to check)
+TEXT_TYPES = frozenset((str, type(ABSENT)))  # what a provenance text field may hold (null: only where nullable)
 
 
 def item_id(record: dict, path, line: int) -> str:
@@ -41,18 +49,25 @@ def item_id(record: dict, path, line: int) -> str:
 def check_provenance(output: dict, path, line: int, text_fields: Sequence[str], nullable: bool = False) -> None:
     """``provenance``, when present, is a list of objects whose ``text_fields``, where present, are
     strings; ``nullable``: null is accepted too (a gold ``title``: KILT skips an empty one), else
-    null is refused (a predicted ``text``: KILT's in-context metrics normalise it as a string)."""
+    null is refused (a predicted ``text``: KILT's in-context metrics normalise it as a string).
+    Checked with C-level maps over the list, since a ranked list may cite 1,000 pages
+    (``dict.get`` refuses an entry that is not an object, so one pass per field checks both)."""
     if "provenance" not in output:
         return
     provenance = output["provenance"]
-    if not isinstance(provenance, list) or not all(isinstance(entry, dict) for entry in provenance):
+    if not isinstance(provenance, list):
         raise InputError(path, line, "provenance", "expected a list of objects")
-    for entry in provenance:
-        for field in text_fields:
-            if field not in entry or isinstance(entry[field], str) or (nullable and entry[field] is None):
-                continue
+    allowed = TEXT_TYPES | ({type(None)} if nullable else set())
+    for field in text_fields:
+        try:
+            types = set(map(type, map(dict.get, provenance, repeat(field), repeat(ABSENT))))
+        except TypeError:
+            raise InputError(path, line, "provenance", "expected a list of objects") from None
+        if not allowed.issuperset(types):
+            bad = next(entry[field] for entry in provenance
+                       if field in entry and type(entry[field]) not in allowed)
             raise InputError(path, line, f"provenance.{field}",
-                             f"expected a string, got {'null' if entry[field] is None else type(entry[field]).__name__}")
+                             f"expected a string, got {'null' if bad is None else type(bad).__name__}")
 
 
 def check_gold_record(record: dict, path, line: int, require_answer: bool = True) -> None:
@@ -78,7 +93,7 @@ def read_kilt_gold(path, *, require_answer: bool = True) -> list[dict]:
     order (``require_answer=False``: items without any answer are accepted, for retrieval only)."""
     items = []
     first: dict[str, int] = {}
-    for line, record in read_jsonl(path):
+    for line, record in iter_jsonl(path):
         key = item_id(record, path, line)
         if key in first:
             raise InputError(path, line, "id", f"id {key!r} occurs twice (lines {first[key]} and {line})")
@@ -117,31 +132,35 @@ def check_prediction_record(record: dict, path, line: int) -> dict:
     return output
 
 
-def read_kilt_predictions(path, *, retrieval_only: bool = False) -> dict[str, tuple[int, dict]]:
-    """Per id, ``(line, output)`` of the validated prediction records of ``path``
-    (``retrieval_only``: the one output with provenance, answers not needed)."""
-    check = retrieval_output if retrieval_only else check_prediction_record
-    predictions: dict[str, tuple[int, dict]] = {}
-    for line, record in read_jsonl(path):
-        key = item_id(record, path, line)
-        if key in predictions:
-            raise InputError(path, line, "id", f"id {key!r} predicted twice (first at line {predictions[key][0]})")
-        predictions[key] = (line, check(record, path, line))
-    return predictions
+class PairedPredictions:
+    """A KILT prediction file as a stream: iterating reads it one line at a time and yields
+    ``(gold position, output)`` for every line whose id is a gold id, the output validated
+    (``retrieval_only``: the one output with provenance, answers not needed). Only the ids
+    seen and their lines are kept. Once read through: a gold id without a prediction is an
+    error (the first in gold order), and ``extra`` is the number of prediction ids not in the
+    gold file (dropped, as KILT drops them; warned)."""
 
+    def __init__(self, gold: Sequence[dict], gold_path, predictions_path, *, retrieval_only: bool = False):
+        self.gold, self.gold_path, self.path = gold, gold_path, predictions_path
+        self.check = retrieval_output if retrieval_only else check_prediction_record
+        self.extra = 0
 
-def pair_kilt_predictions(gold: Sequence[dict], predictions: dict[str, tuple[int, dict]], gold_path,
-                          predictions_path) -> tuple[list[dict], int]:
-    """Per gold item (gold order) its prediction's one output, and the number of prediction
-    ids not in the gold file (dropped, as KILT drops them; warned)."""
-    outputs = []
-    for item in gold:
-        if item["id"] not in predictions:
-            raise InputError(gold_path, item["line"], "id",
-                             f"id {item['id']!r} has no prediction in {predictions_path}")
-        outputs.append(predictions[item["id"]][1])
-    extra = len(predictions) - len(gold)
-    if extra:
-        warnings.warn(f"{extra} prediction ids of {predictions_path} are not in the gold file {gold_path}: not "
-                      f"scored, as in KILT (counted as 'predictions_not_in_gold')", stacklevel=2)
-    return outputs, extra
+    def __iter__(self) -> Iterator[tuple[int, dict]]:
+        position_of = {item["id"]: position for position, item in enumerate(self.gold)}
+        seen: dict[str, int] = {}
+        for line, record in iter_jsonl(self.path):
+            key = item_id(record, self.path, line)
+            if key in seen:
+                raise InputError(self.path, line, "id", f"id {key!r} predicted twice (first at line {seen[key]})")
+            seen[key] = line
+            output = self.check(record, self.path, line)
+            if key in position_of:
+                yield position_of[key], output
+        for item in self.gold:
+            if item["id"] not in seen:
+                raise InputError(self.gold_path, item["line"], "id",
+                                 f"id {item['id']!r} has no prediction in {self.path}")
+        self.extra = len(seen) - len(self.gold)
+        if self.extra:
+            warnings.warn(f"{self.extra} prediction ids of {self.path} are not in the gold file {self.gold_path}: "
+                          f"not scored, as in KILT (counted as 'predictions_not_in_gold')", stacklevel=3)

@@ -15,9 +15,21 @@ comparison's items is that comparison's estimate (ESTIMATES, replicate -1, part 
 floating-point summation: ``T_ab,i = 100 * multiplier * C_ab,i * K / D`` per run (``K`` items,
 ``D`` the comparison's summed denominator; 100 * C_ab,i for a strict score), averaged over runs.
 """
+from typing import Mapping
+
 import pyarrow as pa
 
 from . import TableSchema
+
+#: the fields of a comparison key, in the key's order
+COMPARISON_FIELDS = ("study", "dataset", "system", "format", "parser", "budget")
+
+
+def comparison_key(fields: Mapping[str, str]) -> str:
+    """``study/dataset/system/format/parser/budget`` of ``fields`` (a mapping holding at least
+    :data:`COMPARISON_FIELDS`, e.g. a report row with its study): ITEMS' ``comparison``."""
+    return "/".join(str(fields[name]) for name in COMPARISON_FIELDS)
+
 
 #: the four cells and the six components, in the order the tables print them
 ITEM_CELLS = ("T00", "T01", "T10", "T11")
@@ -35,9 +47,10 @@ runs whose source-a evidence qualifies (FEVER/FEVEROUS eligible, KILT R-precisio
 where the accounting has none (SciFact). `T00`..`T11`: the item's cells; `gain` = T11 - T00,
 `E0` = T01 - T00, `A1` = T11 - T01, `A0` = T10 - T00, `E1` = T11 - T10, `interaction` = E1 - E0;
 the mean of each over a comparison's items is its estimate. `pattern`: one character per cell
-(T00, T01, T10, T11): `1` the item scores in every run, `0` in none, `~` in some, or partly (a
-continuous score). `run_T00`..`run_T11`: the item's cell in each run (replicates in order, the
-same scale).""",
+(T00, T01, T10, T11): `1` the item's numerator is at least 1 in every run (a strict point, a whole
+KILT point, a SciFact abstract), `0` it is 0 in every run, `~` otherwise (in some runs, or partly:
+a continuous score below 1). `run_T00`..`run_T11`: the item's cell in each run (replicates in
+order, the same scale).""",
     schema=pa.schema([
         ("study", pa.string()),
         ("dataset", pa.string()),

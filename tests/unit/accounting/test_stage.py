@@ -51,4 +51,4 @@ def test_every_accounting_rule_has_a_stage_function():
     assert found == {"study1_accounting", "study1_bootstrap", "study2_accounting", "study2_bootstrap",
                      "decision_labels", "study2_forest_plot", "study2_controls", "control_generations",
                      "study2_answer_accuracy", "study2_parser_sensitivity", "study1_answer_metrics",
-                     "study2_endpoints", "design_tables"}
+                     "study2_endpoints", "design_tables", "study1_items", "study2_items"}

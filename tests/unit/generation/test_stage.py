@@ -92,7 +92,7 @@ def test_gather_then_parse_writes_parsed_rows_and_the_failure_table(tmp_path):
     assert lines[0].split("\t") == ["model", "dataset", "format", "n", "strict_invalid", "strict_invalid_rate",
                                     "lenient_invalid", "lenient_invalid_rate"]
     by_format = {line.split("\t")[2]: line.split("\t") for line in lines[1:]}
-    # every label-format answer ("no idea") is INVALID under both parsers; rates as %.10g (the report-TSV format)
+    # every label-format answer ("no idea") is INVALID under both parsers; whole rates without '.0' (the report-TSV format)
     assert by_format["labels"][5] == "1" and by_format["labels"][7] == "1"
     assert by_format["codes"][5] == "0"
 

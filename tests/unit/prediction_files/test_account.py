@@ -203,7 +203,7 @@ def test_the_command_writes_the_pipeline_tables_the_page_and_a_valid_ledger(exam
     names = {p.name for p in example_out.iterdir()}
     assert names == {"estimates.parquet", "estimates.tsv", "counts.parquet", "coverage.parquet", "intervals.parquet",
                      "intervals.tsv", "answer_metrics.tsv", "provenance.tsv", "summary.html", "decomposition.png",
-                     "ledger.json"}
+                     "ledger.json", "items.parquet", "item_texts.parquet", "items.html"}
     est = read_frame(example_out / "estimates.parquet", ESTIMATES)
     assert set(est["system"]) == {"example"} and set(est["format"]) == {"official"}
     assert sorted(set(est["replicate"])) == [-1, 1, 2]

@@ -114,3 +114,21 @@ def test_the_schema_refuses_a_number_without_its_source(run_dir):
 def test_write_ledger_refuses_nan(tmp_path):
     with pytest.raises(ValueError):
         write_ledger({"x": float("nan")}, tmp_path / "l.json")
+
+
+def test_every_number_reads_back_as_the_float_its_table_computed(tmp_path):
+    """ledger.json holds the estimates at full precision: 17.336309523809522, not 17.33630952."""
+    import pandas as pd
+
+    from evidence_ledger.tables.report_tsv import write_report_tsv
+
+    values = [17.336309523809522, 100 / 3, -2.0833333333333335, 1e-07, 44.0]
+    frame = pd.DataFrame({"study": "study1", "population": "all", "dataset": "fever", "system": "s", "parser": "none",
+                          "quantity": ["T00", "T01", "A0", "E0", "T11"], "format": "official", "budget": "full",
+                          "factor": "", "part": "", "replicate": -1, "value": values})
+    write_report_tsv(frame, tmp_path / "estimates.tsv")
+    ledger = build_ledger(kind="account", base_dir=tmp_path, settings={}, provenance=[],
+                          sources={"estimates": LedgerSource("estimates.tsv", "estimates", "study1", "account", ())})
+    write_ledger(ledger, tmp_path / "ledger.json")
+    numbers = json.loads((tmp_path / "ledger.json").read_text())["numbers"]
+    assert [n["estimate"] for n in numbers] == values

@@ -169,7 +169,18 @@ def test_controls_answer_accuracy_and_partition_of_the_primary_parser(page):
     accuracy = table_rows(parsed, "Dataset", "System", "Format", "Budget", "answers from bm25")
     assert accuracy[1:] == [["feverous", "qwen3", "codes", "short", "60.25 [56.25, 66.25]", "62.50 [58.50, 68.50]"]]
     part = table_rows(parsed, "Dataset", "System", "Quantity", "Format", "Budget", "identical")[1:]
-    assert part == [["feverous", "qwen3", "E0", "codes", "short", "2.75", "1.12"]]
+    assert part == [["feverous", "qwen3", "E0", "codes", "short", "2.75", "1.12", "items"]]
+
+
+def test_each_decomposition_links_to_its_items_in_the_explorer(page):
+    """Study 1's section links each component of its comparison (the estimates row's dataset,
+    system, format, parser and budget) to items.html; each Study 2 partition row links its cell
+    set, grouped by its quantity."""
+    links = parse(page).links
+    study1 = "items.html#comparison=study1/feverous/verifier/verifier/none/full&component="
+    assert [[href, text] for href, text in links if href.startswith(study1)] == [
+        [study1 + c, c] for c in ("gain", "E0", "A1", "A0", "E1", "interaction")]
+    assert ["items.html#comparison=study2/feverous/qwen3/codes/strict/short&component=E0", "items"] in links
 
 
 def test_headline_and_section_order(page):

@@ -210,5 +210,5 @@ def test_eligibility_summary_rates_per_source_and_budget(tmp_path):
     table = indicators.eligibility_summary_table(indicators.evidence_indicator_rows(claims, evidence), 4)
     write_report_tsv(table, tmp_path / "summary.tsv")
     assert (tmp_path / "summary.tsv").read_text().splitlines()[1:3] == [
-        "fever\tbge\tshort\t3\t2\t0.6666666667\t0.6666666667\t0\t4",
-        "fever\tbm25\tshort\t3\t2\t0.6666666667\t1\t1\t4"]
+        "fever\tbge\tshort\t3\t2\t0.6666666666666666\t0.6666666666666666\t0\t4",
+        "fever\tbm25\tshort\t3\t2\t0.6666666666666666\t1\t1\t4"]

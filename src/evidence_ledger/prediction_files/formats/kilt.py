@@ -47,6 +47,8 @@ GOLD_FACTS = ("gold_provenance_missing_rank_key", "rougel_empty_references", "go
               "gold_outputs_without_provenance")
 #: the accounting metric of KILT's cells: ``T = 100 * sum(score * eligible) / N``, continuous numerators
 PANEL_METRIC = register_panel_metric("kilt", multiplier=1)
+#: the provenance pages an item explorer shows of a prediction (KILT-* read the first R)
+SHOWN_PROVENANCE = 5
 
 
 def metric_title(metric: str) -> str:
@@ -117,6 +119,34 @@ def warn_if_prediction_file(gold_path: str, items) -> None:
     if items and not any("input" in item["record"] for item in items):
         warnings.warn(f"{gold_path}: none of its {len(items)} items has an 'input', which every KILT gold item "
                       f"has: is it a prediction file given as --gold? (scored as the gold file)", stacklevel=2)
+
+
+def provenance_text(output: Mapping, shown: int = SHOWN_PROVENANCE) -> str:
+    """A KILT output's provenance as text: the first ``shown`` pages (title, else wikipedia_id), and
+    how many more it ranks."""
+    provenance = [p for p in output.get("provenance") or [] if isinstance(p, dict)]
+    pages = [str(p.get("title") or p.get("wikipedia_id", "?")) for p in provenance[:shown]]
+    return "; ".join(pages) + (f" (+{len(provenance) - shown} more)" if len(provenance) > shown else "")
+
+
+class OutputTexts:
+    """Collects, per gold position, a scored output's answer and its provenance as text (the
+    ``on_output`` of ``scoring.kilt.score_kilt_items``: read in the scoring's own pass)."""
+
+    def __init__(self, size: int):
+        self.answers = [""] * size
+        self.evidence = [""] * size
+
+    def __call__(self, position: int, output: Mapping) -> None:
+        self.answers[position] = str(output.get("answer", ""))
+        self.evidence[position] = provenance_text(output)
+
+
+def gold_texts(items) -> dict[str, list[str]]:
+    """The question (``input``) and the gold answers (joined by `` | ``) of each gold item."""
+    return {"claim": [str(item["record"].get("input", "")) for item in items],
+            "gold": [" | ".join(str(o["answer"]) for o in item["record"]["output"]
+                                if isinstance(o.get("answer"), str) and o["answer"].strip()) for item in items]}
 
 
 def rank_key_name(text: str) -> str:
@@ -221,9 +251,12 @@ class KiltFormat(AccountedFormat):
     def score_file(self, gold, path: str, settings: Mapping) -> ItemScores:
         gold_path, items = gold
         metric = check_kilt_metric(settings["metric"])
-        scores = kilt.score_kilt_items(gold_path, path, rank_keys=kilt.KILT_RANK_KEYS, gold=items, metrics=(metric,))
+        outputs = OutputTexts(len(items))
+        scores = kilt.score_kilt_items(gold_path, path, rank_keys=kilt.KILT_RANK_KEYS, gold=items, metrics=(metric,),
+                                       on_output=outputs)
+        texts = {**gold_texts(items), "answer": outputs.answers, "evidence": outputs.evidence}
         return ItemScores(list(scores.ids), answer=scores.metric(metric), eligible=(scores.rprec == 1.0).astype("int64"),
-                          evidence=scores.rprec, facts={k: int(v) for k, v in scores.facts.items()})
+                          evidence=scores.rprec, texts=texts, facts={k: int(v) for k, v in scores.facts.items()})
 
 
 register_format(KiltFormat())

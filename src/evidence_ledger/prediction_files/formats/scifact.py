@@ -19,6 +19,7 @@ from typing import Mapping
 import numpy as np
 
 from ...benchmark_registry import get_benchmark
+from ...files.jsonl import read_jsonl
 from ...scoring import scifact
 from ..format_registry import AccountedFormat, register_format
 from ..item_scores import ItemScores
@@ -84,14 +85,21 @@ class ScifactFormat(AccountedFormat):
                                    missing=args.missing_claims)
 
     def read_gold(self, gold_path: str, settings: Mapping):
-        return gold_path
+        return gold_path, {str(rec.get("id")): str(rec.get("claim", "")) for _, rec in read_jsonl(gold_path)}
 
     def score_file(self, gold, path: str, settings: Mapping) -> ItemScores:
-        claims, predictions, _ = scifact.read_submission(gold, path, "refuse")
+        gold_path, claim_texts = gold
+        claims, predictions, _ = scifact.read_submission(gold_path, path, "refuse")
         ids = list(claims)
         crossing = [abstract_indicators(claims[c], predictions.get(c, {}), settings) for c in ids]
         den = np.array([len(crossing[k]) + len(claims[c]) for k, c in enumerate(ids)], dtype=np.int64)
-        return ItemScores(ids, den=den, crossing=crossing)
+        texts = {"claim": [claim_texts.get(c, "") for c in ids],
+                 "gold": ["; ".join(f"{doc}: {g.label}" for doc, g in claims[c].items()) or "no gold abstract"
+                          for c in ids],
+                 "answer": ["; ".join(f"{doc}: {p.label}" for doc, p in predictions.get(c, {}).items()) for c in ids],
+                 "evidence": ["; ".join(f"{doc}: sentences {list(p.sentences)}" for doc, p in predictions.get(c, {}).items())
+                              for c in ids]}
+        return ItemScores(ids, den=den, crossing=crossing, texts=texts)
 
     def cross(self, answers: ItemScores, evidence: ItemScores) -> np.ndarray:
         """Per claim ``C_ab``: the abstracts the answers predict with the right label for which the
