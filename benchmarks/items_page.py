@@ -384,6 +384,13 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_results(out: Path, result: dict, report: str) -> None:
+    """``result`` as ``out``.json and ``report`` as ``out``.md (``out``: the results path without extension)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(report, encoding="utf-8")
+
+
 def chromium_binary() -> str | None:
     return next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 
@@ -422,10 +429,7 @@ def main(argv: list[str] | None = None) -> int:
                      "filter_s": min(r["filter_s"] for r in result["browser"]) <= TARGETS["filter_s"]}
     result.update(load_average_after=os.getloadavg()[0], cpu_pressure_after=cpu_pressure(),
                   peak_rss_mib_benchmark=round(peak_rss_mib(), 1))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    out.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
+    write_results(Path(args.out), result, markdown(result))
     print(markdown(result))
     return 0
 

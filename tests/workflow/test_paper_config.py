@@ -81,7 +81,7 @@ def expected_job_counts(cfg: dict) -> Counter:
         n["score_evidence"] = len(gen["datasets"])
         for rule in ("study2_accounting", "decision_labels", "study2_forest_plot", "claim_traces", "study2_controls",
                      "control_generations", "study2_answer_accuracy", "study2_parser_sensitivity",
-                     "study2_endpoints", "design_tables"):
+                     "study2_endpoints", "design_tables", "study2_items"):
             n[rule] = 1
         n["study2_bootstrap"] = 3  # primary, exploratory, crossed
         n["generation_plan"] = 1
@@ -95,7 +95,7 @@ def expected_job_counts(cfg: dict) -> Counter:
         n["serialise_verifier_inputs"] = 2  # train (source 0) and dev (both sources)
         n["train_verifier"] = len(ver["checkpoint_seeds"])
         for rule in ("predict_verifier", "study1_indicators", "verifier_summary", "study1_accounting",
-                     "study1_bootstrap", "study1_answer_metrics"):
+                     "study1_bootstrap", "study1_answer_metrics", "study1_items"):
             n[rule] = 1
     if on["wikicontradict"]:
         wc = cfg["wikicontradict"]
@@ -113,6 +113,7 @@ def expected_job_counts(cfg: dict) -> Counter:
     n["provenance"] = 1
     n["summary_page"] = 1
     n["ledger"] = 1
+    n["items_page"] = 1
     n["all"] = 1
     return Counter({rule: count for rule, count in n.items() if count})
 
@@ -193,9 +194,9 @@ def test_dry_run_job_counts_by_hand(dry_run):
     assert counts["ingest_conflict_qa"] == 2
     assert not {"build_demo_models", "build_demo_reranker", "build_demo_verifier"} & set(counts)
     # ingest 6, families + samples 6, retrieval 7 rules x 3, providers 2, generation 6 + 6 + 6 + 6,
-    # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8 + 7 post-hoc analyses, WikiContradict 8,
-    # DiffGR 5, report 4 (provenance, traces, summary page, ledger), all 1
-    assert counts["total"] == 111
+    # scoring 3 + 6, verifier 2 + 4 + 1 + 1 + 1, accounting 8 + 7 post-hoc analyses + 2 item tables,
+    # WikiContradict 8, DiffGR 5, report 5 (provenance, traces, summary page, ledger, item explorer), all 1
+    assert counts["total"] == 114
 
 
 @pytest.mark.workflow

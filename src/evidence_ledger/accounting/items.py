@@ -6,7 +6,8 @@ In:  one comparison's numerators ``num[k, r, a, b]`` and denominators ``den[k, r
      shows: the gold, the families, per-item answer, eligibility and evidence scores.
 Out: ITEMS rows (``tables.items``), one per item: its cells ``T_ab,i`` and components (``E0_i =
      T01_i - T00_i``, ...) averaged over runs, per-run cells, per-source scores, its pattern; and
-     the item tables written as the explorer reads them (:func:`write_item_tables`).
+     the item tables written as the explorer reads them (:func:`write_item_tables`; frame by
+     frame: :class:`ItemTableWriter`).
 
 Per run ``r`` the item's cell is ``T_ab,i(r) = 100 * m * num[i, r, a, b] * K / D_a(r)`` with ``K``
 items and ``D_a(r) = sum_i den[i, r, a]``, so that its mean over items is the run's score
@@ -116,6 +117,46 @@ def item_rows(comparison: Comparison, units: Sequence[str], num: np.ndarray, den
     return frame[ITEMS.columns]
 
 
+class ItemTableWriter:
+    """One item table (ITEMS or ITEM_TEXTS) written frame by frame, as a context manager: the
+    rows of every :meth:`append` in order, in row groups of exactly :data:`ITEM_ROW_GROUP` rows
+    (the last one shorter) whatever the frames' sizes, so a table written in parts is the table
+    written whole. The rows of a row group not yet complete are held as Python values, not as
+    views of their frame, so memory holds one part and one row group."""
+
+    def __init__(self, path, schema):
+        self.schema = schema
+        self.writer = TableWriter(path, schema, row_group_size=ITEM_ROW_GROUP)
+        self.pending: dict[str, list] = {c: [] for c in schema.columns}
+        self.held = 0
+
+    def __enter__(self) -> "ItemTableWriter":
+        self.writer.__enter__()
+        return self
+
+    def append(self, frame: pd.DataFrame) -> None:
+        """Queue ``frame``'s rows, writing every row group they complete."""
+        start = 0
+        while start < len(frame):
+            chunk = frame.iloc[start:start + ITEM_ROW_GROUP - self.held]
+            for column, values in self.pending.items():
+                values.extend(chunk[column].tolist())
+            self.held, start = self.held + len(chunk), start + len(chunk)
+            if self.held == ITEM_ROW_GROUP:
+                self.flush()
+
+    def flush(self) -> None:
+        """Write the queued rows as one row group."""
+        if self.held:
+            self.writer.write_columns(self.pending)
+        self.pending, self.held = {c: [] for c in self.schema.columns}, 0
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.flush()
+        self.writer.__exit__(exc_type, exc, tb)
+
+
 def write_item_tables(items: pd.DataFrame, texts: pd.DataFrame, items_out, texts_out) -> None:
     """ITEMS (rows grouped by comparison, as given) and ITEM_TEXTS (rows grouped by dataset and
     item, each item's texts in the order given) in row groups of :data:`ITEM_ROW_GROUP`, so the
@@ -123,7 +164,5 @@ def write_item_tables(items: pd.DataFrame, texts: pd.DataFrame, items_out, texts
     finish each comparison's and each item's payload as soon as its last row is read."""
     texts = texts.sort_values(["dataset", "item_id"], kind="stable")
     for frame, schema, path in ((items, ITEMS, items_out), (texts, ITEM_TEXTS, texts_out)):
-        with TableWriter(path, schema, row_group_size=ITEM_ROW_GROUP) as writer:
-            for start in range(0, len(frame), ITEM_ROW_GROUP):
-                chunk = frame.iloc[start:start + ITEM_ROW_GROUP]
-                writer.write_columns({c: chunk[c].tolist() for c in schema.columns})
+        with ItemTableWriter(path, schema) as writer:
+            writer.append(frame)

@@ -10,34 +10,39 @@ Out: ITEMS rows (``accounting.items.item_rows``) of every comparison: Study 1 it
      claims (SciFact: a claim, its abstracts summed; answer and eligibility scores NaN, as a claim
      has none), families from FAMILIES. ITEM_TEXTS rows: each claim's text, each source's
      evidence text at each budget (SciFact: the claim's abstracts, each headed by its id), each
-     run's answer.
+     run's answer. Study 2's are written dataset by dataset (:func:`write_study2_item_tables`),
+     reading of the answers and texts only the rows of the compared sources.
 
 The cells are those of the claim panel the estimates come from (``accounting.panel``), so each
 comparison's item means are its ESTIMATES cells and components (replicate -1).
 """
 from __future__ import annotations
 
+import functools
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import tables
 from ..tables.accounting import CLUSTER_COUNTS
 from ..tables.evidence import EVIDENCE
 from ..tables.generation import PARSED
 from ..tables.ingest import CLAIMS
-from ..tables.items import ITEM_TEXTS
+from ..tables.items import ITEM_TEXTS, ITEMS
 from ..tables.sampling import FAMILIES
 from ..tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
 from ..tables.verifier import VERIFIER_ANSWERS
 from .inputs import by_dataset, by_dataset_and_model
-from .items import Comparison, item_rows
+from .items import Comparison, ItemTableWriter, item_rows
 from .panel import CountPanel, build_claim_panel, claim_indicators, panel_from_frame, replicate_subpanel
 
 #: the columns of the text tables an item table reads
 CLAIM_COLUMNS = ["claim_id", "claim", "label", "gold_abstracts"]
 EVIDENCE_TEXT_COLUMNS = ["claim_id", "doc_id", "source", "budget", "visible_text"]
+PARSED_TEXT_COLUMNS = ["claim_id", "doc_id", "source", "budget", "format", "replicate", "raw_response"]
 
 
 def comparison_panel(panel: CountPanel, f: int, u: int) -> CountPanel:
@@ -91,21 +96,50 @@ def claim_text_rows(claims: pd.DataFrame, dataset: str, units: Sequence[str]) ->
                          "text": [str(text[u]) for u in ids]})
 
 
-def headed(doc_ids: pd.Series, texts: pd.Series) -> pd.Series:
+def arrow_texts(values: pd.Series) -> pa.Array:
+    """A column's values as one Arrow string array (``large_string``: no 2 GiB limit)."""
+    return pa.array(values.astype(str), type=pa.large_string())
+
+
+def headed(doc_ids: pd.Series, texts: pd.Series) -> pa.Array:
     """A text per row, headed by its abstract where the row is one (``doc_id`` not ''): SciFact's
-    per-abstract evidence and answers read as one text per claim."""
-    return np.where(doc_ids.astype(str) != "", "[" + doc_ids.astype(str) + "] " + texts.astype(str), texts.astype(str))
+    per-abstract evidence and answers read as one text per claim. Built in Arrow, the texts
+    copied once."""
+    docs, texts = arrow_texts(doc_ids), arrow_texts(texts)
+    string = functools.partial(pa.scalar, type=pa.large_string())
+    heading = pc.if_else(pc.not_equal(docs, ""), pc.binary_join_element_wise(string("["), docs, string("] "),
+                                                                             string("")), string(""))
+    return pc.binary_join_element_wise(heading, texts, string(""))
+
+
+def joined_texts(rows: pd.DataFrame, texts: pa.Array, keys: Sequence[str], separator: str) -> pd.DataFrame:
+    """One row per run of adjacent rows with equal ``keys`` (``rows`` sorted so that each group's
+    rows are adjacent), in order: its keys and the ``texts`` of its rows (one per row) joined by
+    ``separator``."""
+    changed = np.zeros(len(rows), dtype=bool)
+    if len(rows):
+        changed[0] = True
+        for key in keys:
+            values = rows[key].to_numpy()
+            changed[1:] |= values[1:] != values[:-1]
+    starts = np.flatnonzero(changed)
+    lists = pa.LargeListArray.from_arrays(pa.array(np.append(starts, len(rows)), type=pa.int64()), texts)
+    joined = pc.binary_join(lists, pa.scalar(separator, type=pa.large_string()))
+    first = rows.iloc[starts]
+    return pd.DataFrame({**{key: first[key].to_numpy() for key in keys}, "text": pd.Series(joined, dtype="str")})
 
 
 def evidence_text_rows(evidence: pd.DataFrame, dataset: str, units: Sequence[str], sources: Sequence[str],
                        budgets: Sequence[str]) -> pd.DataFrame:
     """ITEM_TEXTS ``evidence`` rows: per claim, source and budget the evidence text as rendered for
-    the model (EVIDENCE ``visible_text``; a claim's abstracts joined in order)."""
-    rows = evidence[evidence["claim_id"].isin(set(units)) & evidence["source"].isin(sources)
-                    & evidence["budget"].isin(budgets)].sort_values(["claim_id", "source", "budget", "doc_id"],
-                                                                    kind="stable")
-    rows = rows.assign(text=headed(rows["doc_id"], rows["visible_text"]))
-    joined = rows.groupby(["claim_id", "source", "budget"], sort=False)["text"].agg("\n\n".join).reset_index()
+    the model (EVIDENCE ``visible_text``; a claim's abstracts joined in order). Only the kept
+    rows' texts are copied, once, in their order."""
+    keys = ["claim_id", "source", "budget", "doc_id"]
+    evidence = evidence.reset_index(drop=True)
+    keep = evidence["claim_id"].isin(set(units)) & evidence["source"].isin(sources) & evidence["budget"].isin(budgets)
+    rows = evidence.loc[keep, keys].sort_values(keys, kind="stable")
+    texts = headed(rows["doc_id"], evidence["visible_text"].take(rows.index.to_numpy()))
+    joined = joined_texts(rows, texts, ["claim_id", "source", "budget"], "\n\n")
     return pd.DataFrame({"dataset": dataset, "item_id": joined["claim_id"].astype(str), "kind": "evidence",
                          "system": "", "format": "", "source": joined["source"], "budget": joined["budget"],
                          "replicate": np.int64(-1), "text": joined["text"]})
@@ -120,10 +154,8 @@ def answer_text_rows(parsed: pd.DataFrame, *, dataset: str, system: str, parser:
                   & parsed["format"].isin(formats) & parsed["replicate"].isin(replicates)]
     rows = rows.sort_values(["claim_id", "format", "source", "budget", "replicate", "doc_id"], kind="stable")
     label = rows[f"{parser}_label"].astype(str)
-    rows = rows.assign(text=headed(rows["doc_id"], label + "  (raw: " + rows["raw_response"].astype(str).str.strip()
-                                   + ")"))
-    keys = ["claim_id", "format", "source", "budget", "replicate"]
-    joined = rows.groupby(keys, sort=False)["text"].agg("\n".join).reset_index()
+    texts = headed(rows["doc_id"], label + "  (raw: " + rows["raw_response"].astype(str).str.strip() + ")")
+    joined = joined_texts(rows, texts, ["claim_id", "format", "source", "budget", "replicate"], "\n")
     return pd.DataFrame({"dataset": dataset, "item_id": joined["claim_id"].astype(str), "kind": "answer",
                          "system": system, "format": joined["format"], "source": joined["source"],
                          "budget": joined["budget"], "replicate": joined["replicate"].astype(np.int64),
@@ -164,7 +196,8 @@ def study1_item_tables(*, counts, answers, evidence, claims, evidence_texts: Seq
     items = panel_item_rows(panel, study="study1", parser=parser, gold=gold_of_claims(claim_frame),
                             answers=tables.read_frame(answers, ANSWER_INDICATORS),
                             evidence=tables.read_frame(evidence, EVIDENCE_INDICATORS))
-    evidence_rows = pd.concat([tables.read_frame(path, EVIDENCE, columns=EVIDENCE_TEXT_COLUMNS)
+    evidence_rows = pd.concat([tables.read_filtered(path, EVIDENCE, "source", sources,
+                                                    columns=EVIDENCE_TEXT_COLUMNS).to_pandas()
                                for path in evidence_texts], ignore_index=True)
     texts = item_texts([
         claim_text_rows(claim_frame, dataset, panel.units),
@@ -174,40 +207,66 @@ def study1_item_tables(*, counts, answers, evidence, claims, evidence_texts: Seq
     return items, texts
 
 
-def study2_item_tables(*, answers: Sequence[str], evidence: Sequence[str], relevant: Sequence[str],
-                       families: Sequence[str], samples: Sequence[str], evidence_texts: Sequence[str],
-                       parsed: Sequence[str], datasets: Sequence[str], models: Sequence[str], sources: Sequence[str],
-                       budgets: Sequence[str], formats: Sequence[str], parser: str,
-                       seed_replicates: Sequence[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """ITEMS and ITEM_TEXTS of every Study 2 comparison (see the module doc): per dataset its
-    sample's claims, evidence texts and families, per model its answers; the lists in panel
-    order (``accounting.inputs``)."""
+def study2_dataset_item_tables(dataset: str, paths: Mapping, *, models: Sequence[str], sources: Sequence[str],
+                               budgets: Sequence[str], formats: Sequence[str], parser: str,
+                               seed_replicates: Sequence[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """ITEMS and ITEM_TEXTS of one dataset's comparisons (every model x format x budget): its
+    sample's claims, evidence texts and families, per model its answers. ``paths``: the
+    dataset's tables by input name, ``answers`` and ``parsed`` by model. Only the rows of
+    ``sources`` are read from the answers and texts (not the controls')."""
+    evidence_frame = tables.read_frame(paths["evidence"], EVIDENCE_INDICATORS)
+    relevant_frame = tables.read_frame(paths["relevant"], RELEVANT)
+    family_frame = tables.read_frame(paths["families"], FAMILIES)
+    family_of = dict(zip(family_frame["claim_id"].astype(str), family_frame["family_id"].astype(str)))
+    claim_frame = tables.read_frame(paths["samples"], CLAIMS, columns=CLAIM_COLUMNS)
+    gold = gold_of_claims(claim_frame)
+    item_parts, answer_parts, units = [], [], []
+    for model in models:
+        answers_frame = tables.read_filtered(paths["answers"][model], ANSWER_INDICATORS, "answer_source",
+                                             sources).to_pandas()
+        panel = build_claim_panel(answers_frame, evidence_frame, relevant_frame, dataset=dataset, system=model,
+                                  parser=parser, formats=formats, sources=sources, answer_budgets=budgets,
+                                  evidence_budgets=budgets, replicates=seed_replicates,
+                                  paths={"answers": str(paths["answers"][model])})
+        panel = replicate_subpanel(panel, seed_replicates)
+        units = panel.units
+        item_parts.append(panel_item_rows(panel, study="study2", parser=parser, gold=gold, answers=answers_frame,
+                                          evidence=evidence_frame, families=family_of))
+        del answers_frame
+        parsed = tables.read_filtered(paths["parsed"][model], PARSED, "source", sources,
+                                      columns=PARSED_TEXT_COLUMNS + [f"{parser}_label"]).to_pandas()
+        answer_parts.append(answer_text_rows(parsed, dataset=dataset, system=model, parser=parser, units=units,
+                                             sources=sources, budgets=budgets, formats=formats,
+                                             replicates=seed_replicates))
+    evidence_rows = tables.read_filtered(paths["evidence_texts"], EVIDENCE, "source", sources,
+                                         columns=EVIDENCE_TEXT_COLUMNS).to_pandas()
+    texts = item_texts([claim_text_rows(claim_frame, dataset, units),
+                        evidence_text_rows(evidence_rows, dataset, units, sources, budgets), *answer_parts])
+    return pd.concat(item_parts, ignore_index=True), texts
+
+
+def write_study2_item_tables(*, answers: Sequence[str], evidence: Sequence[str], relevant: Sequence[str],
+                             families: Sequence[str], samples: Sequence[str], evidence_texts: Sequence[str],
+                             parsed: Sequence[str], datasets: Sequence[str], models: Sequence[str],
+                             sources: Sequence[str], budgets: Sequence[str], formats: Sequence[str], parser: str,
+                             seed_replicates: Sequence[int], items_out, texts_out) -> None:
+    """ITEMS and ITEM_TEXTS of every Study 2 comparison (see the module doc), the lists in panel
+    order (``accounting.inputs``), written dataset by dataset so that memory holds one
+    dataset's tables and texts: ITEM_TEXTS the datasets in sorted order, each item's rows
+    together (as ``accounting.items.write_item_tables`` orders them), ITEMS the comparisons in
+    panel order."""
     answers, parsed = by_dataset_and_model(answers, datasets, models), by_dataset_and_model(parsed, datasets, models)
-    evidence, relevant, families, samples, evidence_texts = (
-        by_dataset(x, datasets) for x in (evidence, relevant, families, samples, evidence_texts))
-    item_parts, text_parts = [], []
-    for dataset in datasets:
-        evidence_frame = tables.read_frame(evidence[dataset], EVIDENCE_INDICATORS)
-        relevant_frame = tables.read_frame(relevant[dataset], RELEVANT)
-        family_frame = tables.read_frame(families[dataset], FAMILIES)
-        family_of = dict(zip(family_frame["claim_id"].astype(str), family_frame["family_id"].astype(str)))
-        claim_frame = tables.read_frame(samples[dataset], CLAIMS, columns=CLAIM_COLUMNS)
-        gold = gold_of_claims(claim_frame)
-        answer_parts, units = [], []
-        for model in models:
-            answers_frame = tables.read_frame(answers[dataset][model], ANSWER_INDICATORS)
-            panel = build_claim_panel(answers_frame, evidence_frame, relevant_frame, dataset=dataset, system=model,
-                                      parser=parser, formats=formats, sources=sources, answer_budgets=budgets,
-                                      evidence_budgets=budgets, replicates=seed_replicates,
-                                      paths={"answers": str(answers[dataset][model])})
-            panel = replicate_subpanel(panel, seed_replicates)
-            units = panel.units
-            item_parts.append(panel_item_rows(panel, study="study2", parser=parser, gold=gold, answers=answers_frame,
-                                              evidence=evidence_frame, families=family_of))
-            answer_parts.append(answer_text_rows(tables.read_frame(parsed[dataset][model], PARSED), dataset=dataset,
-                                                 system=model, parser=parser, units=units, sources=sources,
-                                                 budgets=budgets, formats=formats, replicates=seed_replicates))
-        evidence_rows = tables.read_frame(evidence_texts[dataset], EVIDENCE, columns=EVIDENCE_TEXT_COLUMNS)
-        text_parts += [claim_text_rows(claim_frame, dataset, units),
-                       evidence_text_rows(evidence_rows, dataset, units, sources, budgets), *answer_parts]
-    return pd.concat(item_parts, ignore_index=True), item_texts(text_parts)
+    per_dataset = {name: by_dataset(x, datasets) for name, x in (("evidence", evidence), ("relevant", relevant),
+                                                                   ("families", families), ("samples", samples),
+                                                                   ("evidence_texts", evidence_texts))}
+    items = {}
+    with ItemTableWriter(texts_out, ITEM_TEXTS) as writer:
+        for dataset in sorted(datasets):
+            paths = {"answers": answers[dataset], "parsed": parsed[dataset],
+                     **{name: x[dataset] for name, x in per_dataset.items()}}
+            items[dataset], texts = study2_dataset_item_tables(
+                dataset, paths, models=models, sources=sources, budgets=budgets, formats=formats, parser=parser,
+                seed_replicates=seed_replicates)
+            writer.append(texts.sort_values("item_id", kind="stable"))
+    with ItemTableWriter(items_out, ITEMS) as writer:
+        writer.append(pd.concat([items[d] for d in datasets], ignore_index=True))

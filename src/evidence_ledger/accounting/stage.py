@@ -54,7 +54,7 @@ from .panel import (aggregate_to_families, build_claim_panel, panel_from_frame, 
                     sort_claims)
 from .patterns import invalid_rates, pattern_examples, pattern_traces
 from .items import write_item_tables
-from .pipeline_items import study1_item_tables, study2_item_tables
+from .pipeline_items import study1_item_tables, write_study2_item_tables
 from .reference import attach_reference, read_reference, reference_decision_label
 
 log = logging.getLogger(__name__)
@@ -220,12 +220,12 @@ def study2_items(*, answers: Sequence[str], evidence: Sequence[str], relevant: S
                  budgets: Sequence[str], formats: Sequence[str], parser: str, seed_replicates: Sequence[int],
                  items_out, texts_out) -> None:
     """ITEMS and ITEM_TEXTS of every Study 2 comparison (dataset x model x format x budget of the
-    primary ``parser``, over the sampled seeds; ``accounting.pipeline_items``)."""
-    items, texts = study2_item_tables(
+    primary ``parser``, over the sampled seeds; ``accounting.pipeline_items``), written dataset by dataset."""
+    write_study2_item_tables(
         answers=answers, evidence=evidence, relevant=relevant, families=families, samples=samples,
         evidence_texts=evidence_texts, parsed=parsed, datasets=datasets, models=models, sources=sources,
-        budgets=budgets, formats=formats, parser=parser, seed_replicates=seed_replicates)
-    write_item_tables(items, texts, items_out, texts_out)
+        budgets=budgets, formats=formats, parser=parser, seed_replicates=seed_replicates, items_out=items_out,
+        texts_out=texts_out)
 
 
 def study2_bootstrap(*, counts, reference=None, family: str, datasets: Sequence[str], models: Sequence[str],

@@ -38,7 +38,7 @@ ITEM_COMPONENTS = ("gain", "E0", "A1", "A0", "E1", "interaction")
 ITEMS = TableSchema(
     name="accounting_items",
     version=1,
-    written_by=("study1_accounting", "study2_accounting", "account_system"),
+    written_by=("study1_items", "study2_items", "account_system"),
     doc="""One row per comparison x item. `gold`: the gold label, or the gold answers joined by
 ` | ` (KILT). Per source `a` (0, 1), averaged over the runs: `answer_a` the answer score of the
 source-a answers (1/0 right or wrong; KILT its answer metric on 0..1), `eligible_a` the share of
@@ -84,7 +84,7 @@ TEXT_KINDS = ("claim", "evidence", "answer")
 ITEM_TEXTS = TableSchema(
     name="accounting_item_texts",
     version=1,
-    written_by=("study1_accounting", "study2_accounting", "account_system"),
+    written_by=("study1_items", "study2_items", "account_system"),
     doc="""The texts an item explorer shows, one row per text. `kind` `claim`: the claim or
 question (`source`, `budget`, `system`, `format` '', `replicate` -1); `evidence`: what one
 source's evidence shows of the item (the assembled evidence text where the pipeline assembled
