@@ -26,7 +26,7 @@ def test_rehearsal_plans_the_paper_jobs_rule_by_rule(paper_dry_run, rehearsal_dr
     # the paper's dry run needs its models in the cache (stand-ins) and, on this CPU-only
     # machine, the CPU route for its GPU jobs (the same jobs): the preflight says so otherwise
     paper, rehearsal = planned_jobs(paper_dry_run), planned_jobs(rehearsal_dry_run)
-    assert sum(paper.values()) == 111  # the paper config: tests/workflow/test_paper_config.py counts them
+    assert sum(paper.values()) == 114  # the paper config: tests/workflow/test_paper_config.py counts them
     assert {rule: n for rule, n in rehearsal.items() if rule not in STAND_IN_RULES} == paper
     assert set(rehearsal) - set(paper) == set(STAND_IN_RULES)
 
