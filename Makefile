@@ -12,7 +12,7 @@ export VLLM_ENABLE_V1_MULTIPROCESSING ?= 0
 export VLLM_CPU_KVCACHE_SPACE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: install install-slurm demo test
+.PHONY: install install-slurm demo test test-fast
 
 # constraints/cpu.txt pins the known-good CPU set, so pip resolves without backtracking and
 # takes the CPU torch wheel (torch==2.13.0) instead of a CUDA build.
@@ -41,6 +41,10 @@ demo: install
 	$(VENV)/bin/snakemake --report results/report.html
 
 # tests/workflow/test_slurm.py runs when the SLURM binaries are present (.ci/run installs them)
-# and says why it skips otherwise.
+# and says why it skips otherwise. The 25 slowest tests are listed at the end.
 test: install install-slurm
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
+
+# The fast tier: every test but those that start Snakemake, a vLLM server or a SLURM cluster.
+test-fast: install
+	$(PY) -m pytest -q -m "not workflow and not vllm and not slurm" --durations=25

@@ -1,4 +1,7 @@
-"""Test-wide settings (one thread, offline hub, vLLM in-process) and the repo_root fixture.
+"""Test-wide settings (one thread, offline hub, vLLM in-process), the repo_root fixture, and the
+cost markers' checks (the plugin support/cost_markers.py): starting Snakemake, a server or a
+cluster from a test without its marker is refused, and so, at collection, is a test that uses a
+fixture tagged with a cost marker without carrying that marker.
 
 Layout: tests/unit/<package>/ mirrors src/evidence_ledger/<package>/, tests/workflow/ runs or
 dry-runs Snakemake, tests/benchmarks/ checks the benchmark scripts, tests/support/ holds the
@@ -9,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
+# the cost markers' checks (hooks of the plugin support/cost_markers.py, made this conftest's own)
+from support.cost_markers import costs, pytest_collection_modifyitems, pytest_runtest_protocol  # noqa: F401
 from support.paths import REPO_ROOT
+
+# pytester runs the inner sessions of tests/adversarial/test_test_suite_hygiene.py
+pytest_plugins = ["pytester"]
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -32,6 +40,7 @@ def tiny_served_model(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+@costs("vllm")
 def vllm_server(tiny_served_model, tmp_path_factory):
     """One real vLLM OpenAI server on 127.0.0.1 for the whole session (started once: ~40 s), shared by
     every test of a served model; skipped where vLLM is not installed. A test that kills it

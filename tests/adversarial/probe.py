@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from contextlib import redirect_stderr, redirect_stdout
 from io import StringIO
 from pathlib import Path
 
 from evidence_ledger.commands import score as score_command
-from support.hang_guard import HANG_GUARD_S
-from support.paths import REPO_ROOT
+from support.snakemake_runs import run_snakemake
 
 
 def write_jsonl(path: Path, records) -> Path:
@@ -56,9 +53,4 @@ def run_score(argv: list[str]) -> tuple[int, str, str]:
 
 def dry_run(workdir: Path, *config: str) -> subprocess.CompletedProcess:
     """``snakemake -n`` of the demo config with ``--config`` overrides, in ``workdir``."""
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO_ROOT / "Snakefile"), "-d", str(workdir), "-n",
-           "--cores", "1"]
-    if config:
-        cmd += ["--config", *config]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=workdir, timeout=HANG_GUARD_S)
+    return run_snakemake(workdir, "-n", "--cores", "1", *(["--config", *config] if config else []), cwd=workdir)

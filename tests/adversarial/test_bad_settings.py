@@ -43,6 +43,7 @@ def test_bad_setting_is_named_by_its_key(key, value, message):
     assert any(message in e for e in errors), errors
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("override, message", [
     ("generation={sources: [bm25, bge, bm25x]}",
      "generation.sources = ['bm25', 'bge', 'bm25x']: Study 2 compares two levels of it"),

@@ -2,25 +2,23 @@
 layered after ``config/paper.yaml``, on a data tree in the paper's file layout.
 
 ``rehearsal_args(data_root)`` is that command's config part (building the stand-ins over the
-real tokenizers when they are present: support/real_tokenizers.py); ``job_stats`` reads a dry run's job
-table; ``paper_data_tree`` writes the tree (``python -m evidence_ledger rehearsal-data``) plus,
-in the directory README step 2 converts the verifier's base model into, stand-in model files,
-which the paper run's preflight (not the rehearsal's) checks; ``paper_hub_cache`` a Hugging Face
-cache holding stand-ins of the paper's Hub models (support/hub_cache.py), for the paper's dry run.
+real tokenizers when they are present: support/real_tokenizers.py); ``job_stats`` reads a dry
+run's job table; ``paper_data_tree`` writes the tree (``python -m evidence_ledger
+rehearsal-data``) plus, in the directory README step 2 converts the verifier's base model into,
+stand-in model files, which the paper run's preflight (not the rehearsal's) checks;
+``paper_hub_cache`` a Hugging Face cache holding stand-ins of the paper's Hub models
+(support/hub_cache.py), for the paper's dry run. The runs themselves go through
+support/snakemake_runs.py; tests/workflow/conftest.py makes the session's rehearsal.
 """
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 from evidence_ledger.config.layers import layered_config
 from evidence_ledger.datasets.rehearsal_data import write_rehearsal_data
 
-from support.hang_guard import HANG_GUARD_S
 from support.hub_cache import paper_hub_models, stand_in_hub_cache, stand_in_model_dir
 from support.paths import REPO_ROOT
 from support.real_tokenizers import REAL_TOKENIZERS, real_tokenizers_present
@@ -33,8 +31,6 @@ STAND_IN_RULES = ("build_demo_models", "build_demo_reranker", "build_demo_verifi
 # the stand-ins' training steps when built over the real tokenizers (real_tokenizer_entries)
 REAL_TOKENIZER_STEPS = 160
 REAL_TOKENIZER_CONFLICT_STEPS = 240
-# a whole-pipeline run under load takes several times its idle time
-RUN_TIMEOUT_S = HANG_GUARD_S
 
 
 def paper_args(data_root: Path) -> list[str]:
@@ -77,21 +73,6 @@ def paper_data_tree(root: Path) -> Path:
 def paper_hub_cache(root: Path) -> Path:
     """A Hugging Face cache at ``root`` with stand-ins of the Hub models config/paper.yaml loads."""
     return stand_in_hub_cache(root, paper_hub_models(layered_config(REPO_ROOT, [PAPER])))
-
-
-def job_env() -> dict[str, str]:
-    """The test process's environment without the settings the Makefile exports: the workflow
-    itself must make every job offline and single-threaded."""
-    drop = ("HF_HUB_OFFLINE", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM")
-    return {k: v for k, v in os.environ.items() if k not in drop}
-
-
-def snakemake(workdir: Path, *args: str, timeout: int = RUN_TIMEOUT_S, hub_cache: Path | None = None
-              ) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"), "--directory",
-           str(workdir), *args]
-    env = job_env() if hub_cache is None else {**job_env(), "HF_HUB_CACHE": str(hub_cache)}
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
 def job_stats(stdout: str) -> Counter:

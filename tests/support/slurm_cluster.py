@@ -19,6 +19,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from support.cost_markers import refuse_unless_marked
+
 DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "srun", "squeue", "sinfo", "scancel")
 
 
@@ -100,6 +102,7 @@ class SlurmCluster:
                     PATH=f"{self.bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
 
     def start(self, timeout: float = 60) -> None:
+        refuse_unless_marked(("slurm",), "a SLURM cluster")
         for sub in ("munge", "state", "spool"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         os.chmod(self.root / "munge", 0o700)

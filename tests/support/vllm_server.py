@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
+from support.cost_markers import refuse_unless_marked
 from support.hang_guard import HANG_GUARD_S
 from support.real_tokenizers import REAL_TOKENIZERS, real_tokenizers_present
 
@@ -83,6 +84,7 @@ class VllmServer:
                 "--gpu-memory-utilization", "0.3", "--no-enable-chunked-prefill"]
 
     def start(self) -> "VllmServer":
+        refuse_unless_marked(("vllm",), "a vLLM server")
         env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1", VLLM_ENABLE_V1_MULTIPROCESSING="0", OMP_NUM_THREADS="1",
                    HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
         with open(self.log_path, "a") as log:

@@ -4,9 +4,6 @@ Synthetic scoring outputs are written at the contract paths in a temporary direc
 accounting rules are the only ones allowed to run (``--allowed-rules``), so the test
 exercises rules, scripts, params and outputs before the upstream stages exist.
 """
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +13,7 @@ from evidence_ledger import tables
 from evidence_ledger.tables.accounting import COVERAGE, DECISION_LABEL, ESTIMATES, INTERVALS
 from evidence_ledger.tables.scoring import ANSWER_INDICATORS, EVIDENCE_INDICATORS, RELEVANT
 from evidence_ledger.tables.verifier import UNRESOLVED_FLAGS
-from support.hang_guard import HANG_GUARD_S
+from support.snakemake_runs import run_snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -30,10 +27,8 @@ TARGETS = ["results/accounting/study1/intervals.tsv", "results/accounting/study1
 
 
 def _snakemake(workdir, *args):
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(REPO / "config/demo.yaml"), "--cores", "2", *args, "--allowed-rules", *RULES]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
+    return run_snakemake(workdir, "--configfile", REPO / "config/demo.yaml", "--cores", "2", *args,
+                         "--allowed-rules", *RULES, check=True)
 
 
 def test_accounting_rules_run_on_synthetic_indicators(tmp_path):
@@ -44,8 +39,7 @@ def test_accounting_rules_run_on_synthetic_indicators(tmp_path):
     tables.write_table(relevant, tmp_path / "results/study1/relevant.parquet", RELEVANT)
     flags = UNRESOLVED_FLAGS.from_rows(syn.study1_unresolved_flags(evidence).to_dict("records"))
     tables.write_table(flags, tmp_path / "results/study1/unresolved.parquet", UNRESOLVED_FLAGS)
-    proc = _snakemake(tmp_path, *TARGETS)
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    _snakemake(tmp_path, *TARGETS)
     for target in TARGETS:
         assert (tmp_path / target).stat().st_size > 0, target
     s1 = tables.read_frame(tmp_path / "results/accounting/study1/intervals.parquet", INTERVALS)

@@ -22,11 +22,11 @@ import yaml
 from evidence_ledger.config.layers import layered_config
 from evidence_ledger.demo.stage import build_demo_models
 
+from support.cost_markers import costs
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
-from support.rehearsal import PAPER, REHEARSAL, job_env, real_tokenizer_entries, snakemake
-
-pytestmark = pytest.mark.workflow
+from support.rehearsal import PAPER, REHEARSAL, real_tokenizer_entries
+from support.snakemake_runs import WITHOUT_MAKEFILE_ENV, run_snakemake, snakemake_env
 
 NAME = "third"
 DATASET = "scifact"
@@ -45,6 +45,7 @@ def third_model_layer() -> dict:
 
 
 @pytest.fixture(scope="module")
+@costs("workflow")
 def third_model_run(rehearsal_run, tmp_path_factory) -> Path:
     """A copy of the rehearsal's work directory with the third model's directory in it."""
     work = tmp_path_factory.mktemp("third_model") / "run"
@@ -72,11 +73,12 @@ def test_the_layer_holds_only_the_documented_keys():
     assert "trust_remote_code: false   # required" in recipe
 
 
+@pytest.mark.workflow
 def test_third_model_runs_its_generate_rule(third_model_run, rehearsal_data):
     target = f"results/generation/{NAME}/{DATASET}/shards/responses_0.parquet"
-    proc = snakemake(third_model_run, "--cores", "2", *args(third_model_run, rehearsal_data),
-                     "--allowed-rules", "plan_requests", "generate", "--", target)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
+    proc = run_snakemake(third_model_run, "--cores", "2", *args(third_model_run, rehearsal_data),
+                         "--allowed-rules", "plan_requests", "generate", "--", target, env=WITHOUT_MAKEFILE_ENV,
+                         check=True)
     assert "rule generate:" in proc.stdout + proc.stderr or "localrule generate:" in proc.stdout + proc.stderr
     requests = pq.read_table(third_model_run / f"results/generation/{NAME}/{DATASET}/requests.parquet")
     responses = pq.read_table(third_model_run / target)
@@ -88,13 +90,15 @@ def test_third_model_runs_its_generate_rule(third_model_run, rehearsal_data):
     assert len(weights) == 1 and len(weights.pop()) == 64
 
 
+@pytest.mark.workflow
 def test_third_model_tokenizer_bounds_the_evidence_budgets(third_model_run, rehearsal_data):
     """The assemble_evidence job the workflow would run counts the budgets under the third
     model's tokenizer too (``call --print`` shows its keyword arguments)."""
     cmd = [sys.executable, "-m", "evidence_ledger", "call", "--rule", "assemble_evidence", f"dataset={DATASET}",
            "--print", *args(third_model_run, rehearsal_data), "--directory", str(third_model_run),
            "--snakefile", str(REPO_ROOT / "Snakefile")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=job_env(), timeout=HANG_GUARD_S)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=snakemake_env(WITHOUT_MAKEFILE_ENV),
+                          timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-4000:]
     tokenizers = json.loads(proc.stdout)["kwargs"]["tokenizers"]
     assert MODEL_DIR in [spec["path"] for spec in tokenizers.values()], tokenizers

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,13 +23,10 @@ from evidence_ledger.config.layers import layered_config
 from evidence_ledger import benchmark_registry as registry
 from evidence_ledger.generation import prompts
 from evidence_ledger.scoring import indicators
-from support.hang_guard import HANG_GUARD_S
+from support.snakemake_runs import run_snakemake
 
 REPO = Path(__file__).resolve().parents[2]
 SUPPORT = REPO / "tests" / "support"
-ENV = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
-           HF_HUB_OFFLINE="1", PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(SUPPORT)]))
-ENV.pop(registry.PLUGINS_ENV, None)
 
 TOY_CLAIMS = [
     {"id": 1, "claim": "The toy sky is green.", "label": "TRUE", "evidence": [["Sky", 0]]},
@@ -125,16 +121,19 @@ def toy_config(tmp_path: Path) -> Path:
     return path
 
 
-def dry_run(tmp_path: Path, configfile: Path) -> subprocess.CompletedProcess:
-    work = tmp_path / "work"
+def snakemake(work: Path, configfile: Path, *args: str):
+    """Snakemake on ``configfile`` in ``work``, the toy plugin's folder on PYTHONPATH and no plugin
+    list inherited from this process (the workflow loads the config's own)."""
     work.mkdir(exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--snakefile", str(REPO / "Snakefile"),
-         "--directory", str(work), "--configfile", str(configfile)],
-        capture_output=True, text=True, env=ENV, timeout=HANG_GUARD_S,
-    )
+    return run_snakemake(work, "--cores", "1", "--configfile", configfile, *args, pythonpath=[SUPPORT],
+                         env={registry.PLUGINS_ENV: None})
 
 
+def dry_run(tmp_path: Path, configfile: Path):
+    return snakemake(tmp_path / "work", configfile, "-n")
+
+
+@pytest.mark.workflow
 def test_dry_run_plans_the_toy_benchmark_jobs(tmp_path):
     proc = dry_run(tmp_path, toy_config(tmp_path))
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
@@ -149,6 +148,7 @@ def test_dry_run_plans_the_toy_benchmark_jobs(tmp_path):
         assert target in out, f"{target} not planned"
 
 
+@pytest.mark.workflow
 def test_unregistered_benchmark_name_is_refused(tmp_path):
     configfile = toy_config(tmp_path)
     cfg = yaml.safe_load(configfile.read_text())
@@ -160,19 +160,15 @@ def test_unregistered_benchmark_name_is_refused(tmp_path):
     assert "'toy'" in proc.stderr + proc.stdout
 
 
+@pytest.mark.workflow
 def test_each_ingest_rule_reads_its_own_benchmark(tmp_path):
     """The ingest rules are made in one loop over the registry; each job must run with its own
     benchmark's files and reader (a script expression that read the loop variable once made
     every job ingest the last benchmark). Runs the four ingest jobs for real (seconds)."""
     configfile = toy_config(tmp_path)
     work = tmp_path / "work"
-    work.mkdir()
     targets = [f"results/ingest/{name}/units.parquet" for name in ("fever", "feverous", "scifact", "toy")]
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", *targets, "--cores", "1", "--snakefile", str(REPO / "Snakefile"),
-         "--directory", str(work), "--configfile", str(configfile)],
-        capture_output=True, text=True, env=ENV, timeout=HANG_GUARD_S,
-    )
+    proc = snakemake(work, configfile, "--", *targets)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     for name in ("fever", "feverous", "scifact", "toy"):
         units = pq.read_table(work / "results" / "ingest" / name / "units.parquet")

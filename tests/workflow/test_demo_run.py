@@ -1,9 +1,10 @@
 """The whole demo through Snakemake in a temporary directory.
 
-Runs the default config end to end once (module fixture), then checks: every `rule all`
-target exists and is non-empty, the HTML report renders, a second run has nothing to do,
-changing one config value re-runs only the rules that depend on it, `snakemake --lint` is
-clean, and a dry run of config/paper.yaml against placeholder files lists the expected jobs.
+Reads the session's demo run (``demo_run``, tests/workflow/conftest.py: the default config end to
+end, once), then checks: every `rule all` target exists and is non-empty, the HTML report
+renders, a second run has nothing to do, changing one config value re-runs only the rules that
+depend on it, `snakemake --lint` is clean, and the accounting of the demo's own predictions and
+of its external systems equals the `account` command's on the same files.
 EVIDENCE_LEDGER_DEMO_RUN=<dir> checks an existing run's work directory instead of running the demo.
 """
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,20 +32,12 @@ from evidence_ledger.tables.ingest import CLAIMS
 from evidence_ledger.tables.verifier import VERIFIER_ANSWERS
 from support.hang_guard import HANG_GUARD_S
 from support.rehearsal import job_stats
+from support.snakemake_runs import run_snakemake
 
 pytestmark = pytest.mark.workflow
 
 REPO = Path(__file__).resolve().parents[2]
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-
-
-def run_snakemake(workdir: Path, *args: str, configfile: Path | list[Path] | None = None, timeout: int = HANG_GUARD_S):
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
-               HF_HUB_OFFLINE="1")
-    files = configfile if isinstance(configfile, list) else [configfile or REPO / "config" / "demo.yaml"]
-    cmd = SNAKEMAKE + ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-                       "--configfile", *[str(f) for f in files], *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+DEMO_CONFIG = REPO / "config" / "demo.yaml"
 
 
 def planned_rules(dry_run_stdout: str) -> set[str]:
@@ -54,34 +46,25 @@ def planned_rules(dry_run_stdout: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory):
-    """A finished demo run: a fresh one in a temporary directory, or, with the environment
-    variable EVIDENCE_LEDGER_DEMO_RUN set, the work directory of a run made from this checkout
-    (e.g. by benchmarks/demo_time.py), checked as it is."""
-    reuse = os.environ.get("EVIDENCE_LEDGER_DEMO_RUN")
-    if reuse:
-        workdir = Path(reuse)
-        assert (workdir / "results").is_dir(), f"EVIDENCE_LEDGER_DEMO_RUN={reuse} holds no results/ directory"
-        return workdir
-    workdir = tmp_path_factory.mktemp("demo")
-    proc = run_snakemake(workdir, "--cores", "2")
-    assert proc.returncode == 0, proc.stderr[-6000:]
-    return workdir
-
-
-def summary_rows(workdir: Path) -> list[dict]:
+def summary_rows(demo_run) -> list[dict]:
     """`snakemake --summary`: one row per output file of the DAG with its status."""
-    proc = run_snakemake(workdir, "--cores", "1", "--summary")
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = run_snakemake(demo_run, "--configfile", DEMO_CONFIG, "--cores", "1", "--summary", check=True)
     lines = [line.split("\t") for line in proc.stdout.splitlines() if line.strip()]
     header = lines[0]
     return [dict(zip(header, line)) for line in lines[1:]]
 
 
-def test_demo_produces_every_output_of_the_dag(demo_run):
-    rows = summary_rows(demo_run)
-    assert len(rows) > 100
-    for row in rows:
+@pytest.fixture(scope="module")
+def demo_report(demo_run) -> Path:
+    """The demo's `snakemake --report` (report.html in the run's work directory)."""
+    run_snakemake(demo_run, "--configfile", DEMO_CONFIG, "--cores", "1", "--report", demo_run / "report.html",
+                  check=True)
+    return demo_run / "report.html"
+
+
+def test_demo_produces_every_output_of_the_dag(demo_run, summary_rows):
+    assert len(summary_rows) > 100
+    for row in summary_rows:
         path = demo_run / row["output_file"]
         assert path.exists(), row
         assert row["status"] == "ok", row
@@ -91,7 +74,7 @@ def test_demo_produces_every_output_of_the_dag(demo_run):
             assert any(path.iterdir()), path
 
 
-def test_every_table_file_is_written_by_a_rule_its_schema_names(demo_run):
+def test_every_table_file_is_written_by_a_rule_its_schema_names(demo_run, summary_rows):
     """What a damaged table's error names as the rule to re-run is the rule that wrote it."""
     import fnmatch
 
@@ -102,7 +85,7 @@ def test_every_table_file_is_written_by_a_rule_its_schema_names(demo_run):
 
     written_by = {schema.name: schema.written_by for schema in all_schemas()}
     checked = 0
-    for row in summary_rows(demo_run):
+    for row in summary_rows:
         path = demo_run / row["output_file"]
         for table in [path] if path.suffix == ".parquet" else sorted(path.rglob("*.parquet")) if path.is_dir() else []:
             name = pq.read_schema(table).metadata[METADATA_NAME].decode()
@@ -159,15 +142,12 @@ def test_demo_decision_label_is_one_of_the_three(demo_run):
 
 
 def test_second_run_has_nothing_to_do(demo_run):
-    proc = run_snakemake(demo_run, "--cores", "1", "-n")
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = run_snakemake(demo_run, "--configfile", DEMO_CONFIG, "--cores", "1", "-n", check=True)
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_report_html_renders(demo_run):
-    proc = run_snakemake(demo_run, "--cores", "1", "--report", str(demo_run / "report.html"))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    html = (demo_run / "report.html").read_text(encoding="utf-8", errors="replace")
+def test_report_html_renders(demo_report):
+    html = demo_report.read_text(encoding="utf-8", errors="replace")
     assert "<html" in html.lower()
     assert "provenance.tsv" in html
     assert "1 Summary (start here)" in html and "summary.html" in html
@@ -188,8 +168,7 @@ def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp
     changed.write_text(yaml.safe_dump({"accounting": {"bootstrap": {"primary": {"draws": draws}}}}))
     # the demo's own layer first (its data_root is the workflow's resources/demo), then the change:
     # the same config, in the same key order (part of params), as the run's but for the draws
-    proc = run_snakemake(demo_run, "--cores", "1", "-n", configfile=[REPO / "config" / "demo.yaml", changed])
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = run_snakemake(demo_run, "--configfile", DEMO_CONFIG, changed, "--cores", "1", "-n", check=True)
     rules = planned_rules(proc.stdout)
     assert "study2_bootstrap" in rules
     # the post-hoc Study 2 analyses draw their intervals with the primary protocol's settings, so they follow it
@@ -199,8 +178,7 @@ def test_changed_bootstrap_setting_reruns_only_the_dependent_rules(demo_run, tmp
 
 
 def test_lint_is_clean():
-    proc = subprocess.run(SNAKEMAKE + ["--lint", "--snakefile", str(REPO / "Snakefile")],
-                          capture_output=True, text=True, cwd=REPO, timeout=HANG_GUARD_S)
+    proc = run_snakemake(None, "--lint", cwd=REPO)
     assert "Congratulations" in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-4000:]
 
 

@@ -9,11 +9,7 @@
   before any job, naming the key; a served model's jobs ask for no GPU and go to the CPU partition.
 """
 import fcntl
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,9 +23,7 @@ from evidence_ledger.generation.backends.base import ENTRY_POINT_GROUP, UnknownB
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.generation import PARSED, RESPONSES
 from support.generation_world import write_world
-from support.hang_guard import HANG_GUARD_S
-
-pytestmark = pytest.mark.workflow
+from support.snakemake_runs import run_snakemake
 
 REPO = Path(__file__).resolve().parents[2]
 SUPPORT = REPO / "tests" / "support"
@@ -54,15 +48,13 @@ def _config(wd: Path, **models) -> Path:
     return path
 
 
-def _snakemake(wd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    exe = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or "snakemake"
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(SUPPORT), "HF_HUB_CACHE": str(wd / "hf-cache"),
-           **(env or {})}
-    return subprocess.run([exe, "--snakefile", str(REPO / "Snakefile"), "--directory", str(wd), "--configfile",
-                           str(wd / "config.yaml"), "--cores", "2", *args],
-                          capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
+def _snakemake(wd: Path, *args: str, env: dict | None = None):
+    """The run of ``wd``'s config, the toy backend's folder on PYTHONPATH, the toy model's cache."""
+    return run_snakemake(wd, "--configfile", wd / "config.yaml", "--cores", "2", *args, env=env,
+                         pythonpath=[SUPPORT], hub_cache=wd / "hf-cache")
 
 
+@pytest.mark.workflow
 def test_a_config_registered_plugin_generates_and_each_gpu_job_gets_its_own_device(tmp_path):
     write_world(tmp_path, 3)
     _config(tmp_path, qwen3={"backend": "toy", "backend_options": {"answers": ["B", "A", "C"]}})
@@ -98,6 +90,7 @@ def test_an_installed_entry_point_names_a_backend(tmp_path, monkeypatch):
         backend_class("no_such")
 
 
+@pytest.mark.workflow
 def test_bad_backend_settings_are_refused_before_any_job(tmp_path):
     write_world(tmp_path, 1)
     _config(tmp_path, qwen3={"backend": "nope"})
@@ -112,6 +105,7 @@ def test_bad_backend_settings_are_refused_before_any_job(tmp_path):
     assert "models.qwen3.server.api_key_env: the environment variable EVIDENCE_LEDGER_TEST_UNSET_KEY is not set" in out
 
 
+@pytest.mark.workflow
 def test_a_served_models_jobs_ask_for_no_gpu_and_go_to_the_cpu_partition(tmp_path):
     write_world(tmp_path, 1)
     _config(tmp_path, qwen3={"backend": "openai", "server": {"base_url": "http://gpu-node-17:8000/v1"}})

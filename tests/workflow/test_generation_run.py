@@ -1,8 +1,4 @@
 """The generation rules end to end (plan -> 2 generate shards -> gather -> parse) on synthetic evidence."""
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +9,7 @@ from evidence_ledger.demo.tiny_models import TrainingExample, build_demo_model
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.generation import PARSED, REQUESTS, RESPONSES
 from support.generation_world import claims, write_world
-from support.hang_guard import HANG_GUARD_S
+from support.snakemake_runs import run_snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -42,16 +38,11 @@ def workdir(tmp_path_factory):
 
 
 def _snakemake(wd, *targets):
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    exe = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or "snakemake"
-    return subprocess.run([exe, "--snakefile", str(REPO / "Snakefile"), "--directory", str(wd), "--configfile",
-                           str(wd / "config.yaml"), "--cores", "2", *targets],
-                          capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
+    return run_snakemake(wd, "--configfile", wd / "config.yaml", "--cores", "2", *targets, check=True)
 
 
 def test_generation_rules_produce_one_parsed_row_per_request_and_a_failure_table(workdir):
-    proc = _snakemake(workdir, "results/generation/qwen3/fever/parsed.parquet")
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    _snakemake(workdir, "results/generation/qwen3/fever/parsed.parquet")
     base = workdir / "results/generation/qwen3/fever"
     requests = read_table(base / "requests.parquet", REQUESTS)
     responses = read_table(base / "responses.parquet", RESPONSES)
@@ -73,6 +64,5 @@ def test_rerun_after_deleting_outputs_generates_nothing_new(workdir):
     cache_files = sorted((workdir / "cache/qwen3").glob("*.parquet"))
     for p in (workdir / "results/generation").rglob("responses*.parquet"):
         p.unlink()
-    proc = _snakemake(workdir, "results/generation/qwen3/fever/parsed.parquet")
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    _snakemake(workdir, "results/generation/qwen3/fever/parsed.parquet")
     assert sorted((workdir / "cache/qwen3").glob("*.parquet")) == cache_files

@@ -10,12 +10,12 @@ judge on one granted GPU before any job.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+import pytest
 import yaml
-from support.hang_guard import HANG_GUARD_S
+
+from support.snakemake_runs import run_snakemake
 
 REPO = Path(__file__).resolve().parents[2]
 RULE_FILES = sorted((REPO / "workflow" / "rules").glob("*.smk"))
@@ -54,23 +54,21 @@ def test_readme_lists_exactly_the_gpu_declaring_rules():
     assert readme_gpu_rules() == gpu_declaring_rules()
 
 
-def _dry_run_jobs(*config: str) -> list[tuple[str, str]]:
-    """(rule, resources line) of every job of the demo's dry run."""
-    snakemake = Path(sys.executable).with_name("snakemake")
-    proc = subprocess.run([str(snakemake), "-n", "--cores", "2", "--config", *config], cwd=REPO,
-                          capture_output=True, text=True, timeout=HANG_GUARD_S)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+def _dry_run_jobs(workdir: Path, *config: str) -> list[tuple[str, str]]:
+    """(rule, resources line) of every job of the demo's dry run in ``workdir``."""
+    proc = run_snakemake(workdir, "-n", "--cores", "2", "--config", *config, check=True)
     return re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    resources: (.*)$", proc.stdout + proc.stderr, re.M)
 
 
-def test_every_gpu_job_gets_the_gpu_partition_and_none_on_the_cpu_route():
-    jobs = _dry_run_jobs("slurm_gpu_partition=gpu_part")
+@pytest.mark.workflow
+def test_every_gpu_job_gets_the_gpu_partition_and_none_on_the_cpu_route(tmp_path):
+    jobs = _dry_run_jobs(tmp_path, "slurm_gpu_partition=gpu_part")
     gpu_jobs = {rule for rule, res in jobs if re.search(r"\bgpu=[1-9]", res)}
     assert gpu_jobs and gpu_jobs <= gpu_declaring_rules()
     for rule, res in jobs:
         asks_gpu = re.search(r"\bgpu=[1-9]", res) is not None
         assert asks_gpu == ("slurm_partition=gpu_part" in res), (rule, res)
-    cpu_route = _dry_run_jobs("gpu_jobs=cpu")
+    cpu_route = _dry_run_jobs(tmp_path, "gpu_jobs=cpu")
     assert {rule for rule, _ in cpu_route} >= gpu_jobs
     assert not [(rule, res) for rule, res in cpu_route if re.search(r"\bgpu=[1-9]", res)]
 
@@ -83,18 +81,17 @@ def _dry_run_paper(tmp_path: Path, judge: dict, *args: str) -> str:
     config["models"]["llama3_70b"].update(judge)
     path = tmp_path / "paper.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    snakemake = Path(sys.executable).with_name("snakemake")
     if "--config" in args:
         at = args.index("--config") + 1
         args = (*args[:at], f"data_root={tmp_path}", *args[at:])
     else:
         args = (*args, "--config", f"data_root={tmp_path}")
-    proc = subprocess.run([str(snakemake), "-n", "--cores", "2", "--configfile", str(path), *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=HANG_GUARD_S)
+    proc = run_snakemake(tmp_path / "work", "-n", "--cores", "2", "--configfile", path, *args)
     assert "Job stats" not in proc.stdout
     return proc.stdout + proc.stderr
 
 
+@pytest.mark.workflow
 def test_tp2_judge_on_one_granted_gpu_is_refused_before_any_job(tmp_path):
     bf16_tp2 = {"quantization": None, "tensor_parallel_size": 2}
     out = _dry_run_paper(tmp_path, bf16_tp2, "--resources", "gpu=1")

@@ -9,7 +9,8 @@ import yaml
 
 from support.defaults import DEFAULTS
 from support.paths import REPO_ROOT
-from support.rehearsal import job_stats, snakemake
+from support.rehearsal import job_stats
+from support.snakemake_runs import run_snakemake
 
 
 def demo_accountings() -> list[str]:
@@ -30,7 +31,7 @@ def test_the_rule_reads_every_accountings_tables_and_writes_the_page(tmp_path):
         (tmp_path / directory).mkdir(parents=True)
         for name in ("items.parquet", "item_texts.parquet"):
             (tmp_path / directory / name).touch()
-    proc = snakemake(tmp_path, "-n", "results/report/items.html")
+    proc = run_snakemake(tmp_path, "-n", "results/report/items.html")
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert job_stats(proc.stdout)["items_page"] == 1
     inputs = re.search(r"rule items_page:\n\s+input: (.*)\n", proc.stdout).group(1).split(", ")

@@ -24,11 +24,9 @@ import pytest
 import yaml
 
 from evidence_ledger.config.layers import layered_config
-from evidence_ledger.datasets.rehearsal_data import write_rehearsal_data
 
-from support.rehearsal import job_stats
 from support.hang_guard import HANG_GUARD_S
-from support.hub_cache import paper_hub_models, stand_in_hub_cache, stand_in_model_dir
+from support.rehearsal import job_stats
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "config" / "paper.yaml"
@@ -43,22 +41,13 @@ def paper_config() -> dict:
 
 
 @pytest.fixture(scope="module")
-def placeholder(tmp_path_factory):
-    """(paper config with data_root -> a rehearsal data tree in the paper's layout, its path)."""
-    root = tmp_path_factory.mktemp("paper_data")
-    write_rehearsal_data(root, force=True)
-    # where README step 2 converts the verifier's pickle-only base model (stand-in files: a dry
-    # run loads no weights, but the preflight wants the model complete)
-    stand_in_model_dir(root / paper_config()["verifier"]["base_model"]["local_dir"], "deberta")
+def placeholder(rehearsal_data):
+    """(paper config with data_root -> the session's rehearsal data tree in the paper's layout,
+    which holds stand-in files where README step 2 converts the verifier's pickle-only base model:
+    a dry run loads no weights, but the preflight wants the model complete; its path)."""
     cfg = paper_config()
-    cfg["data_root"] = str(root)
-    return cfg, root
-
-
-@pytest.fixture(scope="module")
-def hub_cache(tmp_path_factory) -> Path:
-    """A Hugging Face cache holding the paper's Hub models at their pinned revisions (stand-ins)."""
-    return stand_in_hub_cache(tmp_path_factory.mktemp("hf_cache"), paper_hub_models(paper_config()))
+    cfg["data_root"] = str(rehearsal_data)
+    return cfg, rehearsal_data
 
 
 # --- expected jobs -------------------------------------------------------------------------
@@ -130,20 +119,10 @@ def expected_job_counts(cfg: dict) -> Counter:
 
 
 @pytest.fixture(scope="module")
-def dry_run(placeholder, hub_cache, tmp_path_factory):
-    """The README's workstation command, dry: the paper file plus data_root on the command line,
-    with the paper's models in the cache; on this CPU-only machine the config asks for CPU
-    (``gpu_jobs=cpu``: the same jobs, none granted a GPU), as the preflight says it must."""
-    _, root = placeholder
-    work = tmp_path_factory.mktemp("paper_work")
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--profile", str(REPO / "workflow" / "profiles" / "default"),
-         "--snakefile", str(REPO / "Snakefile"), "--directory", str(work), "--configfile", str(PAPER),
-         "--config", f"data_root={root}", "gpu_jobs=cpu"],
-        capture_output=True, text=True, env={**ENV, "HF_HUB_CACHE": str(hub_cache)}, timeout=HANG_GUARD_S,
-    )
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
-    return proc.stdout
+def dry_run(paper_dry_run) -> str:
+    """The README's workstation command, dry (the session's paper_dry_run: the paper file plus
+    data_root on the command line, the paper's models in the cache, ``gpu_jobs=cpu``)."""
+    return paper_dry_run.stdout
 
 
 # --- tests ---------------------------------------------------------------------------------
@@ -193,6 +172,7 @@ def test_revisions_are_pinned_commits_or_marked_placeholders():
     assert revisions["retrieval.reranker"] == demo["retrieval"]["reranker"]["revision"]
 
 
+@pytest.mark.workflow
 def test_dry_run_plans_the_jobs_the_config_implies(placeholder, dry_run):
     cfg, _ = placeholder
     counts, expected = job_stats(dry_run), expected_job_counts(cfg)
@@ -200,6 +180,7 @@ def test_dry_run_plans_the_jobs_the_config_implies(placeholder, dry_run):
     assert counts == expected
 
 
+@pytest.mark.workflow
 def test_dry_run_job_counts_by_hand(dry_run):
     counts = job_stats(dry_run)
     assert counts["generate"] == 6             # 2 models x 3 datasets x 1 shard (one per GPU)
@@ -218,6 +199,7 @@ def test_dry_run_job_counts_by_hand(dry_run):
     assert counts["total"] == 114
 
 
+@pytest.mark.workflow
 def test_dry_run_reads_the_placeholder_files(placeholder, dry_run):
     """The planned jobs read the user's data directory, not the demo data."""
     _, root = placeholder

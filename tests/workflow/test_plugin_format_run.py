@@ -20,6 +20,7 @@ import yaml
 from evidence_ledger.config.layers import layered_config
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
+from support.snakemake_runs import run_snakemake
 from support.toy_format_world import toy_world
 
 pytestmark = pytest.mark.workflow
@@ -44,11 +45,9 @@ def toy_config(root: Path) -> Path:
 
 
 def snakemake(workdir: Path, layer: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", HF_HUB_OFFLINE="1",
-               PYTHONPATH=os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")]))
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"), "--directory",
-           str(workdir), "--configfile", str(REPO_ROOT / "config" / "demo.yaml"), str(layer), "--cores", "2", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
+    """The demo config and ``layer``, the toy plugin's folder on PYTHONPATH."""
+    return run_snakemake(workdir, "--configfile", REPO_ROOT / "config" / "demo.yaml", layer, "--cores", "2", *args,
+                         pythonpath=[SUPPORT])
 
 
 def test_a_plugin_format_is_accounted_by_the_pipeline_as_by_the_command(tmp_path):

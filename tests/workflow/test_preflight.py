@@ -22,8 +22,9 @@ from evidence_ledger.config.layers import layered_config
 from evidence_ledger.datasets.rehearsal_data import write_rehearsal_data
 
 from support.hang_guard import HANG_GUARD_S
-from support.hub_cache import paper_hub_models, stand_in_hub_cache
+from support.hub_cache import paper_hub_models
 from support.paths import REPO_ROOT
+from support.snakemake_runs import run_snakemake
 
 PAPER = str(REPO_ROOT / "config" / "paper.yaml")
 REHEARSAL = str(REPO_ROOT / "config" / "rehearsal.yaml")
@@ -56,9 +57,7 @@ def env_with(hub: Path | None = None) -> dict:
 
 
 def snakemake(workdir: Path, *args: str, hub: Path | None = None) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"), "--directory",
-           str(workdir), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env_with(hub), timeout=HANG_GUARD_S)
+    return run_snakemake(workdir, *args, env={"HF_HUB_OFFLINE": "1"}, hub_cache=hub)
 
 
 def command(*args: str, cwd: Path = REPO_ROOT, hub: Path | None = None) -> subprocess.CompletedProcess:
@@ -78,6 +77,7 @@ def fail_lines(proc: subprocess.CompletedProcess) -> list[str]:
     return [line for line in proc.stderr.splitlines() if line.startswith("FAIL ")]
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("dry", [False, True])
 def test_paper_run_with_its_models_missing_from_the_cache_stops_before_any_job(data, empty_hub, tmp_path, dry):
     """README's paper command on the rehearsal tree with an empty converted-verifier directory and
@@ -98,6 +98,7 @@ def test_paper_run_with_its_models_missing_from_the_cache_stops_before_any_job(d
     assert not any(line.startswith("FAIL data") for line in failed)
 
 
+@pytest.mark.workflow
 def test_a_data_root_that_does_not_exist_is_named_as_such(tmp_path, empty_hub):
     work = tmp_path / "work"
     work.mkdir()
@@ -112,15 +113,16 @@ def test_a_data_root_that_does_not_exist_is_named_as_such(tmp_path, empty_hub):
     assert f"{tmp_path / 'empty'} is an empty directory" in proc.stderr
 
 
-def test_the_rehearsal_passes_the_check_and_the_workflow_start(tree, tmp_path):
-    proc = command("check", "--profile", PROFILE, "--configfile", PAPER, REHEARSAL, "--config", f"data_root={tree}")
+@pytest.mark.workflow
+def test_the_rehearsal_passes_the_check_and_the_workflow_start(rehearsal_data, rehearsal_dry_run):
+    """``check`` and the workflow's start (the session's dry run of the rehearsal) on the rehearsal's tree."""
+    proc = command("check", "--profile", PROFILE, "--configfile", PAPER, REHEARSAL, "--config",
+                   f"data_root={rehearsal_data}")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     lines = proc.stdout.splitlines()
     assert lines[-1].startswith("check: all ") and all(line.startswith("ok   ") for line in lines[:-1])
     assert {line.split()[1] for line in lines[:-1]} == {"config", "paths", "data", "models", "machine"}
-    proc = snakemake(tmp_path, "-n", "--profile", PROFILE, "--configfile", PAPER, REHEARSAL, "--config",
-                     f"data_root={tree}")
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = rehearsal_dry_run
     assert "preflight: " in proc.stderr and " checks passed" in proc.stderr and "Job stats" in proc.stdout
 
 
@@ -172,12 +174,14 @@ def test_plan_takes_typed_config_values_and_refuses_in_one_line(tmp_path):
         f"`snakemake --until build_demo_models` first"]
 
 
+@pytest.mark.workflow
 def test_the_config_readme_nested_override_runs_as_written(tmp_path):
     proc = snakemake(tmp_path, "-n", "--cores", "1", "--config", "sampling={fever: {n: 100}}")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Job stats" in proc.stdout
 
 
+@pytest.mark.workflow
 def test_a_one_key_typo_is_one_line_not_a_schema_dump(tmp_path):
     proc = snakemake(tmp_path, "-n", "--cores", "1", "--config", "studdies={study1: false}")
     assert_nothing_ran(proc, tmp_path)
@@ -186,6 +190,7 @@ def test_a_one_key_typo_is_one_line_not_a_schema_dump(tmp_path):
     assert lines[0].startswith("FAIL config  unknown key 'studdies' (--config) (did you mean 'studies'?)")
 
 
+@pytest.mark.workflow
 def test_a_repeated_key_in_a_config_file_stops_the_run_naming_file_and_line(tmp_path):
     layer = tmp_path / "mine.yaml"
     layer.write_text("data_root: /a\nsampling:\n  fever: {n: 10}\nsampling:\n  fever: {n: 20}\n")

@@ -22,12 +22,11 @@ import pytest
 from evidence_ledger.config.layers import layered_config
 from evidence_ledger.config.paper_inputs import author_held_inputs, config_value
 
-from support.hang_guard import HANG_GUARD_S
+from support.cost_markers import costs
 from support.paths import REPO_ROOT
 from support.rehearsal import (DEFAULT_PROFILE, PAPER, REHEARSAL, STAND_IN_RULES, job_stats, paper_data_tree,
-                               paper_hub_cache, real_tokenizer_entries, snakemake)
-
-pytestmark = pytest.mark.workflow
+                               real_tokenizer_entries)
+from support.snakemake_runs import WITHOUT_MAKEFILE_ENV, run_snakemake
 
 PUBLIC = REPO_ROOT / "config" / "public.yaml"
 # the stand-ins' training inputs (workflow/rules/demo_functions.smk, demo.smk)
@@ -52,38 +51,39 @@ def test_public_layer_reads_no_author_held_file():
         assert not named, f"{[p.name for p in layers]} still names {named}"
 
 
-def test_public_route_plans_on_a_tree_without_the_author_held_files(tmp_path):
+@pytest.mark.workflow
+def test_public_route_plans_on_a_tree_without_the_author_held_files(paper_hub, tmp_path):
     """Dry runs of the paper and the rehearsal with the public layer, on a data tree from which
     every author-held file was deleted: no job needs one."""
     data = paper_data_tree(tmp_path / "data")
     for item in author_held_inputs():
         (data / item.path).unlink()
-    hub_cache = paper_hub_cache(tmp_path / "hf_cache")
     for layers, machine in (((), ["gpu_jobs=cpu"]), ((REHEARSAL,), [])):
-        proc = snakemake(tmp_path / f"plan{len(layers)}", "-n", "--profile", str(DEFAULT_PROFILE),
-                         *public_args(data, *layers), *machine, timeout=HANG_GUARD_S, hub_cache=hub_cache)
-        assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
+        proc = run_snakemake(tmp_path / f"plan{len(layers)}", "-n", "--profile", DEFAULT_PROFILE,
+                             *public_args(data, *layers), *machine, hub_cache=paper_hub, env=WITHOUT_MAKEFILE_ENV,
+                             check=True)
         jobs = job_stats(proc.stdout)
         assert jobs["export_provider_submissions"] == 2 and jobs["import_evidence_source"] == 2
         assert "wikicontradict_judge_human" not in jobs
 
 
 @pytest.fixture(scope="module")
+@costs("workflow")
 def public_run(rehearsal_run, rehearsal_data, tmp_path_factory) -> Path:
     """A copy of the paper rehearsal's work directory, brought up to date under the public layer
     through the workstation profile, the stand-in builds left out."""
     work = tmp_path_factory.mktemp("public") / "run"
     shutil.copytree(rehearsal_run, work, symlinks=True, ignore=shutil.ignore_patterns("locks", "report.html"))
     args = [*public_args(rehearsal_data, REHEARSAL), *real_tokenizer_entries()]  # the rehearsal's stand-ins
-    listed = snakemake(work, "--list-rules", *args, timeout=HANG_GUARD_S)
-    assert listed.returncode == 0, listed.stderr[-3000:]
+    listed = run_snakemake(work, "--list-rules", *args, env=WITHOUT_MAKEFILE_ENV, check=True)
     allowed = [r for r in listed.stdout.split() if r not in STAND_IN_RULES]
-    proc = snakemake(work, "--profile", str(DEFAULT_PROFILE), *args, "--allowed-rules", *allowed)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-8000:]
+    proc = run_snakemake(work, "--profile", DEFAULT_PROFILE, *args, "--allowed-rules", *allowed,
+                         env=WITHOUT_MAKEFILE_ENV, check=True)
     (work / "public_run.log").write_text(proc.stdout + proc.stderr)
     return work
 
 
+@pytest.mark.workflow
 def test_public_rehearsal_reuses_stand_ins_whose_inputs_are_unchanged(public_run, rehearsal_run):
     changed = [p for p in STAND_IN_INPUTS if _sha(public_run / p) != _sha(rehearsal_run / p)]
     assert not changed, f"the stand-ins would train on other inputs under the public layer: {changed}"
@@ -91,6 +91,7 @@ def test_public_rehearsal_reuses_stand_ins_whose_inputs_are_unchanged(public_run
     assert "rule ingest_feverous:" in log  # the pool split is gone: FEVEROUS was ingested again
 
 
+@pytest.mark.workflow
 def test_public_rehearsal_samples_study2_from_dev_and_reads_our_own_submissions(public_run):
     results = public_run / "results"
     sample = pd.read_parquet(results / "sampling" / "feverous" / "sample.parquet")
@@ -104,6 +105,7 @@ def test_public_rehearsal_samples_study2_from_dev_and_reads_our_own_submissions(
     assert inputs and not [line for line in inputs if "dcuf" in line or "unifee" in line]
 
 
+@pytest.mark.workflow
 def test_public_rehearsal_report_names_each_substitute(public_run):
     rows = [line.split("\t") for line in (public_run / "results/report/provenance.tsv").read_text().splitlines()]
     substitutes = [r for r in rows if r[0] == "substitute"]

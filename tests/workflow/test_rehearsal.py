@@ -1,6 +1,7 @@
 """The paper run, rehearsed: the README's workstation command with config/rehearsal.yaml after
 config/paper.yaml plans the paper's jobs rule by rule (plus only the stand-in builds) and runs
-green on CPU through the workstation profile, offline without the Makefile's environment."""
+green on CPU through the workstation profile, offline without the Makefile's environment (the
+session's rehearsal_run, tests/workflow/conftest.py)."""
 from __future__ import annotations
 
 import json
@@ -9,30 +10,23 @@ import pytest
 
 from evidence_ledger.config.layers import layered_config
 
-from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT
-from support.rehearsal import (DEFAULT_PROFILE, PAPER, REHEARSAL, STAND_IN_RULES, job_stats, paper_args,
-                               paper_hub_cache, rehearsal_args, snakemake)
-
-pytestmark = pytest.mark.workflow
+from support.rehearsal import PAPER, REHEARSAL, STAND_IN_RULES, job_stats, rehearsal_args
+from support.snakemake_runs import WITHOUT_MAKEFILE_ENV, run_snakemake
 
 
-def dry_run_jobs(workdir, args, hub_cache=None) -> dict[str, int]:
-    proc = snakemake(workdir, "-n", "--profile", str(DEFAULT_PROFILE), *args, timeout=HANG_GUARD_S,
-                     hub_cache=hub_cache)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
-    counts = job_stats(proc.stdout)
+def planned_jobs(dry_run) -> dict[str, int]:
+    counts = job_stats(dry_run.stdout)
     counts.pop("total")
     return counts
 
 
-def test_rehearsal_plans_the_paper_jobs_rule_by_rule(rehearsal_data, tmp_path):
+@pytest.mark.workflow
+def test_rehearsal_plans_the_paper_jobs_rule_by_rule(paper_dry_run, rehearsal_dry_run):
     # the paper's dry run needs its models in the cache (stand-ins) and, on this CPU-only
     # machine, the CPU route for its GPU jobs (the same jobs): the preflight says so otherwise
-    paper = dry_run_jobs(tmp_path / "paper", [*paper_args(rehearsal_data), "gpu_jobs=cpu"],
-                         hub_cache=paper_hub_cache(tmp_path / "hf_cache"))
-    rehearsal = dry_run_jobs(tmp_path / "rehearsal", rehearsal_args(rehearsal_data))
-    assert sum(paper.values()) == 111  # the paper config: tests/workflow/test_paper_config.py counts them
+    paper, rehearsal = planned_jobs(paper_dry_run), planned_jobs(rehearsal_dry_run)
+    assert sum(paper.values()) == 114  # the paper config: tests/workflow/test_paper_config.py counts them
     assert {rule: n for rule, n in rehearsal.items() if rule not in STAND_IN_RULES} == paper
     assert set(rehearsal) - set(paper) == set(STAND_IN_RULES)
 
@@ -64,13 +58,14 @@ def test_rehearsal_changes_only_models_data_root_and_sizes():
     assert all(rehearsal["studies"].values())
 
 
+@pytest.mark.workflow
 def test_rehearsal_run_makes_every_final_output(rehearsal_run, rehearsal_data):
-    proc = snakemake(rehearsal_run, "-n", *rehearsal_args(rehearsal_data), timeout=HANG_GUARD_S)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = run_snakemake(rehearsal_run, "-n", *rehearsal_args(rehearsal_data), env=WITHOUT_MAKEFILE_ENV, check=True)
     assert "Nothing to be done" in proc.stdout + proc.stderr
     assert (rehearsal_run / "results" / "report" / "summary.html").stat().st_size > 0
 
 
+@pytest.mark.workflow
 def test_rehearsal_study1_reads_the_provider_submissions(rehearsal_run):
     """Study 1 evidence comes from the DCUF / UnifEE files in the data tree, not from our retrieval."""
     evidence = rehearsal_run / "results" / "evidence" / "feverous"
@@ -80,6 +75,7 @@ def test_rehearsal_study1_reads_the_provider_submissions(rehearsal_run):
     assert summary  # unresolved and repeated ids are counted, not dropped
 
 
+@pytest.mark.workflow
 def test_saved_tokenizers_do_not_depend_on_the_environment(rehearsal_run):
     """Jobs ran without HF_HUB_OFFLINE: offline loading comes from the code, and no saved
     tokenizer config records how it was loaded."""
@@ -89,6 +85,7 @@ def test_saved_tokenizers_do_not_depend_on_the_environment(rehearsal_run):
         assert "local_files_only" not in json.loads(path.read_text()), path
 
 
+@pytest.mark.workflow
 def test_the_rehearsal_names_the_tokenizers_that_bounded_its_budgets(rehearsal_run):
     """The provenance table has a budget_tokenizer row per generation model with the sha256 of its
     tokenizer.json: with the real tokenizers present the stand-ins carry them, so the hashes are

@@ -20,7 +20,8 @@ import pytest
 from PIL import Image
 
 from support.hang_guard import HANG_GUARD_S
-from support.rehearsal import rehearsal_args, snakemake
+from support.rehearsal import rehearsal_args
+from support.snakemake_runs import WITHOUT_MAKEFILE_ENV, run_snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -34,8 +35,8 @@ MIN_FONT_PX = 12
 @pytest.fixture(scope="module")
 def report(rehearsal_run, rehearsal_data) -> tuple[Path, subprocess.CompletedProcess]:
     out = rehearsal_run / "report.html"
-    proc = snakemake(rehearsal_run, *rehearsal_args(rehearsal_data), "--report", str(out), timeout=HANG_GUARD_S)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
+    proc = run_snakemake(rehearsal_run, *rehearsal_args(rehearsal_data), "--report", out, env=WITHOUT_MAKEFILE_ENV,
+                         check=True)
     return out, proc
 
 

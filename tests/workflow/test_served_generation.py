@@ -7,10 +7,7 @@ requests (plan_requests on a small synthetic world, one shard):
   not complete; the server restarted, the rerun sends only the requests without an answer, and its
   answers equal an uninterrupted served run's.
 """
-import os
-import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,7 +19,9 @@ from evidence_ledger.generation.cache import ResponseCache
 from evidence_ledger.tables import read_table
 from evidence_ledger.tables.generation import CACHE_ENTRIES, REQUESTS, RESPONSES
 from support.generation_world import write_world
+from support.cost_markers import costs
 from support.hang_guard import HANG_GUARD_S
+from support.snakemake_runs import run_snakemake, start_snakemake
 from support.vllm_server import MAX_MODEL_LEN, SERVED_NAME
 
 pytestmark = [pytest.mark.workflow, pytest.mark.vllm]
@@ -54,15 +53,12 @@ def _workdir(root: Path, model_dir: Path, server_url: str | None) -> Path:
     return root
 
 
-def _command(wd: Path) -> list[str]:
-    exe = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or "snakemake"
-    return [exe, "--snakefile", str(REPO / "Snakefile"), "--directory", str(wd), "--configfile",
-            str(wd / "config.yaml"), "--cores", "2", TARGET]
+def _args(wd: Path) -> list[str]:
+    return ["--configfile", str(wd / "config.yaml"), "--cores", "2", TARGET]
 
 
 def _run(wd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(_command(wd), capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"},
-                          timeout=HANG_GUARD_S)
+    return run_snakemake(wd, *_args(wd), env={"OMP_NUM_THREADS": "1"}, check=True)
 
 
 def _answers(wd: Path) -> dict[str, str]:
@@ -77,18 +73,17 @@ def _greedy_ids(wd: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
+@costs("workflow")
 def served_run(vllm_server, tiny_served_model, tmp_path_factory) -> Path:
     """An uninterrupted served run of the generate rule."""
     wd = _workdir(tmp_path_factory.mktemp("served") / "run", tiny_served_model, vllm_server.base_url)
-    proc = _run(wd)
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    _run(wd)
     return wd
 
 
 def test_served_greedy_answers_equal_the_offline_engines(served_run, tiny_served_model, tmp_path):
     offline = _workdir(tmp_path / "offline", tiny_served_model, None)
-    proc = _run(offline)
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    _run(offline)
     served, engine = _answers(served_run), _answers(offline)
     assert served.keys() == engine.keys()
     greedy = _greedy_ids(served_run)
@@ -103,8 +98,8 @@ def test_a_server_killed_mid_job_fails_it_naming_the_request_and_the_rerun_resum
         served_run, vllm_server, tiny_served_model, tmp_path):
     wd = _workdir(tmp_path / "killed", tiny_served_model, vllm_server.base_url)
     journal = wd / "cache" / "qwen3" / "qwen3-fever-s0-000000.journal.jsonl"
-    job = subprocess.Popen(_command(wd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env={**os.environ, "OMP_NUM_THREADS": "1"})
+    job = start_snakemake(wd, *_args(wd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          env={"OMP_NUM_THREADS": "1"})
     try:
         deadline = time.monotonic() + HANG_GUARD_S
         while job.poll() is None and time.monotonic() < deadline:
@@ -125,8 +120,7 @@ def test_a_server_killed_mid_job_fails_it_naming_the_request_and_the_rerun_resum
     kept = journal.read_text().count("\n")
     assert kept >= 5 and "failed 3 times" in log
 
-    proc = _run(wd)
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    _run(wd)
     total = len(_answers(served_run))
     assert f"{total} unique keys, {kept} cached, {total - kept} to generate" in (wd / JOB_LOG).read_text()
     assert _answers(wd) == _answers(served_run)

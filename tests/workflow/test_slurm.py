@@ -5,7 +5,8 @@ how its work directory is prepared) is made through SLURM and locally, and the r
 equal byte for byte (the response cache and provenance aside). That run is the paper run
 rehearsed (README "The rehearsal": config/paper.yaml + config/rehearsal.yaml on a generated data
 tree in the paper's layout), every rule, the GPU-declaring ones through the CPU route
-``--config gpu_jobs=cpu``; its local twin is the workstation-profile run of test_rehearsal.py.
+``--config gpu_jobs=cpu``; its local twin is the session's workstation-profile run of the
+rehearsal (``rehearsal_run``, tests/workflow/conftest.py).
 :data:`DEMO_SLICE` (a slice of the demo) is the other ``RunDescription``.
 The SLURM run is submitted with the submit-host environment (.venv-slurm) from a shell that has
 neither the pipeline's environment on PATH nor any of the Makefile's variables set: the
@@ -39,8 +40,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from support.slurm_cluster import SlurmCluster, missing_binaries  # noqa: E402
 
 from evidence_ledger.run.job_env import JOB_ENV_DEFAULTS  # noqa: E402
-from support.hang_guard import HANG_GUARD_S
+from support.cost_markers import costs  # noqa: E402
+from support.hang_guard import HANG_GUARD_S  # noqa: E402
 from support.rehearsal import real_tokenizer_entries  # noqa: E402
+from support.snakemake_runs import run_snakemake, start_snakemake  # noqa: E402
 
 pytestmark = pytest.mark.slurm
 
@@ -48,7 +51,6 @@ REPO = Path(__file__).resolve().parents[2]
 SUBMIT_VENV = Path(os.environ.get("EVIDENCE_LEDGER_SLURM_VENV", REPO / ".venv-slurm"))
 SUBMIT_SNAKEMAKE = SUBMIT_VENV / "bin" / "snakemake"
 JOB_PYTHON_DIR = Path(sys.executable).parent  # the pipeline's environment (.venv): jobs run its python
-WHOLE_RUN_HANG_GUARD_S = 3600  # the whole rehearsal: a run that takes minutes idle can take several times that loaded
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,8 @@ DEMO_SLICE = RunDescription(
     ),
     slurm_config={"gpu_jobs": "cpu"},
 )
-# The paper run rehearsed (README "The rehearsal"): compared with the workstation-profile run of
-# tests/workflow/test_rehearsal.py (the session fixture rehearsal_run, on the same data tree).
+# The paper run rehearsed (README "The rehearsal"): compared with the session's workstation-profile
+# run of it (the fixture rehearsal_run, on the same data tree).
 REHEARSAL = RunDescription(
     name="paper rehearsal",
     configfiles=("config/paper.yaml", "config/rehearsal.yaml"),
@@ -141,29 +143,28 @@ def job_env_config() -> dict[str, str]:
     return {"job_env": sys.prefix}
 
 
-def _common_args(workdir: Path, run: RunDescription = DEMO_SLICE) -> list[str]:
-    return ["--snakefile", str(REPO / "Snakefile"), "--configfile", *(str(REPO / f) for f in run.configfiles),
-            "--directory", str(workdir)]
+def _run_args(run: RunDescription) -> list[str]:
+    return ["--configfile", *(str(REPO / f) for f in run.configfiles)]
 
 
 def _config_args(config: dict[str, str]) -> list[str]:
     return ["--config", *(f"{k}={v}" for k, v in config.items())] if config else []
 
 
-def submit_command(workdir: Path, *extra: str, run: RunDescription = DEMO_SLICE) -> list[str]:
-    """The README's SLURM command with an explicit partition override and a first status check
-    after 2 s instead of 40 s (status from squeue is the profile's own setting)."""
-    return [str(SUBMIT_SNAKEMAKE), "--profile", str(REPO / "workflow" / "profiles" / "slurm"),
-            *_common_args(workdir, run), "--default-resources", "slurm_partition=main",
-            "--slurm-init-seconds-before-status-checks", "2", *extra]
+def submit_args(*extra: str, run: RunDescription = DEMO_SLICE) -> list[str]:
+    """The README's SLURM command's arguments with an explicit partition override and a first status
+    check after 2 s instead of 40 s (status from squeue is the profile's own setting)."""
+    return ["--profile", str(REPO / "workflow" / "profiles" / "slurm"), *_run_args(run), "--default-resources",
+            "slurm_partition=main", "--slurm-init-seconds-before-status-checks", "2", *extra]
 
 
 def submit(cluster: SlurmCluster, workdir: Path, config: dict[str, str], *targets: str,
-           run: RunDescription = DEMO_SLICE, timeout: int = HANG_GUARD_S) -> subprocess.CompletedProcess:
+           run: RunDescription = DEMO_SLICE, dry: bool = False) -> subprocess.CompletedProcess:
+    """The run submitted from the submit host's environment (.venv-slurm) in ``submit_env``."""
     target_args = ["--", *targets] if targets else []
-    return subprocess.run(submit_command(workdir, *_config_args({**job_env_config(), **config}), *target_args,
-                                         run=run),
-                          capture_output=True, text=True, env=submit_env(cluster), timeout=timeout)
+    return run_snakemake(workdir, *submit_args(*(["--dry-run"] if dry else []),
+                                                *_config_args({**job_env_config(), **config}), *target_args, run=run),
+                         snakemake=SUBMIT_SNAKEMAKE, base_env=submit_env(cluster))
 
 
 def _hashes(root: Path) -> dict[str, str]:
@@ -177,6 +178,7 @@ def run_id(stderr: str) -> str:
 
 
 @pytest.fixture(scope="module")
+@costs("slurm")
 def cluster(tmp_path_factory):
     slurm = SlurmCluster(tmp_path_factory.mktemp("slurm"), cpus=2)
     with slurm:
@@ -201,10 +203,7 @@ class Runs:
 
 def planned_submissions(cluster: SlurmCluster, workdir: Path, run: RunDescription, config: dict[str, str]) -> tuple[int, int]:
     """(jobs, submissions) of the SLURM run as its dry run plans them."""
-    target_args = ["--", *run.targets] if run.targets else []
-    proc = subprocess.run(submit_command(workdir, "--dry-run", *_config_args({**job_env_config(), **config}),
-                                         *target_args, run=run),
-                          capture_output=True, text=True, env=submit_env(cluster), timeout=HANG_GUARD_S)
+    proc = submit(cluster, workdir, config, *run.targets, run=run, dry=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     out = proc.stdout + proc.stderr
     jobs = int(re.search(r"^total\s+(\d+)$", out, re.M).group(1))
@@ -216,8 +215,8 @@ def planned_submissions(cluster: SlurmCluster, workdir: Path, run: RunDescriptio
 
 @pytest.fixture(scope="module")
 def runs(cluster, run_description, tmp_path_factory, request) -> Runs:
-    """The run made through SLURM, and its local twin: for the rehearsal the workstation-profile
-    run of test_rehearsal.py (same data tree); otherwise a local run made side by side."""
+    """The run made through SLURM, and its local twin: for the rehearsal the session's
+    workstation-profile run (same data tree); otherwise a local run made side by side."""
     run = run_description
     remote = tmp_path_factory.mktemp("via_slurm")
     config = dict(run.config)
@@ -230,8 +229,7 @@ def runs(cluster, run_description, tmp_path_factory, request) -> Runs:
         local = request.getfixturevalue("rehearsal_run")
         jobs, submissions = planned_submissions(cluster, remote, run, {**config, **run.slurm_config})
         start = time.monotonic()
-        proc = submit(cluster, remote, {**config, **run.slurm_config}, *run.targets, run=run,
-                      timeout=WHOLE_RUN_HANG_GUARD_S)
+        proc = submit(cluster, remote, {**config, **run.slurm_config}, *run.targets, run=run)
         wall = time.monotonic() - start
         assert proc.returncode == 0, proc.stderr[-6000:] + cluster.daemon_logs()
         print(f"\n{run.name} through SLURM: {jobs} jobs in {submissions} submissions, {wall:.0f} s wall")
@@ -239,9 +237,8 @@ def runs(cluster, run_description, tmp_path_factory, request) -> Runs:
     local = tmp_path_factory.mktemp("local")
     jobs, submissions = planned_submissions(cluster, remote, run, {**config, **run.slurm_config})
     with open(local / "snakemake.stderr", "w") as local_err:
-        local_proc = subprocess.Popen([str(JOB_PYTHON_DIR / "snakemake"), *_common_args(local, run), "--cores", "1",
-                                       *_config_args(config), "--", *run.targets],
-                                      stdout=subprocess.DEVNULL, stderr=local_err, env=_local_env())
+        local_proc = start_snakemake(local, *_run_args(run), "--cores", "1", *_config_args(config), "--",
+                                     *run.targets, stdout=subprocess.DEVNULL, stderr=local_err, base_env=_local_env())
         try:
             start = time.monotonic()
             proc = submit(cluster, remote, {**config, **run.slurm_config}, *run.targets, run=run)
@@ -313,11 +310,11 @@ def test_cancelled_job_ends_the_run_with_an_error_naming_it(cluster, tmp_path):
                        f'exec {real_python} "$@"\n')
     wrapper.chmod(0o755)
     workdir = tmp_path / "run"
-    cmd = submit_command(workdir, *_config_args({"job_env": str(job_env_dir),
-                                                 "data_root": str(REPO / "resources" / "demo")}), "--",
-                         "results/ingest/nqcc/records.parquet")
+    args = submit_args(*_config_args({"job_env": str(job_env_dir), "data_root": str(REPO / "resources" / "demo")}),
+                       "--", "results/ingest/nqcc/records.parquet")
     with open(tmp_path / "snakemake.stderr", "w+") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True, env=submit_env(cluster))
+        proc = start_snakemake(workdir, *args, stdout=subprocess.DEVNULL, stderr=err, snakemake=SUBMIT_SNAKEMAKE,
+                               base_env=submit_env(cluster))
         try:
             jobid = _wait_for_running_job(cluster, proc)
             subprocess.run(["scancel", jobid], env=cluster.env(), check=True, capture_output=True)

@@ -1,17 +1,17 @@
 """The summary_page rule through Snakemake on hand-built report TSVs (no upstream stages),
-and `snakemake --report` with the page as the first results category."""
+and `snakemake --report` with the page as the first results category: one run of the rule (and
+account_system) and one report, read by both tests."""
 import html
-import os
-import shutil
 import re
+import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from support.summary_tables import write_summary_inputs
 from support.hang_guard import HANG_GUARD_S
+from support.snakemake_runs import run_snakemake
+from support.summary_tables import write_summary_inputs
 
 pytestmark = pytest.mark.workflow
 
@@ -20,23 +20,28 @@ TARGET = "results/report/summary.html"
 
 
 def _snakemake(workdir, *args):
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(REPO / "config/demo.yaml"), "--cores", "1", *args, "--allowed-rules",
-           "summary_page", "account_system"]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
+    return run_snakemake(workdir, "--configfile", REPO / "config/demo.yaml", "--cores", "1", *args, "--allowed-rules",
+                         "summary_page", "account_system", check=True)
 
 
-def test_summary_page_rule_and_report(tmp_path):
+@pytest.fixture(scope="module")
+def summary_run(tmp_path_factory) -> Path:
+    """A work directory of hand-built report TSVs where the summary_page rule ran, and its
+    `snakemake --report` (report.html)."""
+    workdir = tmp_path_factory.mktemp("summary_page")
+    write_summary_inputs(workdir)
+    _snakemake(workdir, TARGET)
+    _snakemake(workdir, TARGET, "--report", workdir / "report.html")
+    return workdir
+
+
+def test_summary_page_rule_and_report(summary_run):
     """The rule reads the demo config's inputs (all four studies on, reader files set, the example
     system of `external` and the two KILT systems accounted by account_system from their files) and
     cites them by their workflow paths;
     the report lists the page and the decomposition figure under '1 Summary (start here)',
     which sorts before every other category name (they start with a letter)."""
-    write_summary_inputs(tmp_path)
-    proc = _snakemake(tmp_path, TARGET)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    page = (tmp_path / TARGET).read_text(encoding="utf-8")
+    page = (summary_run / TARGET).read_text(encoding="utf-8")
     cited = set(re.findall(r'data-src="([^"]+)"', page))
     assert cited == {f"results/{p}" for p in (
         "accounting/study1/estimates.tsv", "accounting/study1/intervals.tsv", "accounting/study2/intervals_primary.tsv",
@@ -52,10 +57,8 @@ def test_summary_page_rule_and_report(tmp_path):
     assert "rag_nq on KILT (" in page and "rag_eli5 on KILT (" in page
     assert "Study 2: observations with an INVALID response" in page
     assert "pointwise 95% intervals" in page  # the demo config's accounting.study1.bootstrap.family_size 1
-    assert (tmp_path / "results/report/study1_decomposition.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    proc = _snakemake(tmp_path, TARGET, "--report", str(tmp_path / "report.html"))
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    report = (tmp_path / "report.html").read_text(encoding="utf-8", errors="replace")
+    assert (summary_run / "results/report/study1_decomposition.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    report = (summary_run / "report.html").read_text(encoding="utf-8", errors="replace")
     assert "1 Summary (start here)" in report and "summary.html" in report and "study1_decomposition.png" in report
 
 
@@ -72,17 +75,12 @@ def _rendered_text(dom: str) -> str:
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium / chromium-browser / google-chrome binary on PATH "
                                               "(apt-get install -y chromium)")
-def test_report_opens_on_the_summary_headline(tmp_path):
+def test_report_opens_on_the_summary_headline(summary_run, tmp_path):
     """`snakemake --report` on hand-built report TSVs (only summary_page runs), loaded in
     headless Chromium: the landing view's rendered DOM holds the demo banner, the run kind and
     the Study 1 headline, and the summary page is embedded (an iframe whose srcdoc is the page); a
-    screenshot of the first view is saved next to the report."""
-    write_summary_inputs(tmp_path)
-    proc = _snakemake(tmp_path, TARGET)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    report = tmp_path / "report.html"
-    proc = _snakemake(tmp_path, TARGET, "--report", str(report))
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    screenshot of the first view is saved in the test's own directory."""
+    report = summary_run / "report.html"
     browser = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,1000",
                "--virtual-time-budget=8000"]
     dom = subprocess.run(browser + ["--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=HANG_GUARD_S)

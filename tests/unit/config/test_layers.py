@@ -2,8 +2,6 @@
 files and the command line; a paper run never sees a demo-only key."""
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from evidence_ledger.config.layers import (ConfigError, layered_config, load_sch
                                            snakemake_run_config)
 
 from support.paths import REPO_ROOT
+from support.snakemake_runs import run_snakemake
 
 PAPER = REPO_ROOT / "config" / "paper.yaml"
 REHEARSAL = REPO_ROOT / "config" / "rehearsal.yaml"
@@ -215,11 +214,10 @@ def test_tracked_configs_never_set_data_root_for_the_paper():
     assert "data_root" not in yaml.safe_load(PUBLIC.read_text())
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("flags", [[], ["--replace-workflow-config"]])
 def test_snakemake_paper_run_refuses_without_data_root_whatever_the_flags(tmp_path: Path, flags):
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO_ROOT / "Snakefile"), "-d", str(tmp_path),
-                           "-n", "--configfile", str(PAPER), *flags],
-                          capture_output=True, text=True, timeout=600)
+    proc = run_snakemake(tmp_path, "-n", "--configfile", PAPER, *flags)
     assert proc.returncode != 0
     assert "data_root is not set" in proc.stdout + proc.stderr
     assert "MissingInputException" not in proc.stdout + proc.stderr

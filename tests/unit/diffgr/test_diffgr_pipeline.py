@@ -310,13 +310,12 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
     the official reader files; a rerun has nothing to do and the length restriction removes
     exactly the pairs outside the threshold."""
     import json
-    import os
     import re
-    import subprocess
-    import sys
 
     import pandas as pd
     import yaml
+
+    from support.snakemake_runs import run_snakemake
 
     from evidence_ledger.demo.tiny_models import ARCHS, build_untrained_model, train_tokenizer
     from evidence_ledger.scoring.diffgr import score_files
@@ -342,12 +341,9 @@ def test_diffgr_end_to_end_on_demo_nqcc_through_snakemake(tmp_path):
     cfg_path = tmp_path / "config.yaml"
     cfg_path.write_text(yaml.safe_dump(json.loads(json.dumps(config)), sort_keys=False))  # no YAML aliases
     work = tmp_path / "work"
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", HF_HUB_OFFLINE="1")
 
     def snakemake(*args, cfg=cfg_path):
-        cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"), "--directory", str(work),
-               "--configfile", str(cfg), "--cores", "1", *args]
-        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=170)
+        return run_snakemake(work, "--configfile", cfg, "--cores", "1", *args)
 
     targets = ["results/diffgr/diffgr.tsv", "results/diffgr/length_control.tsv", "results/diffgr/reader_files.tsv"]
     proc = snakemake(*targets)
