@@ -270,7 +270,7 @@ def test_demo_accounts_the_external_system_as_the_command_does(demo_run, tmp_pat
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert_same_accounting(demo_run / "results/account/example", out)
     page = parse_summary_page(demo_run / "results/report/summary.html")
-    assert "example on feverous: baseline → improved" in page.headings
+    assert "example on FEVEROUS: baseline → improved" in page.headings
     ledger = json.loads((demo_run / "results/report/ledger.json").read_text())
     validate_ledger(ledger)
     assert ledger["sources"]["account_example_intervals"]["rule"] == "account_system"

@@ -53,7 +53,7 @@ def test_summary_page_rule_and_report(summary_run):
         "accounting/study2/answer_accuracy.tsv", "accounting/study2/partition.tsv", "account/example/estimates.tsv",
         "account/example/intervals.tsv", "account/example/answer_metrics.tsv", "account/rag_nq/intervals.tsv",
         "account/rag_nq/answer_metrics.tsv", "account/rag_eli5/intervals.tsv", "account/rag_eli5/answer_metrics.tsv")}
-    assert "example on feverous: baseline → improved" in page
+    assert "example on FEVEROUS: baseline → improved" in page
     assert "rag_nq on KILT (" in page and "rag_eli5 on KILT (" in page
     assert "Study 2: observations with an INVALID response" in page
     assert "pointwise 95% intervals" in page  # the demo config's accounting.study1.bootstrap.family_size 1

@@ -28,7 +28,7 @@ from ..errors import ExpectedError, did_you_mean
 from ..prediction_files.options import count_at_least
 from ..report.item_listing import (ITEM_TEXTS_FILE, ITEMS_FILE, PATTERN_QUERY, SIGN_GROUPS, comparison_items,
                                    comparison_keys, item_texts, sign_counts, texts_file, top_items)
-from ..report.study1_sections import STUDY1_COMPONENTS
+from ..report.study1_rows import STUDY1_COMPONENTS
 from ..tables import SchemaMismatch
 from ..tables.items import ITEM_COMPONENTS
 

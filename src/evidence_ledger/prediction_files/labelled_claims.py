@@ -21,6 +21,7 @@ import numpy as np
 
 from ..benchmark_registry import get_benchmark
 from ..errors import InputError
+from ..report.study1_rows import STUDY1_RATES
 from .format_registry import AccountedFormat
 from .item_scores import ItemScores
 from .options import MATCH_CHOICES, count_at_least
@@ -116,8 +117,6 @@ class LabelledClaimsFormat(AccountedFormat):
         return LABEL_RATE_ROWS
 
     def page_layout(self, settings: Mapping) -> dict:
-        from ..report.study1_sections import STUDY1_RATES  # the page's code: not loaded by every command's start
-
         return {"rates": [list(row) for row in STUDY1_RATES],
                 "rates_caption": "Accuracy and macro-F1 of each source's answers (over the gold label set), and the "
                                  "claims whose cited evidence is eligible (points).",

@@ -28,7 +28,8 @@ from .decomposition import decomposition_figure, decomposition_png_bytes
 from .item_links import estimates_items_links
 from .sources import MISSING_TEXT, SourceTable, find_row, read_source_table
 from .run_sections import whole_table_section
-from .study1_sections import EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS, study1_bars
+from .study1_rows import EQ4_TERMS, STUDY1_CELLS, STUDY1_COMPONENTS
+from .study1_sections import study1_bars
 from .summary import Figure, Paragraph, Section, Table, cell, interval_cell, render_page
 
 log = logging.getLogger(__name__)

@@ -34,7 +34,7 @@ from markupsafe import Markup
 from ..files.safe_files import atomic_file
 from ..tables.items import ITEM_CELLS, ITEM_COMPONENTS
 from .item_payloads import Payload, comparison_payloads, text_payloads
-from .study1_sections import STUDY1_CELLS, STUDY1_COMPONENTS
+from .study1_rows import STUDY1_CELLS, STUDY1_COMPONENTS
 
 log = logging.getLogger(__name__)
 
