@@ -17,8 +17,11 @@ Hub models are in the Hugging Face cache (``HF_HUB_CACHE``) as stand-ins, as a r
 them before a paper run (README, "Reproducing the paper", step 2).
 
 A block right after a line ``<!-- not run here: REASON -->`` is skipped with that reason; the
-reasons allowed are :data:`SKIP_REASONS`. A failure names the file, the block's line, the
-command's line and the command as run.
+reasons allowed are :data:`SKIP_REASONS`. A block right after a line ``<!-- after the block
+above -->`` reads what the shell block before it wrote (``items results/account-example`` after
+the ``account ... --out results/account-example`` that writes it): that block's commands run
+first, in the same scratch directory. A failure names the file, the block's line, the command's
+line and the command as run.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ DOCUMENTS = ("README.md", "config/README.md")
 SHELLS = ("bash", "sh", "shell")
 SKIP_MARK = re.compile(r"^\s*<!--\s*not run here:\s*(.+?)\s*-->\s*$")
 SKIP_REASONS = ("needs a GPU", "needs the real corpora", "needs the paper's models")
+AFTER_MARK = re.compile(r"^\s*<!--\s*after the block above\s*-->\s*$")
 # top-level entries of the repository that are a run's output or the developer's own, never linked
 NOT_LINKED = {".git", "results", "logs", ".snakemake", "rehearsal-data", "report.html", ".pytest_cache"}
 MAKEFILE_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
@@ -63,6 +67,7 @@ class Block:
     line: int   # of the opening fence
     commands: tuple[Command, ...]
     skip: str | None  # the reason of a "not run here" mark right before it
+    after: "Block | None" = None  # the shell block before it, where an "after the block above" mark says so
 
     @property
     def where(self) -> str:
@@ -85,8 +90,11 @@ def shell_blocks(document: str) -> list[Block]:
         if info in SHELLS:
             previous = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
             mark = SKIP_MARK.match(previous)
+            if AFTER_MARK.match(previous):
+                assert blocks, f"{document}:{i + 1}: 'after the block above' with no shell block above"
             blocks.append(Block(document, i + 1, tuple(block_commands(lines[i + 1:end], i + 2, indent)),
-                                mark.group(1) if mark else None))
+                                mark.group(1) if mark else None,
+                                blocks[-1] if AFTER_MARK.match(previous) else None))
         i = end + 1
     return blocks
 
@@ -108,6 +116,12 @@ def block_commands(body: list[str], first_line: int, indent: int) -> list[Comman
         pending = []
     assert not pending, f"line {start}: a continuation line ends the block"
     return commands
+
+
+def commands_to_run(block: Block) -> list[tuple[Block, Command]]:
+    """The commands a block's test runs, in order: those of the blocks it comes after, then its own."""
+    earlier = commands_to_run(block.after) if block.after else []
+    return earlier + [(block, command) for command in block.commands]
 
 
 def as_run(command: str) -> str:
@@ -223,6 +237,8 @@ def test_every_document_has_shell_blocks_and_only_known_skip_reasons():
         assert block.commands, f"{block.where}: an empty shell block"
         assert block.skip is None or block.skip in SKIP_REASONS, (
             f"{block.where}: 'not run here: {block.skip}' is not one of {SKIP_REASONS}")
+        assert block.after is None or not block.after.skip, (
+            f"{block.where}: runs after {block.after.where}, which is not run here")
 
 
 def test_the_readme_sets_up_with_make_demo_and_make_test_first():
@@ -248,11 +264,23 @@ def test_shell_block_runs_as_written(block, scratch, hub_cache):
     if block.skip:
         pytest.skip(f"{block.where}: not run here: {block.skip}")
     env = activated_env(hub_cache)
-    for command in block.commands:
+    for owner, command in commands_to_run(block):
         run = as_run(command.text)
         proc = subprocess.run(["bash", "-o", "pipefail", "-c", run], cwd=scratch, env=env, capture_output=True,
                               text=True, timeout=HANG_GUARD_S)
         assert proc.returncode == 0, (
-            f"{block.document}:{command.line} (block at line {block.line}) failed with exit {proc.returncode}:\n"
+            f"{owner.document}:{command.line} (block at line {owner.line}) failed with exit {proc.returncode}:\n"
             f"  as written: {command.text}\n  as run:     {run}\n--- output (tail)\n"
             f"{(proc.stdout + proc.stderr)[-4000:]}")
+
+
+def test_the_items_examples_run_after_the_account_commands_that_write_their_directory():
+    """A block marked "after the block above" runs the block before it first, in the same directory."""
+    readers = [b for b in ALL_BLOCKS if any(" items results/" in c.text for c in b.commands)]
+    assert len(readers) >= 2, "the README's account and account kilt examples show the items command"
+    for block in readers:
+        directory = next(c.text.split()[4] for c in block.commands if " items results/" in c.text)
+        assert block.after is not None, f"{block.where}: reads {directory} but runs in a fresh directory"
+        assert any(f"--out {directory}" in c.text for c in block.after.commands), (
+            f"{block.where}: the block above does not write {directory}")
+        assert [c for _, c in commands_to_run(block)] == [*block.after.commands, *block.commands]
