@@ -65,6 +65,34 @@ def test_an_unmarked_test_is_refused_snakemake_a_server_and_a_cluster(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_start_for_the_tests_that_read_it_is_not_the_running_tests_and_the_check_comes_back():
+    """A run started at the session's start for marked tests that read it later (the SLURM
+    rehearsal) is not charged to whatever test is first; after it the first test is checked again."""
+    from support.cost_markers import for_the_tests_that_read_it, refuse_unless_marked
+
+    with for_the_tests_that_read_it():
+        refuse_unless_marked(("slurm",), "a SLURM cluster")
+    with pytest.raises(UnmarkedCost, match="starts a SLURM cluster but is not marked slurm"):
+        refuse_unless_marked(("slurm",), "a SLURM cluster")
+
+
+def test_the_slurm_rehearsal_is_submitted_at_the_start_only_for_selected_readers_that_run():
+    """The session submits the SLURM rehearsal before its first test only where a selected test
+    asks for it and is not skipped (the fast tier and a skipped SLURM module start nothing)."""
+    from conftest import reads_the_slurm_rehearsal
+
+    class Item:
+        def __init__(self, fixtures, skipped):
+            self.fixturenames, self.skipped = fixtures, skipped
+
+        def get_closest_marker(self, name):
+            return object() if name == "skip" and self.skipped else None
+
+    assert reads_the_slurm_rehearsal(Item(["cluster", "slurm_rehearsal"], skipped=False))
+    assert not reads_the_slurm_rehearsal(Item(["cluster", "slurm_rehearsal"], skipped=True))
+    assert not reads_the_slurm_rehearsal(Item(["cluster", "slurm_cluster"], skipped=False))
+
+
 def test_a_test_using_a_costly_fixture_without_its_marker_stops_the_session_at_collection(pytester):
     """A fixture tagged with ``costs`` (directly or through another fixture) needs its marker on
     every test that uses it; one unmarked user stops the session before any test runs."""

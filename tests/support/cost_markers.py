@@ -10,7 +10,8 @@ when the running test carries none of the markers named. A session fixture is se
 first test that asks for it, so that test is the one checked; the tests that only read a
 fixture's run are checked at collection: a test using a fixture tagged with :func:`costs`
 without one of its markers stops the session (:func:`unmarked_readers`). Outside a test session
-nothing is checked.
+nothing is checked, nor inside :func:`for_the_tests_that_read_it`: a run started at the session's
+start for marked tests that will read it (tests/conftest.py), whatever test happens to be first.
 """
 from __future__ import annotations
 
@@ -36,6 +37,17 @@ def running(item):
     _running.append(item)
     try:
         yield item
+    finally:
+        _running.pop()
+
+
+@contextmanager
+def for_the_tests_that_read_it():
+    """While the body runs, no test is running: what it starts is for the tests, checked at
+    collection, that read it later (a fixture tagged with :func:`costs`)."""
+    _running.append(None)
+    try:
+        yield
     finally:
         _running.pop()
 

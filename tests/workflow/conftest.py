@@ -3,9 +3,9 @@
 * ``demo_run``: the demo (``--configfile config/demo.yaml``, every rule) in a temporary work
   directory; ``EVIDENCE_LEDGER_DEMO_RUN=<work directory>`` (a finished run made from this
   checkout, e.g. by benchmarks/demo_time.py) is read instead of making one;
-* ``rehearsal_data`` / ``rehearsal_run``: the data tree in the paper's layout and the README's
-  workstation command on it (config/paper.yaml + config/rehearsal.yaml, default profile); the
-  SLURM test compares its own run with it. ``EVIDENCE_LEDGER_REHEARSAL_DATA=<tree>`` and
+* ``rehearsal_run``: the README's workstation command (config/paper.yaml + config/rehearsal.yaml,
+  default profile) on the rehearsal's data tree (``rehearsal_data``, tests/conftest.py); the
+  SLURM test compares the SLURM run of it (``slurm_rehearsal``, tests/conftest.py) with it. ``EVIDENCE_LEDGER_REHEARSAL_DATA=<tree>`` and
   ``EVIDENCE_LEDGER_REHEARSAL_RUN=<work directory>`` (both, from an earlier run of the README's
   rehearsal command on that tree) are read instead;
 * ``paper_dry_run`` / ``rehearsal_dry_run``: the dry runs of the paper config (its Hub models as
@@ -25,7 +25,7 @@ import pytest
 
 from support.cost_markers import SNAKEMAKE_MARKERS, costs
 from support.paths import REPO_ROOT
-from support.rehearsal import DEFAULT_PROFILE, paper_args, paper_data_tree, paper_hub_cache, rehearsal_args
+from support.rehearsal import DEFAULT_PROFILE, paper_args, paper_hub_cache, rehearsal_args
 from support.snakemake_runs import WITHOUT_MAKEFILE_ENV, run_snakemake
 
 DEMO_CONFIG = REPO_ROOT / "config" / "demo.yaml"
@@ -43,14 +43,6 @@ def demo_run(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("demo")
     run_snakemake(workdir, "--configfile", DEMO_CONFIG, "--cores", "2", check=True)
     return workdir
-
-
-@pytest.fixture(scope="session")
-def rehearsal_data(tmp_path_factory) -> Path:
-    given = os.environ.get("EVIDENCE_LEDGER_REHEARSAL_DATA")
-    if given:
-        return Path(given).resolve()
-    return paper_data_tree(tmp_path_factory.mktemp("rehearsal_data"))
 
 
 @pytest.fixture(scope="session")

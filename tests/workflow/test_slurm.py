@@ -1,13 +1,16 @@
-"""The SLURM profile on a real one-node cluster started by the test (tests/support/slurm_cluster.py).
+"""The SLURM profile on a real one-node cluster started by the session (tests/support/slurm_cluster.py).
 
-One run (:data:`RUN`, a :class:`RunDescription`: config files, ``--config`` keys, targets and
-how its work directory is prepared) is made through SLURM and locally, and the results must be
+One run (:data:`RUN`, a ``RunDescription`` of tests/support/slurm_runs.py: config files,
+``--config`` keys, targets and how its work directory is prepared) is made through SLURM and locally, and the results must be
 equal byte for byte (the response cache and provenance aside). That run is the paper run
 rehearsed (README "The rehearsal": config/paper.yaml + config/rehearsal.yaml on a generated data
 tree in the paper's layout), every rule, the GPU-declaring ones through the CPU route
 ``--config gpu_jobs=cpu``; its local twin is the session's workstation-profile run of the
-rehearsal (``rehearsal_run``, tests/workflow/conftest.py).
-:data:`DEMO_SLICE` (a slice of the demo) is the other ``RunDescription``.
+rehearsal (``rehearsal_run``, tests/workflow/conftest.py). The SLURM run of the rehearsal is
+submitted when the session starts (``slurm_rehearsal``, tests/conftest.py) and runs beside the
+other tests; this module waits for it before it reads it or submits anything of its own.
+``DEMO_SLICE`` (a slice of the demo) is the other ``RunDescription``, made here, locally and
+through SLURM side by side.
 The SLURM run is submitted with the submit-host environment (.venv-slurm) from a shell that has
 neither the pipeline's environment on PATH nor any of the Makefile's variables set: the
 workflow gives jobs both (evidence_ledger.run.job_env). Its jobs are bundled into the profile's job
@@ -26,92 +29,31 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
-import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+import shutil
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from support.slurm_cluster import SlurmCluster, missing_binaries  # noqa: E402
-
-from evidence_ledger.run.job_env import JOB_ENV_DEFAULTS  # noqa: E402
-from support.cost_markers import costs  # noqa: E402
-from support.hang_guard import HANG_GUARD_S  # noqa: E402
-from support.rehearsal import real_tokenizer_entries  # noqa: E402
-from support.snakemake_runs import run_snakemake, start_snakemake  # noqa: E402
+from support.hang_guard import HANG_GUARD_S
+from support.paths import REPO_ROOT as REPO
+from support.slurm_cluster import SlurmCluster
+from support.slurm_runs import (REHEARSAL, JOB_PYTHON_DIR, SUBMIT_SNAKEMAKE, RunDescription,
+                                config_args, job_env_config, planned_submissions, run_args, skip_reason,
+                                submit, submit_args, submit_env)
+from support.snakemake_runs import start_snakemake
 
 pytestmark = pytest.mark.slurm
 
-REPO = Path(__file__).resolve().parents[2]
-SUBMIT_VENV = Path(os.environ.get("EVIDENCE_LEDGER_SLURM_VENV", REPO / ".venv-slurm"))
-SUBMIT_SNAKEMAKE = SUBMIT_VENV / "bin" / "snakemake"
-JOB_PYTHON_DIR = Path(sys.executable).parent  # the pipeline's environment (.venv): jobs run its python
-
-
-@dataclass(frozen=True)
-class RunDescription:
-    """What one comparison run is: ``configfiles`` (relative to the repository), ``config``
-    (``--config`` keys of both runs), ``slurm_config`` (``--config`` keys of the SLURM run
-    only), ``targets`` (empty: the default target) and ``prepare``, called with a fresh
-    directory before the runs, returning further ``--config`` keys of both runs (e.g.
-    ``data_root`` of data it wrote there)."""
-
-    name: str
-    configfiles: tuple[str, ...]
-    targets: tuple[str, ...] = ()
-    config: dict[str, str] = field(default_factory=dict)
-    slurm_config: dict[str, str] = field(default_factory=dict)
-    prepare: Callable[[Path], dict[str, str]] | None = None
-
-
-DATASET = "scifact"
-DEMO_SLICE = RunDescription(
-    name="demo slice",
-    configfiles=("config/demo.yaml",),
-    targets=(
-        f"results/ingest/{DATASET}/claims_dev.parquet",
-        f"results/sampling/{DATASET}/sample.parquet",
-        f"results/families/{DATASET}/families.parquet",
-        f"results/retrieval/{DATASET}/index",
-        f"results/retrieval/{DATASET}/ordering_bge.parquet",  # order_bge declares a GPU
-    ),
-    slurm_config={"gpu_jobs": "cpu"},
-)
-# The paper run rehearsed (README "The rehearsal"): compared with the session's workstation-profile
-# run of it (the fixture rehearsal_run, on the same data tree).
-REHEARSAL = RunDescription(
-    name="paper rehearsal",
-    configfiles=("config/paper.yaml", "config/rehearsal.yaml"),
-    slurm_config={"gpu_jobs": "cpu"},
-)
 RUN = REHEARSAL
 # outputs that differ between two runs by design: the response cache (shards named by content,
 # written in completion order) and provenance (it records how and where the run was made), which
 # the ledger copies (its numbers are cells of the compared report tables)
 NOT_COMPARED = ("results/cache/", "results/report/provenance", "results/report/ledger.json")
 
-
-def _skip_reason() -> str | None:
-    missing = missing_binaries()
-    if missing:
-        return f"SLURM/munge binaries not installed ({', '.join(missing)}): apt-get install slurm-wlm munge"
-    if os.geteuid() != 0:
-        return "starting munged/slurmctld/slurmd as a test needs root"
-    if not SUBMIT_SNAKEMAKE.exists():
-        return f"submit-host environment {SUBMIT_VENV} missing: run `make install-slurm`"
-    probe = subprocess.run([sys.executable, "-c", "import snakemake_executor_plugin_slurm_jobstep"],
-                           capture_output=True)
-    if probe.returncode != 0:
-        return f"{sys.executable} lacks snakemake-executor-plugin-slurm-jobstep: run `make install`"
-    return None
-
-
-SKIP_REASON = _skip_reason()
+SKIP_REASON = skip_reason()
 if SKIP_REASON:
     pytestmark = [pytestmark, pytest.mark.skip(reason=SKIP_REASON)]
 
@@ -119,52 +61,6 @@ if SKIP_REASON:
 def _local_env() -> dict[str, str]:
     """The local baseline run: this test's environment with the pipeline's environment first on PATH."""
     return dict(os.environ, PATH=f"{JOB_PYTHON_DIR}{os.pathsep}{os.environ.get('PATH', '')}")
-
-
-def _is_pipeline_bin(entry: str) -> bool:
-    path = Path(entry).resolve()
-    return path in (JOB_PYTHON_DIR.resolve(), (REPO / ".venv" / "bin").resolve())
-
-
-def submit_env(cluster: SlurmCluster) -> dict[str, str]:
-    """A submitting shell that has not activated .venv and has none of the Makefile's variables:
-    the pipeline's environment is off PATH, VIRTUAL_ENV and JOB_ENV_DEFAULTS' names unset."""
-    env = {k: v for k, v in cluster.env().items() if k not in JOB_ENV_DEFAULTS and k != "VIRTUAL_ENV"}
-    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p and not _is_pipeline_bin(p))
-    python = shutil.which("python", path=env["PATH"])
-    assert python is None or not _is_pipeline_bin(str(Path(python).parent)), python
-    return env
-
-
-def job_env_config() -> dict[str, str]:
-    """``job_env`` only where this test's environment is not the repository's .venv (the default)."""
-    if Path(sys.prefix).resolve() == (REPO / ".venv").resolve():
-        return {}
-    return {"job_env": sys.prefix}
-
-
-def _run_args(run: RunDescription) -> list[str]:
-    return ["--configfile", *(str(REPO / f) for f in run.configfiles)]
-
-
-def _config_args(config: dict[str, str]) -> list[str]:
-    return ["--config", *(f"{k}={v}" for k, v in config.items())] if config else []
-
-
-def submit_args(*extra: str, run: RunDescription = DEMO_SLICE) -> list[str]:
-    """The README's SLURM command's arguments with an explicit partition override and a first status
-    check after 2 s instead of 40 s (status from squeue is the profile's own setting)."""
-    return ["--profile", str(REPO / "workflow" / "profiles" / "slurm"), *_run_args(run), "--default-resources",
-            "slurm_partition=main", "--slurm-init-seconds-before-status-checks", "2", *extra]
-
-
-def submit(cluster: SlurmCluster, workdir: Path, config: dict[str, str], *targets: str,
-           run: RunDescription = DEMO_SLICE, dry: bool = False) -> subprocess.CompletedProcess:
-    """The run submitted from the submit host's environment (.venv-slurm) in ``submit_env``."""
-    target_args = ["--", *targets] if targets else []
-    return run_snakemake(workdir, *submit_args(*(["--dry-run"] if dry else []),
-                                                *_config_args({**job_env_config(), **config}), *target_args, run=run),
-                         snakemake=SUBMIT_SNAKEMAKE, base_env=submit_env(cluster))
 
 
 def _hashes(root: Path) -> dict[str, str]:
@@ -178,13 +74,13 @@ def run_id(stderr: str) -> str:
 
 
 @pytest.fixture(scope="module")
-@costs("slurm")
-def cluster(tmp_path_factory):
-    slurm = SlurmCluster(tmp_path_factory.mktemp("slurm"), cpus=2)
-    with slurm:
-        yield slurm
-    leftover = slurm.started_pids_alive()
-    assert not leftover, f"daemons still running after stop: {leftover}"
+def cluster(slurm_cluster, submitted_at_the_start):
+    """The session's cluster, once the rehearsal submitted at the session's start (if it was) has
+    ended, so that this module's own runs have it to themselves (the cancel test takes the one
+    running job)."""
+    if submitted_at_the_start is not None:
+        submitted_at_the_start.finished()
+    return slurm_cluster
 
 
 @pytest.fixture(scope="module")
@@ -201,43 +97,28 @@ class Runs:
     planned_submissions: int  # SLURM submissions: group jobs + jobs outside a group
 
 
-def planned_submissions(cluster: SlurmCluster, workdir: Path, run: RunDescription, config: dict[str, str]) -> tuple[int, int]:
-    """(jobs, submissions) of the SLURM run as its dry run plans them."""
-    proc = submit(cluster, workdir, config, *run.targets, run=run, dry=True)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    out = proc.stdout + proc.stderr
-    jobs = int(re.search(r"^total\s+(\d+)$", out, re.M).group(1))
-    groups = len(re.findall(r"\] Group job \S+ \(jobs", out))
-    # a group's own jobs are printed indented; `all` (no action) is not submitted
-    ungrouped = len([r for r in re.findall(r"^rule (\w+):$", out, re.M) if r != "all"])
-    return jobs, groups + ungrouped
-
-
 @pytest.fixture(scope="module")
-def runs(cluster, run_description, tmp_path_factory, request) -> Runs:
-    """The run made through SLURM, and its local twin: for the rehearsal the session's
-    workstation-profile run (same data tree); otherwise a local run made side by side."""
+def runs(cluster, run_description, slurm_rehearsal, tmp_path_factory, request) -> Runs:
+    """The run made through SLURM, and its local twin: for the rehearsal the session's submission
+    (``slurm_rehearsal``, made from the session's start) and the session's workstation-profile run
+    (same data tree); otherwise both made here, side by side."""
     run = run_description
+    if run is REHEARSAL:
+        submission = slurm_rehearsal
+        proc = submission.finished()
+        assert proc.returncode == 0, proc.stderr[-6000:] + cluster.daemon_logs()
+        print(f"\n{run.name} through SLURM: {submission.planned_jobs} jobs in {submission.planned_submissions} "
+              f"submissions, {submission.wall_s:.0f} s wall beside the other tests")
+        return Runs(request.getfixturevalue("rehearsal_run"), submission.workdir, proc, submission.planned_jobs,
+                    submission.planned_submissions)
     remote = tmp_path_factory.mktemp("via_slurm")
     config = dict(run.config)
     if run.prepare:
         config.update(run.prepare(tmp_path_factory.mktemp("prepared")))
-    if run is REHEARSAL:
-        config["data_root"] = str(request.getfixturevalue("rehearsal_data"))
-        # the local twin's stand-ins are built over the real tokenizers where they are present
-        config.update(entry.split("=", 1) for entry in real_tokenizer_entries())
-        local = request.getfixturevalue("rehearsal_run")
-        jobs, submissions = planned_submissions(cluster, remote, run, {**config, **run.slurm_config})
-        start = time.monotonic()
-        proc = submit(cluster, remote, {**config, **run.slurm_config}, *run.targets, run=run)
-        wall = time.monotonic() - start
-        assert proc.returncode == 0, proc.stderr[-6000:] + cluster.daemon_logs()
-        print(f"\n{run.name} through SLURM: {jobs} jobs in {submissions} submissions, {wall:.0f} s wall")
-        return Runs(local, remote, proc, jobs, submissions)
     local = tmp_path_factory.mktemp("local")
     jobs, submissions = planned_submissions(cluster, remote, run, {**config, **run.slurm_config})
     with open(local / "snakemake.stderr", "w") as local_err:
-        local_proc = start_snakemake(local, *_run_args(run), "--cores", "1", *_config_args(config), "--",
+        local_proc = start_snakemake(local, *run_args(run), "--cores", "1", *config_args(config), "--",
                                      *run.targets, stdout=subprocess.DEVNULL, stderr=local_err, base_env=_local_env())
         try:
             start = time.monotonic()
@@ -310,7 +191,7 @@ def test_cancelled_job_ends_the_run_with_an_error_naming_it(cluster, tmp_path):
                        f'exec {real_python} "$@"\n')
     wrapper.chmod(0o755)
     workdir = tmp_path / "run"
-    args = submit_args(*_config_args({"job_env": str(job_env_dir), "data_root": str(REPO / "resources" / "demo")}),
+    args = submit_args(*config_args({"job_env": str(job_env_dir), "data_root": str(REPO / "resources" / "demo")}),
                        "--", "results/ingest/nqcc/records.parquet")
     with open(tmp_path / "snakemake.stderr", "w+") as err:
         proc = start_snakemake(workdir, *args, stdout=subprocess.DEVNULL, stderr=err, snakemake=SUBMIT_SNAKEMAKE,
