@@ -79,15 +79,12 @@ def slurm_rehearsal(slurm_cluster, rehearsal_data, tmp_path_factory):
     submission.stop()
 
 
-def reads_the_slurm_rehearsal(item) -> bool:
-    """Whether ``item`` will read ``slurm_rehearsal`` (it asks for it and is not skipped)."""
-    return "slurm_rehearsal" in item.fixturenames and item.get_closest_marker("skip") is None
-
-
 @pytest.fixture(scope="session", autouse=True)
 def submitted_at_the_start(request):
     """The SLURM rehearsal, submitted before the first test where a selected test reads it
     (else None)."""
+    from support.slurm_runs import reads_the_slurm_rehearsal
+
     if any(reads_the_slurm_rehearsal(item) for item in request.session.items):
         with for_the_tests_that_read_it():
             return request.getfixturevalue("slurm_rehearsal")

@@ -79,7 +79,7 @@ def test_a_start_for_the_tests_that_read_it_is_not_the_running_tests_and_the_che
 def test_the_slurm_rehearsal_is_submitted_at_the_start_only_for_selected_readers_that_run():
     """The session submits the SLURM rehearsal before its first test only where a selected test
     asks for it and is not skipped (the fast tier and a skipped SLURM module start nothing)."""
-    from conftest import reads_the_slurm_rehearsal
+    from support.slurm_runs import reads_the_slurm_rehearsal
 
     class Item:
         def __init__(self, fixtures, skipped):

@@ -155,6 +155,12 @@ def planned_submissions(cluster: SlurmCluster, workdir: Path, run: RunDescriptio
     return jobs, groups + ungrouped
 
 
+def reads_the_slurm_rehearsal(item) -> bool:
+    """Whether the pytest item ``item`` will read the session's ``slurm_rehearsal`` (it asks for
+    it and is not skipped): where a selected test does, the session submits it at its start."""
+    return "slurm_rehearsal" in item.fixturenames and item.get_closest_marker("skip") is None
+
+
 def rehearsal_config(data_tree: Path) -> dict[str, str]:
     """``--config`` keys of both runs of the rehearsal: its data tree and, where the real
     tokenizers are present, the entries the local twin's stand-ins are built over."""
