@@ -76,10 +76,10 @@ def test_a_start_for_the_tests_that_read_it_is_not_the_running_tests_and_the_che
         refuse_unless_marked(("slurm",), "a SLURM cluster")
 
 
-def test_the_slurm_rehearsal_is_submitted_at_the_start_only_for_selected_readers_that_run():
-    """The session submits the SLURM rehearsal before its first test only where a selected test
-    asks for it and is not skipped (the fast tier and a skipped SLURM module start nothing)."""
-    from support.slurm_runs import reads_the_slurm_rehearsal
+def test_a_session_run_is_started_at_the_start_only_for_selected_readers_that_run():
+    """The session starts a whole run before its first test only where a selected test reads it
+    (through any fixture) and is not skipped: the fast tier and a skipped SLURM module start nothing."""
+    from support.background_runs import read_by_selected_tests
 
     class Item:
         def __init__(self, fixtures, skipped):
@@ -88,9 +88,11 @@ def test_the_slurm_rehearsal_is_submitted_at_the_start_only_for_selected_readers
         def get_closest_marker(self, name):
             return object() if name == "skip" and self.skipped else None
 
-    assert reads_the_slurm_rehearsal(Item(["cluster", "slurm_rehearsal"], skipped=False))
-    assert not reads_the_slurm_rehearsal(Item(["cluster", "slurm_rehearsal"], skipped=True))
-    assert not reads_the_slurm_rehearsal(Item(["cluster", "slurm_cluster"], skipped=False))
+    reader, skipped_reader, other = (Item(["cluster", "slurm_rehearsal"], False),
+                                     Item(["cluster", "slurm_rehearsal"], True), Item(["tmp_path"], False))
+    assert read_by_selected_tests([other, reader], "slurm_rehearsal")
+    assert not read_by_selected_tests([other, skipped_reader], "slurm_rehearsal")
+    assert not read_by_selected_tests([other], "demo_run")
 
 
 def test_a_test_using_a_costly_fixture_without_its_marker_stops_the_session_at_collection(pytester):

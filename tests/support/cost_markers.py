@@ -11,7 +11,7 @@ first test that asks for it, so that test is the one checked; the tests that onl
 fixture's run are checked at collection: a test using a fixture tagged with :func:`costs`
 without one of its markers stops the session (:func:`unmarked_readers`). Outside a test session
 nothing is checked, nor inside :func:`for_the_tests_that_read_it`: a run started at the session's
-start for marked tests that will read it (tests/conftest.py), whatever test happens to be first.
+start for marked tests that will read it (support/session_runs.py), whatever test happens to be first.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ rehearsal-data``) plus, in the directory README step 2 converts the verifier's b
 stand-in model files, which the paper run's preflight (not the rehearsal's) checks;
 ``paper_hub_cache`` a Hugging Face cache holding stand-ins of the paper's Hub models
 (support/hub_cache.py), for the paper's dry run. The runs themselves go through
-support/snakemake_runs.py; tests/workflow/conftest.py makes the session's rehearsal.
+support/snakemake_runs.py; support/session_runs.py makes the session's rehearsal.
 """
 from __future__ import annotations
 

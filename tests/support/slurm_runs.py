@@ -6,9 +6,9 @@ of the demo), how the README's SLURM command is submitted from the submit host's
 (.venv-slurm, a shell that has neither the pipeline's environment on PATH nor the Makefile's
 variables: :func:`submit_env`, :func:`submit`), how many jobs and SLURM submissions a run's dry
 run plans (:func:`planned_submissions`), and :class:`Submission`: the rehearsal submitted in the
-background at the session's start (tests/conftest.py, ``slurm_rehearsal``), so that its cluster
-jobs run beside the rest of the suite instead of after it; a test reads it with
-:meth:`Submission.finished`, which waits for it (no time limit but the hang guard).
+background at the session's start (support/session_runs.py, ``slurm_rehearsal``;
+support/background_runs.py), so that its cluster jobs run beside the rest of the suite instead
+of after it.
 
 :func:`skip_reason` says why SLURM runs cannot be made here (binaries, root, .venv-slurm, the
 job-side plugin), or None.
@@ -20,18 +20,17 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from evidence_ledger.run.job_env import JOB_ENV_DEFAULTS
 
-from support.hang_guard import HANG_GUARD_S
+from support.background_runs import BackgroundRun, start_in_background
 from support.paths import REPO_ROOT
 from support.rehearsal import real_tokenizer_entries
 from support.slurm_cluster import SlurmCluster, missing_binaries
-from support.snakemake_runs import run_snakemake, start_snakemake
+from support.snakemake_runs import run_snakemake
 
 SUBMIT_VENV = Path(os.environ.get("EVIDENCE_LEDGER_SLURM_VENV", REPO_ROOT / ".venv-slurm"))
 SUBMIT_SNAKEMAKE = SUBMIT_VENV / "bin" / "snakemake"
@@ -155,12 +154,6 @@ def planned_submissions(cluster: SlurmCluster, workdir: Path, run: RunDescriptio
     return jobs, groups + ungrouped
 
 
-def reads_the_slurm_rehearsal(item) -> bool:
-    """Whether the pytest item ``item`` will read the session's ``slurm_rehearsal`` (it asks for
-    it and is not skipped): where a selected test does, the session submits it at its start."""
-    return "slurm_rehearsal" in item.fixturenames and item.get_closest_marker("skip") is None
-
-
 def rehearsal_config(data_tree: Path) -> dict[str, str]:
     """``--config`` keys of both runs of the rehearsal: its data tree and, where the real
     tokenizers are present, the entries the local twin's stand-ins are built over."""
@@ -169,38 +162,13 @@ def rehearsal_config(data_tree: Path) -> dict[str, str]:
 
 @dataclass
 class Submission:
-    """A run submitted through SLURM in the background: its work directory, the jobs and SLURM
-    submissions its dry run planned, and the running submit-host Snakemake (its stdout and
-    stderr go to files in ``logs``)."""
+    """A run submitted through SLURM in the background (``background``, whose ``finished()``
+    waits for it) and the jobs and SLURM submissions its dry run planned."""
 
     run: RunDescription
-    workdir: Path
-    logs: Path
     planned_jobs: int
     planned_submissions: int
-    process: subprocess.Popen
-    started: float
-    wall_s: float | None = None
-
-    def finished(self) -> subprocess.CompletedProcess:
-        """Wait for the run (at most the hang guard) and return it as a finished process."""
-        if self.wall_s is None:
-            self.process.wait(timeout=HANG_GUARD_S)
-            self.wall_s = time.monotonic() - self.started
-        return subprocess.CompletedProcess(self.process.args, self.process.returncode,
-                                           (self.logs / "stdout").read_text(errors="replace"),
-                                           (self.logs / "stderr").read_text(errors="replace"))
-
-    def stop(self) -> None:
-        """End the run if it is still going (a session that stops early)."""
-        if self.process.poll() is None:
-            self.process.terminate()  # Snakemake cancels its SLURM jobs and exits
-            try:
-                self.process.wait(timeout=HANG_GUARD_S)
-            finally:
-                if self.process.poll() is None:
-                    self.process.kill()
-                    self.process.wait()
+    background: BackgroundRun
 
 
 def start_submission(cluster: SlurmCluster, workdir: Path, logs: Path, run: RunDescription,
@@ -208,8 +176,6 @@ def start_submission(cluster: SlurmCluster, workdir: Path, logs: Path, run: RunD
     """Plan ``run`` (its dry run) and submit it without waiting for it."""
     config = {**config, **run.slurm_config}
     jobs, submissions = planned_submissions(cluster, workdir, run, config)
-    logs.mkdir(parents=True, exist_ok=True)
-    with open(logs / "stdout", "w") as out, open(logs / "stderr", "w") as err:
-        process = start_snakemake(workdir, *_submit_command(config, run.targets, run, dry=False), stdout=out,
-                                  stderr=err, snakemake=SUBMIT_SNAKEMAKE, base_env=submit_env(cluster))
-    return Submission(run, workdir, logs, jobs, submissions, process, time.monotonic())
+    background = start_in_background(workdir, *_submit_command(config, run.targets, run, dry=False), logs=logs,
+                                     snakemake=SUBMIT_SNAKEMAKE, base_env=submit_env(cluster))
+    return Submission(run, jobs, submissions, background)

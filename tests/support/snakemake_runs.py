@@ -84,11 +84,13 @@ def run_snakemake(workdir: Path | None, *args: str, env: Mapping[str, str | None
 def start_snakemake(workdir: Path | None, *args: str, stdout=None, stderr=None,
                     env: Mapping[str, str | None] | None = None, pythonpath: Sequence[Path | str] = (),
                     hub_cache: Path | None = None, base_env: Mapping[str, str] | None = None,
-                    snakemake: Path | None = None) -> subprocess.Popen:
+                    snakemake: Path | None = None, nice: int = 0) -> subprocess.Popen:
     """Snakemake in ``workdir`` with ``args``, started and not waited for (``stdout``/``stderr``
-    as ``subprocess.Popen`` takes them; the caller waits with the hang guard and kills what is left)."""
+    as ``subprocess.Popen`` takes them; the caller waits with the hang guard and kills what is left),
+    at CPU priority ``nice`` (0: this process's)."""
     refuse_unless_marked(SNAKEMAKE_MARKERS, "Snakemake")
-    cmd = snakemake_command(workdir, args, snakemake)
+    cmd = ["nice", "-n", str(nice), *snakemake_command(workdir, args, snakemake)] if nice else \
+        snakemake_command(workdir, args, snakemake)
     print("snakemake start:", " ".join(cmd))
     return subprocess.Popen(cmd, stdout=stdout, stderr=stderr, text=True,
                             env=snakemake_env(env, pythonpath, hub_cache, base_env))

@@ -1,6 +1,6 @@
 """The whole demo through Snakemake in a temporary directory.
 
-Reads the session's demo run (``demo_run``, tests/workflow/conftest.py: the default config end to
+Reads the session's demo run (``demo_run``, tests/support/session_runs.py: the default config end to
 end, once), then checks: every `rule all` target exists and is non-empty, the HTML report
 renders, a second run has nothing to do, changing one config value re-runs only the rules that
 depend on it, `snakemake --lint` is clean, and the accounting of the demo's own predictions and

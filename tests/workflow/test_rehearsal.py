@@ -1,7 +1,7 @@
 """The paper run, rehearsed: the README's workstation command with config/rehearsal.yaml after
 config/paper.yaml plans the paper's jobs rule by rule (plus only the stand-in builds) and runs
 green on CPU through the workstation profile, offline without the Makefile's environment (the
-session's rehearsal_run, tests/workflow/conftest.py)."""
+session's rehearsal_run, tests/support/session_runs.py)."""
 from __future__ import annotations
 
 import json

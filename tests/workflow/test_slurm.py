@@ -6,8 +6,8 @@ equal byte for byte (the response cache and provenance aside). That run is the p
 rehearsed (README "The rehearsal": config/paper.yaml + config/rehearsal.yaml on a generated data
 tree in the paper's layout), every rule, the GPU-declaring ones through the CPU route
 ``--config gpu_jobs=cpu``; its local twin is the session's workstation-profile run of the
-rehearsal (``rehearsal_run``, tests/workflow/conftest.py). The SLURM run of the rehearsal is
-submitted when the session starts (``slurm_rehearsal``, tests/conftest.py) and runs beside the
+rehearsal (``rehearsal_run``, tests/support/session_runs.py). The SLURM run of the rehearsal is
+submitted when the session starts (``slurm_rehearsal``, same module) and runs beside the
 other tests; this module waits for it before it reads it or submits anything of its own.
 ``DEMO_SLICE`` (a slice of the demo) is the other ``RunDescription``, made here, locally and
 through SLURM side by side.
@@ -74,12 +74,12 @@ def run_id(stderr: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def cluster(slurm_cluster, submitted_at_the_start):
+def cluster(slurm_cluster, started_at_the_start):
     """The session's cluster, once the rehearsal submitted at the session's start (if it was) has
     ended, so that this module's own runs have it to themselves (the cancel test takes the one
     running job)."""
-    if submitted_at_the_start is not None:
-        submitted_at_the_start.finished()
+    if "slurm_rehearsal" in started_at_the_start:
+        started_at_the_start["slurm_rehearsal"].background.finished()
     return slurm_cluster
 
 
@@ -105,12 +105,12 @@ def runs(cluster, run_description, slurm_rehearsal, tmp_path_factory, request) -
     run = run_description
     if run is REHEARSAL:
         submission = slurm_rehearsal
-        proc = submission.finished()
+        proc = submission.background.finished()
         assert proc.returncode == 0, proc.stderr[-6000:] + cluster.daemon_logs()
         print(f"\n{run.name} through SLURM: {submission.planned_jobs} jobs in {submission.planned_submissions} "
-              f"submissions, {submission.wall_s:.0f} s wall beside the other tests")
-        return Runs(request.getfixturevalue("rehearsal_run"), submission.workdir, proc, submission.planned_jobs,
-                    submission.planned_submissions)
+              f"submissions, {submission.background.wall_s:.0f} s wall beside the other tests")
+        return Runs(request.getfixturevalue("rehearsal_run"), submission.background.workdir, proc,
+                    submission.planned_jobs, submission.planned_submissions)
     remote = tmp_path_factory.mktemp("via_slurm")
     config = dict(run.config)
     if run.prepare:
