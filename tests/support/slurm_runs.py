@@ -1,7 +1,7 @@
 """Runs submitted through the SLURM profile to the one-node cluster of support/slurm_cluster.py.
 
-What one comparison run is (:class:`RunDescription`: config files, ``--config`` keys, targets),
-the two the tests know (:data:`REHEARSAL`, the paper run rehearsed; :data:`DEMO_SLICE`, a slice
+What one run submitted through SLURM is (:class:`RunDescription`: config files, targets, the
+SLURM run's own ``--config`` keys), the two the tests know (:data:`REHEARSAL`, the paper run rehearsed; :data:`DEMO_SLICE`, a slice
 of the demo), how the README's SLURM command is submitted from the submit host's environment
 (.venv-slurm, a shell that has neither the pipeline's environment on PATH nor the Makefile's
 variables: :func:`submit_env`, :func:`submit`), how many jobs and SLURM submissions a run's dry
@@ -22,7 +22,6 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from evidence_ledger.run.job_env import JOB_ENV_DEFAULTS
 
@@ -39,18 +38,14 @@ JOB_PYTHON_DIR = Path(sys.executable).parent  # the pipeline's environment (.ven
 
 @dataclass(frozen=True)
 class RunDescription:
-    """What one comparison run is: ``configfiles`` (relative to the repository), ``config``
-    (``--config`` keys of both runs), ``slurm_config`` (``--config`` keys of the SLURM run
-    only), ``targets`` (empty: the default target) and ``prepare``, called with a fresh
-    directory before the runs, returning further ``--config`` keys of both runs (e.g.
-    ``data_root`` of data it wrote there)."""
+    """What one run submitted through SLURM is: ``configfiles`` (relative to the repository),
+    ``targets`` (empty: the default target) and ``slurm_config`` (``--config`` keys of the SLURM
+    run only)."""
 
     name: str
     configfiles: tuple[str, ...]
     targets: tuple[str, ...] = ()
-    config: dict[str, str] = field(default_factory=dict)
     slurm_config: dict[str, str] = field(default_factory=dict)
-    prepare: Callable[[Path], dict[str, str]] | None = None
 
 
 DATASET = "scifact"

@@ -1,16 +1,14 @@
 """The SLURM profile on a real one-node cluster started by the session (tests/support/slurm_cluster.py).
 
-One run (:data:`RUN`, a ``RunDescription`` of tests/support/slurm_runs.py: config files,
-``--config`` keys, targets and how its work directory is prepared) is made through SLURM and locally, and the results must be
-equal byte for byte (the response cache and provenance aside). That run is the paper run
-rehearsed (README "The rehearsal": config/paper.yaml + config/rehearsal.yaml on a generated data
-tree in the paper's layout), every rule, the GPU-declaring ones through the CPU route
-``--config gpu_jobs=cpu``; its local twin is the session's workstation-profile run of the
-rehearsal (``rehearsal_run``, tests/support/session_runs.py). The SLURM run of the rehearsal is
-submitted when the session starts (``slurm_rehearsal``, same module) and runs beside the
-other tests; this module waits for it before it reads it or submits anything of its own.
-``DEMO_SLICE`` (a slice of the demo) is the other ``RunDescription``, made here, locally and
-through SLURM side by side.
+One run (:data:`RUN`, a ``RunDescription`` of tests/support/slurm_runs.py) is made through SLURM
+and locally, and the results must be equal byte for byte (the response cache and provenance
+aside). That run is the paper run rehearsed (README "The rehearsal": config/paper.yaml +
+config/rehearsal.yaml on a generated data tree in the paper's layout), every rule, the
+GPU-declaring ones through the CPU route ``--config gpu_jobs=cpu``; its local twin is the
+session's workstation-profile run of the rehearsal (``rehearsal_run``,
+tests/support/session_runs.py). The SLURM run of the rehearsal is submitted when the session
+starts (``slurm_rehearsal``, same module) and runs beside the other tests; this module waits for
+it before it reads it or submits anything of its own (slices of the demo, ``DEMO_SLICE``).
 The SLURM run is submitted with the submit-host environment (.venv-slurm) from a shell that has
 neither the pipeline's environment on PATH nor any of the Makefile's variables set: the
 workflow gives jobs both (evidence_ledger.run.job_env). Its jobs are bundled into the profile's job
@@ -40,9 +38,8 @@ import pytest
 from support.hang_guard import HANG_GUARD_S
 from support.paths import REPO_ROOT as REPO
 from support.slurm_cluster import SlurmCluster
-from support.slurm_runs import (REHEARSAL, JOB_PYTHON_DIR, SUBMIT_SNAKEMAKE, RunDescription,
-                                config_args, job_env_config, planned_submissions, run_args, skip_reason,
-                                submit, submit_args, submit_env)
+from support.slurm_runs import (REHEARSAL, SUBMIT_SNAKEMAKE, config_args, job_env_config, skip_reason, submit,
+                                submit_args, submit_env)
 from support.snakemake_runs import start_snakemake
 
 pytestmark = pytest.mark.slurm
@@ -56,11 +53,6 @@ NOT_COMPARED = ("results/cache/", "results/report/provenance", "results/report/l
 SKIP_REASON = skip_reason()
 if SKIP_REASON:
     pytestmark = [pytestmark, pytest.mark.skip(reason=SKIP_REASON)]
-
-
-def _local_env() -> dict[str, str]:
-    """The local baseline run: this test's environment with the pipeline's environment first on PATH."""
-    return dict(os.environ, PATH=f"{JOB_PYTHON_DIR}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 def _hashes(root: Path) -> dict[str, str]:
@@ -83,11 +75,6 @@ def cluster(slurm_cluster, started_at_the_start):
     return slurm_cluster
 
 
-@pytest.fixture(scope="module")
-def run_description() -> RunDescription:
-    return RUN
-
-
 @dataclass
 class Runs:
     local: Path
@@ -98,40 +85,15 @@ class Runs:
 
 
 @pytest.fixture(scope="module")
-def runs(cluster, run_description, slurm_rehearsal, tmp_path_factory, request) -> Runs:
-    """The run made through SLURM, and its local twin: for the rehearsal the session's submission
-    (``slurm_rehearsal``, made from the session's start) and the session's workstation-profile run
-    (same data tree); otherwise both made here, side by side."""
-    run = run_description
-    if run is REHEARSAL:
-        submission = slurm_rehearsal
-        proc = submission.background.finished()
-        assert proc.returncode == 0, proc.stderr[-6000:] + cluster.daemon_logs()
-        print(f"\n{run.name} through SLURM: {submission.planned_jobs} jobs in {submission.planned_submissions} "
-              f"submissions, {submission.background.wall_s:.0f} s wall beside the other tests")
-        return Runs(request.getfixturevalue("rehearsal_run"), submission.background.workdir, proc,
-                    submission.planned_jobs, submission.planned_submissions)
-    remote = tmp_path_factory.mktemp("via_slurm")
-    config = dict(run.config)
-    if run.prepare:
-        config.update(run.prepare(tmp_path_factory.mktemp("prepared")))
-    local = tmp_path_factory.mktemp("local")
-    jobs, submissions = planned_submissions(cluster, remote, run, {**config, **run.slurm_config})
-    with open(local / "snakemake.stderr", "w") as local_err:
-        local_proc = start_snakemake(local, *run_args(run), "--cores", "1", *config_args(config), "--",
-                                     *run.targets, stdout=subprocess.DEVNULL, stderr=local_err, base_env=_local_env())
-        try:
-            start = time.monotonic()
-            proc = submit(cluster, remote, {**config, **run.slurm_config}, *run.targets, run=run)
-            wall = time.monotonic() - start
-            local_rc = local_proc.wait(timeout=HANG_GUARD_S)
-        finally:
-            if local_proc.poll() is None:
-                local_proc.kill()
-    assert local_rc == 0, (local / "snakemake.stderr").read_text()[-4000:]
+def runs(cluster, slurm_rehearsal, rehearsal_run) -> Runs:
+    """The rehearsal made through SLURM (the session's submission, made from the session's start)
+    and its local twin, the session's workstation-profile run on the same data tree."""
+    proc = slurm_rehearsal.background.finished()
     assert proc.returncode == 0, proc.stderr[-6000:] + cluster.daemon_logs()
-    print(f"\n{run.name} through SLURM: {jobs} jobs in {submissions} submissions, {wall:.0f} s wall")
-    return Runs(local, remote, proc, jobs, submissions)
+    print(f"\n{RUN.name} through SLURM: {slurm_rehearsal.planned_jobs} jobs in {slurm_rehearsal.planned_submissions} "
+          f"submissions, {slurm_rehearsal.background.wall_s:.0f} s wall beside the other tests")
+    return Runs(rehearsal_run, slurm_rehearsal.background.workdir, proc, slurm_rehearsal.planned_jobs,
+                slurm_rehearsal.planned_submissions)
 
 
 def test_run_through_slurm_equals_local_run(runs):
